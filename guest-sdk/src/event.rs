@@ -1,0 +1,184 @@
+//! Events as plain Rust values: what a hook receives.
+
+use serde_json::Value;
+
+/// Who and where: shared by every event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Context {
+    /// `user:{name}` or `{bundle}:{name}`.
+    pub hook_id: String,
+    pub session_id: String,
+    pub turn_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub org_id: Option<String>,
+    /// RFC 3339 time of the event.
+    pub ts: String,
+    pub cwd: Option<String>,
+    /// The hook's settings from the host configuration (`{}` when none).
+    pub settings: Value,
+    /// Event data fields the contract does not name (an object, empty when none).
+    pub extra: Value,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context {
+            hook_id: "user:test".into(),
+            session_id: "ses_test".into(),
+            turn_id: None,
+            agent_id: None,
+            org_id: None,
+            ts: "1970-01-01T00:00:00Z".into(),
+            cwd: None,
+            settings: Value::Object(Default::default()),
+            extra: Value::Object(Default::default()),
+        }
+    }
+}
+
+impl Context {
+    /// A test context carrying these settings.
+    pub fn with_settings(settings: Value) -> Self {
+        Context { settings, ..Context::default() }
+    }
+}
+
+/// A tool call about to run (or asking for permission).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub name: String,
+    pub call_id: String,
+    /// The tool's arguments, after any earlier hook's rewrite.
+    pub arguments: Value,
+}
+
+/// A finished tool call and its result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    pub name: String,
+    pub call_id: String,
+    pub arguments: Value,
+    pub result: Value,
+    pub is_error: bool,
+}
+
+/// The agent wants to stop.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Stop {
+    pub response: Option<String>,
+    /// True when the agent already continues because a stop hook blocked.
+    pub stop_hook_active: bool,
+    /// Consecutive stop-hook blocks so far in this turn.
+    pub loop_count: u32,
+}
+
+/// Context compaction, before or after.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Compact {
+    pub trigger: Option<String>,
+    pub summary: Option<String>,
+}
+
+/// One lifecycle moment.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    SessionStart { source: Option<String> },
+    SessionEnd { reason: Option<String> },
+    UserPromptSubmit { message: String },
+    PreToolUse(ToolCall),
+    PermissionRequest(ToolCall),
+    ToolResultTransform(ToolResult),
+    PostToolUse(ToolResult),
+    Stop(Stop),
+    SubagentStop(Stop),
+    TurnStart,
+    TurnEnd { success: bool },
+    BeforeModelCall { model: Option<String>, request: Value },
+    AfterModelCall { model: Option<String>, response: Value },
+    PreCompact(Compact),
+    PostCompact(Compact),
+    Notification { message: String, kind: Option<String> },
+    /// An event this contract version does not name, with its data.
+    Custom { name: String, data: Value },
+}
+
+impl Event {
+    /// A `pre_tool_use` event (handy in tests).
+    pub fn pre_tool_use(tool: &str, arguments: Value) -> Self {
+        Event::PreToolUse(ToolCall { name: tool.into(), call_id: "call_test".into(), arguments })
+    }
+
+    /// A `post_tool_use` event (handy in tests).
+    pub fn post_tool_use(tool: &str, arguments: Value, result: Value) -> Self {
+        Event::PostToolUse(ToolResult {
+            name: tool.into(),
+            call_id: "call_test".into(),
+            arguments,
+            result,
+            is_error: false,
+        })
+    }
+
+    /// A `user_prompt_submit` event (handy in tests).
+    pub fn user_prompt(message: &str) -> Self {
+        Event::UserPromptSubmit { message: message.into() }
+    }
+
+    /// The canonical snake_case name (`pre_tool_use`, ...).
+    pub fn name(&self) -> &str {
+        match self {
+            Event::SessionStart { .. } => "session_start",
+            Event::SessionEnd { .. } => "session_end",
+            Event::UserPromptSubmit { .. } => "user_prompt_submit",
+            Event::PreToolUse(_) => "pre_tool_use",
+            Event::PermissionRequest(_) => "permission_request",
+            Event::ToolResultTransform(_) => "tool_result_transform",
+            Event::PostToolUse(_) => "post_tool_use",
+            Event::Stop(_) => "stop",
+            Event::SubagentStop(_) => "subagent_stop",
+            Event::TurnStart => "turn_start",
+            Event::TurnEnd { .. } => "turn_end",
+            Event::BeforeModelCall { .. } => "before_model_call",
+            Event::AfterModelCall { .. } => "after_model_call",
+            Event::PreCompact(_) => "pre_compact",
+            Event::PostCompact(_) => "post_compact",
+            Event::Notification { .. } => "notification",
+            Event::Custom { name, .. } => name,
+        }
+    }
+
+    /// The tool call of `pre_tool_use` / `permission_request`.
+    pub fn tool_call(&self) -> Option<&ToolCall> {
+        match self {
+            Event::PreToolUse(c) | Event::PermissionRequest(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The tool name of any tool event.
+    pub fn tool_name(&self) -> Option<&str> {
+        match self {
+            Event::PreToolUse(c) | Event::PermissionRequest(c) => Some(&c.name),
+            Event::PostToolUse(r) | Event::ToolResultTransform(r) => Some(&r.name),
+            _ => None,
+        }
+    }
+
+    /// The shell command of a tool call, whatever the runtime calls the field:
+    /// `command` (Claude Code, Everruns), `cmd` (docker-agent) or `commands` (Everruns bash).
+    pub fn shell_command(&self) -> Option<&str> {
+        let args = match self {
+            Event::PreToolUse(c) | Event::PermissionRequest(c) => &c.arguments,
+            _ => return None,
+        };
+        ["command", "cmd", "commands"].iter().find_map(|k| args.get(*k).and_then(Value::as_str))
+    }
+
+    /// The prompt text of `user_prompt_submit`.
+    pub fn prompt(&self) -> Option<&str> {
+        match self {
+            Event::UserPromptSubmit { message } => Some(message),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Used by build scripts (the host's built-in plugins, the test fixtures) to build guest
+//! components from source with a nested `cargo build --target wasm32-wasip2` into a target
+//! directory of their own, so the outer build's locks and flags never interfere.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const TARGET: &str = "wasm32-wasip2";
+
+/// Make sure the wasm target is installed. rustup does not install the toolchain file's
+/// targets by itself on every machine (`RUSTUP_AUTO_INSTALL=0`), so ask it explicitly.
+pub fn ensure_target() {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let libdir = Command::new(&rustc).args(["--print", "target-libdir", "--target", TARGET]).output();
+    let installed = matches!(&libdir, Ok(out) if out.status.success() && Path::new(String::from_utf8_lossy(&out.stdout).trim()).exists());
+    if installed {
+        return;
+    }
+    let status = Command::new("rustup").args(["target", "add", TARGET]).status();
+    match status {
+        Ok(s) if s.success() => {}
+        other => panic!("the {TARGET} target is missing and `rustup target add {TARGET}` failed ({other:?}); install it by hand"),
+    }
+}
+
+/// The workspace's target directory, as the outer cargo sees it.
+pub fn workspace_target_dir(workspace_root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace_root.join("target"))
+}
+
+/// Build `packages` of the workspace at `manifest` (release, wasm32-wasip2) into `target_dir`
+/// and return `(package, path to its .wasm)` for each.
+pub fn build(manifest: &Path, packages: &[&str], target_dir: &Path) -> Vec<(String, PathBuf)> {
+    ensure_target();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.arg("build").arg("--release").arg("--target").arg(TARGET).arg("--manifest-path").arg(manifest).arg("--target-dir").arg(target_dir);
+    for p in packages {
+        cmd.arg("-p").arg(p);
+    }
+    // The outer build's flags, jobserver and wrappers are for the host target, not for guests.
+    for var in [
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "CARGO_BUILD_TARGET_DIR",
+        "CARGO_MAKEFLAGS",
+        "MAKEFLAGS",
+        "MFLAGS",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_LLVM_COV",
+        "CARGO_PRIMARY_PACKAGE",
+    ] {
+        cmd.env_remove(var);
+    }
+    let status = cmd.status().unwrap_or_else(|e| panic!("could not run cargo to build guests: {e}"));
+    assert!(status.success(), "building guest components {packages:?} failed; see the cargo output above");
+    packages
+        .iter()
+        .map(|p| {
+            let file = target_dir.join(TARGET).join("release").join(format!("{}.wasm", p.replace('-', "_")));
+            assert!(file.exists(), "guest {p} built but {} is missing", file.display());
+            (p.to_string(), file)
+        })
+        .collect()
+}
+
+/// Tell cargo to rerun the build script when anything under these paths changes.
+pub fn rerun_if_changed(paths: &[PathBuf]) {
+    for p in paths {
+        println!("cargo:rerun-if-changed={}", p.display());
+    }
+}

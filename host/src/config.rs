@@ -1,0 +1,388 @@
+//! The native configuration (TOML, or the same schema as JSON): hooks mapping 1:1 onto the
+//! seed's `UserHookSpec`, an executor naming a wasm plugin and its settings, and host limits.
+//!
+//! Parsing is strict (unknown fields are errors) and validation collects every problem before
+//! failing, so a config is either loaded whole or not at all.
+
+use crate::event::EventName;
+use crate::matcher::{Matcher, MatcherSpec};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Bounds of `timeout_ms` (seed 001).
+pub const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<u64> = 100..=30_000;
+pub const DEFAULT_TIMEOUT_MS: u64 = 5_000;
+/// Default fuel budget per invocation: enough for any reasonable hook, small enough that a
+/// runaway loop ends in well under a second.
+pub const DEFAULT_FUEL: u64 = 100_000_000;
+pub const DEFAULT_MEMORY_MIB: u64 = 64;
+/// The largest per-hook memory limit the engine's instance pool is sized for.
+pub const MAX_MEMORY_MIB: u64 = 1024;
+
+/// What to do when the executor itself fails (trap, timeout, out of fuel or memory, guest error).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    /// Treat as a block with reason "hook failed: ...". For security-critical hooks.
+    Block,
+    /// Log and continue.
+    Allow,
+    /// Log, emit `hook.warning`, continue.
+    #[default]
+    Warn,
+}
+
+impl OnError {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            OnError::Block => "block",
+            OnError::Allow => "allow",
+            OnError::Warn => "warn",
+        }
+    }
+}
+
+/// The config file as written.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    /// Append one JSON line per hook invocation to this file (relative to the config file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_log: Option<PathBuf>,
+    /// Where compiled plugins are cached (default: `$HOOKHOST_CACHE_DIR`, else the user cache dir).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_dir: Option<PathBuf>,
+    /// Default limits for every hook.
+    #[serde(default)]
+    pub limits: RawLimits,
+    #[serde(default)]
+    pub hooks: Vec<RawHook>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<u64>,
+}
+
+/// One hook as written: the seed's `UserHookSpec`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHook {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub event: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<MatcherSpec>,
+    pub executor: RawExecutor,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub on_error: OnError,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// Which plugin runs the hook, with what settings and limits.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawExecutor {
+    /// `builtin:<name>` or a path to a `.wasm` component (relative to the config file).
+    pub plugin: String,
+    /// Passed to the plugin as JSON (`validate-settings` at load, `context.settings` per call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<u64>,
+}
+
+/// Where a plugin comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PluginRef {
+    Builtin(String),
+    Path(PathBuf),
+}
+
+impl fmt::Display for PluginRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PluginRef::Builtin(name) => write!(f, "builtin:{name}"),
+            PluginRef::Path(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// Per-invocation limits of one hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub timeout: Duration,
+    pub fuel: u64,
+    pub memory_bytes: usize,
+}
+
+/// A validated hook.
+#[derive(Debug, Clone)]
+pub struct HookSpec {
+    /// `user:{name}`.
+    pub id: String,
+    pub event: EventName,
+    pub matcher: Option<Matcher>,
+    pub matcher_spec: Option<MatcherSpec>,
+    pub plugin: PluginRef,
+    pub settings: Value,
+    pub limits: Limits,
+    pub on_error: OnError,
+    pub description: Option<String>,
+}
+
+/// A validated configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// The file it came from, for messages (`<embedded>` for the built-in default).
+    pub source: PathBuf,
+    pub hooks: Vec<HookSpec>,
+    pub audit_log: Option<PathBuf>,
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// A config that failed to load: the file and every problem found, each naming its field.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", render(file, problems))]
+pub struct ConfigError {
+    pub file: PathBuf,
+    pub problems: Vec<String>,
+}
+
+fn render(file: &Path, problems: &[String]) -> String {
+    match problems {
+        [one] => format!("{}: {one}", file.display()),
+        many => {
+            let mut out = format!("{}: {} problems:", file.display(), many.len());
+            for p in many {
+                out.push_str("\n  - ");
+                out.push_str(p);
+            }
+            out
+        }
+    }
+}
+
+/// The configuration used when none is given: both built-in plugins on their natural events.
+pub const EMBEDDED_DEFAULT: &str = include_str!("default.toml");
+
+impl Config {
+    /// Read and validate a config file (`.json` is parsed as JSON, anything else as TOML).
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.to_path_buf(),
+            problems: vec![format!("cannot read the config file ({e}); check the path given to --config")],
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::parse(&text, path, &base)
+    }
+
+    /// The embedded default configuration.
+    pub fn embedded_default() -> Config {
+        Self::parse(EMBEDDED_DEFAULT, Path::new("<embedded default config>"), Path::new("."))
+            .expect("the embedded default config is valid (tested)")
+    }
+
+    /// Parse and validate config text. `base` resolves relative plugin and audit paths.
+    pub fn parse(text: &str, file: &Path, base: &Path) -> Result<Config, ConfigError> {
+        let fail = |problems| ConfigError { file: file.to_path_buf(), problems };
+        let raw: RawConfig = if file.extension().is_some_and(|e| e == "json") {
+            serde_json::from_str(text).map_err(|e| fail(vec![format!("invalid config: {e}")]))?
+        } else {
+            toml::from_str(text).map_err(|e| fail(vec![toml_problem(&e)]))?
+        };
+        raw.validate(base).map(|mut c| {
+            c.source = file.to_path_buf();
+            c
+        })
+        .map_err(fail)
+    }
+}
+
+/// One line for a TOML error: the message with its line and column.
+fn toml_problem(e: &toml::de::Error) -> String {
+    let msg = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => format!("invalid config at byte {}: {msg}", span.start),
+        None => format!("invalid config: {msg}"),
+    }
+}
+
+impl RawConfig {
+    /// Validate every hook, collecting all problems.
+    pub fn validate(self, base: &Path) -> Result<Config, Vec<String>> {
+        let mut problems = Vec::new();
+        let default_fuel = self.limits.fuel.unwrap_or(DEFAULT_FUEL);
+        let default_mem = self.limits.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
+        check_limits("limits", self.limits.fuel, self.limits.memory_mib, &mut problems);
+        let mut hooks = Vec::new();
+        let mut seen = std::collections::HashMap::new();
+        for (index, raw) in self.hooks.into_iter().enumerate() {
+            let at = format!("hooks[{index}]");
+            let mut bad = |field: &str, msg: String| problems.push(format!("{at}.{field}: {msg}"));
+            let event = EventName::from_canonical(&raw.event);
+            if event.is_none() {
+                let known: Vec<_> = EventName::canonical_names().collect();
+                bad("event", format!("unknown event {:?}; use one of {}", raw.event, known.join(", ")));
+            }
+            let name = raw.id.clone().unwrap_or_else(|| format!("{}_{index}", raw.event));
+            if name.is_empty() || name.contains(':') || name.chars().any(char::is_whitespace) {
+                bad("id", format!("{name:?} is not a valid hook id; use letters, digits, '_' or '-' (no ':' or spaces)"));
+            }
+            let id = format!("user:{name}");
+            if let Some(first) = seen.insert(id.clone(), index) {
+                bad("id", format!("duplicate hook id {id:?} (also hooks[{first}]); give each hook a distinct id"));
+            }
+            let timeout_ms = raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+            if !TIMEOUT_RANGE_MS.contains(&timeout_ms) {
+                bad("timeout_ms", format!("{timeout_ms} is out of range; use {}..={} milliseconds (default {DEFAULT_TIMEOUT_MS})", TIMEOUT_RANGE_MS.start(), TIMEOUT_RANGE_MS.end()));
+            }
+            let mut matcher = None;
+            if let (Some(spec), Some(ev)) = (&raw.matcher, &event) {
+                if !ev.is_tool_event() {
+                    bad("matcher", format!("matchers apply to tool events only (pre_tool_use, permission_request, post_tool_use, tool_result_transform), not {ev}; remove the matcher"));
+                } else {
+                    match spec.compile() {
+                        Ok(m) => matcher = Some(m),
+                        Err(errs) => errs.into_iter().for_each(|(field, msg)| bad(&format!("matcher.{field}"), msg)),
+                    }
+                }
+            }
+            let plugin = match raw.executor.plugin.strip_prefix("builtin:") {
+                Some(name) if crate::builtin::get(name).is_some() => Some(PluginRef::Builtin(name.to_string())),
+                Some(name) => {
+                    bad("executor.plugin", format!("unknown built-in plugin {name:?}; built-ins are {}", crate::builtin::names().map(|n| format!("builtin:{n}")).collect::<Vec<_>>().join(", ")));
+                    None
+                }
+                None if raw.executor.plugin.trim().is_empty() => {
+                    bad("executor.plugin", "is empty; name a .wasm component path or builtin:<name>".into());
+                    None
+                }
+                None => Some(PluginRef::Path(base.join(&raw.executor.plugin))),
+            };
+            drop(bad);
+            check_limits(&format!("{at}.executor"), raw.executor.fuel, raw.executor.memory_mib, &mut problems);
+            if let (Some(event), Some(plugin)) = (event, plugin) {
+                hooks.push(HookSpec {
+                    id,
+                    event,
+                    matcher,
+                    matcher_spec: raw.matcher,
+                    plugin,
+                    settings: raw.executor.settings.unwrap_or_else(|| Value::Object(Default::default())),
+                    limits: Limits {
+                        timeout: Duration::from_millis(timeout_ms),
+                        fuel: raw.executor.fuel.unwrap_or(default_fuel),
+                        memory_bytes: (raw.executor.memory_mib.unwrap_or(default_mem) as usize) << 20,
+                    },
+                    on_error: raw.on_error,
+                    description: raw.description,
+                });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(Config {
+            source: PathBuf::new(),
+            hooks,
+            audit_log: self.audit_log.map(|p| base.join(p)),
+            cache_dir: self.cache_dir.map(|p| base.join(p)),
+        })
+    }
+}
+
+fn check_limits(at: &str, fuel: Option<u64>, memory_mib: Option<u64>, problems: &mut Vec<String>) {
+    if fuel == Some(0) {
+        problems.push(format!("{at}.fuel: must be greater than 0 (default {DEFAULT_FUEL})"));
+    }
+    if let Some(m) = memory_mib {
+        if m == 0 || m > MAX_MEMORY_MIB {
+            problems.push(format!("{at}.memory_mib: {m} is out of range; use 1..={MAX_MEMORY_MIB} (default {DEFAULT_MEMORY_MIB})"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("hooks.toml"), Path::new("/cfg"))
+    }
+
+    #[test]
+    fn embedded_default_is_valid() {
+        let c = Config::embedded_default();
+        assert!(c.hooks.len() >= 2);
+    }
+
+    #[test]
+    fn minimal_hook_gets_the_seed_defaults() {
+        let c = parse("[[hooks]]\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"g.wasm\" }\n").unwrap();
+        let h = &c.hooks[0];
+        assert_eq!(h.id, "user:pre_tool_use_0");
+        assert_eq!(h.limits.timeout, Duration::from_millis(5000));
+        assert_eq!(h.on_error, OnError::Warn);
+        assert_eq!(h.plugin, PluginRef::Path(PathBuf::from("/cfg/g.wasm")));
+        assert_eq!(h.limits.memory_bytes, 64 << 20);
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_field() {
+        let err = parse(
+            r#"
+[[hooks]]
+id = "a"
+event = "pre_tool"
+executor = { plugin = "builtin:nope" }
+timeout_ms = 50
+
+[[hooks]]
+id = "a"
+event = "session_start"
+matcher = { tool_name = "bash" }
+executor = { plugin = "x.wasm", memory_mib = 0 }
+"#,
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("hooks.toml: 6 problems:"), "{text}");
+        for want in [
+            "hooks[0].event: unknown event \"pre_tool\"; use one of session_start,",
+            "hooks[0].timeout_ms: 50 is out of range; use 100..=30000 milliseconds (default 5000)",
+            "hooks[0].executor.plugin: unknown built-in plugin \"nope\"; built-ins are builtin:guard-destructive, builtin:redact-secrets",
+            "hooks[1].id: duplicate hook id \"user:a\" (also hooks[0])",
+            "hooks[1].matcher: matchers apply to tool events only",
+            "hooks[1].executor.memory_mib: 0 is out of range; use 1..=1024 (default 64)",
+        ] {
+            assert!(text.contains(want), "missing {want:?} in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_enums_name_the_field() {
+        let err = parse("[[hooks]]\nevent = \"stop\"\nexecutor = { plugin = \"x.wasm\" }\ntimeout = 5\n").unwrap_err();
+        assert!(err.to_string().contains("unknown field `timeout`"), "{err}");
+        let err = parse("[[hooks]]\nevent = \"stop\"\nexecutor = { plugin = \"x.wasm\" }\non_error = \"deny\"\n").unwrap_err();
+        assert!(err.to_string().contains("unknown variant `deny`, expected one of `block`, `allow`, `warn`"), "{err}");
+    }
+
+    #[test]
+    fn json_configs_use_the_same_schema() {
+        let c = Config::parse(r#"{"hooks":[{"event":"stop","executor":{"plugin":"builtin:guard-destructive"}}]}"#, Path::new("h.json"), Path::new(".")).unwrap();
+        assert_eq!(c.hooks[0].plugin, PluginRef::Builtin("guard-destructive".into()));
+    }
+}

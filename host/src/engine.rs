@@ -1,0 +1,141 @@
+//! The process-wide wasmtime engine: one per process, pooling allocator, fuel, epoch
+//! interruption driven by a dedicated ticker thread, bounded stacks; and the on-disk cache of
+//! precompiled components (keyed by content digest + engine fingerprint, loaded by mmap).
+
+use crate::config::MAX_MEMORY_MIB;
+use sha2::{Digest, Sha256};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+use wasmtime::component::Component;
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+/// How often the ticker advances the epoch. Deadlines are rounded up to whole ticks.
+pub const EPOCH_TICK: Duration = Duration::from_millis(2);
+
+/// Guest wasm stack bound: deep enough for real code, small enough that unbounded recursion
+/// traps quickly.
+const MAX_WASM_STACK: usize = 512 << 10;
+
+/// Instances the pool can hold at once (concurrent dispatches × the hook running in each).
+const POOL_INSTANCES: u32 = 256;
+
+fn config(pooling: bool) -> Config {
+    let mut cfg = Config::new();
+    cfg.consume_fuel(true).epoch_interruption(true).max_wasm_stack(MAX_WASM_STACK);
+    if pooling {
+        let mut pool = PoolingAllocationConfig::new();
+        pool.total_component_instances(POOL_INSTANCES)
+            .total_core_instances(POOL_INSTANCES * 8)
+            .total_memories(POOL_INSTANCES * 2)
+            .total_tables(POOL_INSTANCES * 8)
+            .total_stacks(POOL_INSTANCES)
+            .max_memory_size((MAX_MEMORY_MIB as usize) << 20)
+            // Keep the first pages of a slot resident and reset them with memset instead of
+            // madvise: cheaper reuse for small hooks (the common case).
+            .linear_memory_keep_resident(64 << 10)
+            .table_keep_resident(16 << 10);
+        cfg.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    }
+    cfg
+}
+
+/// The process-wide engine. The pooling allocator needs a large virtual-memory reservation;
+/// where the OS refuses it, the engine falls back to on-demand allocation (same limits).
+pub fn engine() -> Result<&'static Engine, String> {
+    static ENGINE: OnceLock<Result<Engine, String>> = OnceLock::new();
+    ENGINE
+        .get_or_init(|| {
+            let engine = match Engine::new(&config(true)) {
+                Ok(e) => e,
+                Err(pool_err) => {
+                    tracing::warn!("pooling allocator unavailable ({pool_err:#}); using on-demand allocation");
+                    Engine::new(&config(false)).map_err(|e| format!("cannot create the wasm engine: {e:#}"))?
+                }
+            };
+            start_ticker(&engine);
+            Ok(engine)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// One thread advances the epoch for every store of the engine; it ends when the engine does.
+/// (Epoch interruption: <https://docs.wasmtime.dev/api/wasmtime/struct.Config.html#method.epoch_interruption>.)
+fn start_ticker(engine: &Engine) {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("hookhost-epoch".into())
+        .spawn(move || loop {
+            std::thread::sleep(EPOCH_TICK);
+            match weak.upgrade() {
+                Some(engine) => engine.increment_epoch(),
+                None => break,
+            }
+        })
+        .expect("spawn the epoch ticker thread");
+}
+
+/// Epoch ticks for a wall-clock budget (rounded up, at least one).
+pub fn ticks_for(timeout: Duration) -> u64 {
+    (timeout.as_micros().div_ceil(EPOCH_TICK.as_micros()) as u64).max(1)
+}
+
+/// Hex sha256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The cache directory: `$HOOKHOST_CACHE_DIR`, else the configured one, else the user cache.
+pub fn cache_dir(configured: Option<&Path>) -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("HOOKHOST_CACHE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = configured {
+        return Some(dir.to_path_buf());
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("hookhost"))
+}
+
+fn engine_fingerprint(engine: &Engine) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut h);
+    env!("CARGO_PKG_VERSION").hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+/// Compile a component, or load it from the precompile cache. The cache file name is the
+/// content digest plus the engine fingerprint, so a changed plugin or a different wasmtime
+/// build never reuses stale code. A cache entry that fails to load is replaced.
+pub fn load_component(engine: &Engine, bytes: &[u8], cache: Option<&Path>) -> wasmtime::Result<Component> {
+    let Some(dir) = cache else { return Component::new(engine, bytes) };
+    let path = dir.join(format!("{}-{}.cwasm", sha256_hex(bytes), engine_fingerprint(engine)));
+    if path.exists() {
+        // SAFETY: the file was written by `precompile_component` below, under a name that
+        // pins the source digest and this engine's configuration. The cache directory must be
+        // writable only by this user (see SECURITY notes in the README).
+        match unsafe { Component::deserialize_file(engine, &path) } {
+            Ok(c) => return Ok(c),
+            Err(e) => tracing::warn!(path = %path.display(), "discarding unreadable cache entry: {e:#}"),
+        }
+    }
+    let compiled = engine.precompile_component(bytes)?;
+    let written = std::fs::create_dir_all(dir).and_then(|_| {
+        let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), sha256_hex(&compiled[..compiled.len().min(4096)])));
+        std::fs::write(&tmp, &compiled)?;
+        std::fs::rename(&tmp, &path)
+    });
+    match written {
+        // SAFETY: just written from `precompile_component` output of this engine.
+        Ok(()) => unsafe { Component::deserialize_file(engine, &path) },
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), "cannot write the precompile cache ({e}); compiling in memory");
+            // SAFETY: bytes produced by `precompile_component` of this very engine.
+            unsafe { Component::deserialize(engine, &compiled) }
+        }
+    }
+}

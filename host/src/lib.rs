@@ -1,0 +1,39 @@
+//! # hookhost
+//!
+//! Runs agent lifecycle hooks as sandboxed WebAssembly components and returns typed decisions.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use hookhost::{Config, Host, HookEvent};
+//!
+//! let host = Host::load(Config::embedded_default()).await?;
+//! let event = HookEvent::pre_tool_use("bash", serde_json::json!({"command": "rm -rf /"}));
+//! let outcome = host.dispatch(&event).await;
+//! assert!(outcome.is_block());
+//! println!("{}", serde_json::to_string(&outcome)?);
+//! # Ok(()) }
+//! ```
+
+mod audit;
+mod builtin;
+pub mod config;
+mod decision;
+mod dispatch;
+mod engine;
+mod error;
+mod event;
+pub mod matcher;
+mod plugin;
+mod wit;
+
+pub use audit::{AuditLog, AuditRecord};
+pub use config::{Config, ConfigError, HookSpec, OnError, PluginRef};
+pub use decision::{Decision, Effect, Verdict, VerdictKind};
+pub use dispatch::{HookTrace, Host, Outcome};
+pub use error::{HookError, LoadError};
+pub use event::{EventError, EventName, HookEvent};
+
+/// The names of the built-in plugins (`builtin:<name>`).
+pub fn builtin_plugins() -> impl Iterator<Item = &'static str> {
+    builtin::names()
+}

@@ -1,0 +1,164 @@
+//! The `hookhost` command line: a thin layer over the library.
+
+use anyhow::{Context as _, Result};
+use clap::{Parser, Subcommand};
+use hookhost::{AuditLog, Config, HookEvent, Host, Outcome};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod table;
+
+/// Run agent lifecycle hooks as sandboxed WebAssembly components.
+#[derive(Parser)]
+#[command(name = "hookhost", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args)]
+struct HostArgs {
+    /// Config file (TOML, or JSON with a .json extension). Default: the embedded config, which
+    /// runs the built-in guard-destructive and redact-secrets plugins.
+    #[arg(long, short)]
+    config: Option<PathBuf>,
+    /// Append one audit record (JSON line) per hook invocation to this file.
+    #[arg(long)]
+    audit: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Dispatch one event and print the outcome as JSON.
+    Run {
+        #[command(flatten)]
+        host: HostArgs,
+        /// Event file (JSON). Default: read the event from stdin.
+        #[arg(long, short)]
+        event: Option<PathBuf>,
+    },
+    /// Dispatch a recorded stream of events (one JSON event per line) and show the decisions.
+    Replay {
+        #[command(flatten)]
+        host: HostArgs,
+        /// Print one outcome JSON per line instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// The session file (JSONL).
+        session: PathBuf,
+    },
+    /// Validate a config and load every plugin it names; print the hook chain.
+    Check {
+        #[command(flatten)]
+        host: HostArgs,
+    },
+}
+
+/// A failure the user must fix (bad config, bad input): exit code 2.
+#[derive(Debug)]
+struct UsageError(String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
+    UsageError(msg.to_string()).into()
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("HOOKHOST_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("hookhost: error: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("hookhost: error: {e:#}");
+            ExitCode::from(if e.is::<UsageError>() { 2 } else { 1 })
+        }
+    }
+}
+
+async fn load(args: &HostArgs) -> Result<Host> {
+    let config = match &args.config {
+        Some(path) => Config::load(path).map_err(usage)?,
+        None => Config::embedded_default(),
+    };
+    let mut host = Host::load(config).await.map_err(usage)?;
+    if let Some(path) = &args.audit {
+        let log = AuditLog::open(path).map_err(|e| usage(format!("cannot open the audit log {}: {e}; check --audit", path.display())))?;
+        host.set_audit_log(log);
+    }
+    Ok(host)
+}
+
+async fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Run { host, event } => {
+            let (text, from) = match &event {
+                Some(path) => (std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read the event file {}: {e}", path.display())))?, path.display().to_string()),
+                None => {
+                    let mut s = String::new();
+                    std::io::stdin().read_to_string(&mut s).context("reading the event from stdin")?;
+                    (s, "stdin".to_string())
+                }
+            };
+            let event = HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))?;
+            let host = load(&host).await?;
+            let outcome = host.dispatch(&event).await;
+            println!("{}", serde_json::to_string(&outcome)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Replay { host, json, session } => replay(&load(&host).await?, &session, json).await,
+        Command::Check { host } => {
+            let loaded = load(&host).await?;
+            let ids: Vec<&str> = loaded.hook_ids().collect();
+            println!("ok: {} hook(s) loaded: {}", ids.len(), ids.join(", "));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+async fn replay(host: &Host, session: &Path, json: bool) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(session).map_err(|e| usage(format!("cannot read the session file {}: {e}", session.display())))?;
+    let mut rows = Vec::new();
+    let mut bad = 0;
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let lineno = index + 1;
+        let event = match HookEvent::from_json(line) {
+            Ok(ev) => ev,
+            Err(e) => {
+                bad += 1;
+                eprintln!("hookhost: {}:{lineno}: skipped: {e}", session.display());
+                continue;
+            }
+        };
+        let outcome: Outcome = host.dispatch(&event).await;
+        if json {
+            println!("{}", serde_json::to_string(&outcome)?);
+        } else {
+            rows.push(table::Row::new(lineno, &event, &outcome));
+        }
+    }
+    if !json {
+        print!("{}", table::render(&rows));
+    }
+    Ok(if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

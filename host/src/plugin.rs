@@ -1,0 +1,271 @@
+//! Loading a plugin (read, check it is a component of the right world with only provided
+//! imports, compile or load from cache, pre-link) and invoking it in a fresh, limited store.
+
+use crate::config::Limits;
+use crate::engine;
+use crate::error::{HookError, LoadError};
+use crate::wit::{self, Hook, HookPre, WitDecision};
+use std::path::Path;
+use std::time::Instant;
+use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::{Engine, ResourceLimiter, Store, Trap};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+/// Captured guest stdout and stderr, each.
+const STDIO_CAP: usize = 16 << 10;
+/// Bytes of log messages one invocation may send; the rest is dropped with a note.
+const LOG_CAP: usize = 16 << 10;
+
+/// A loaded plugin: compiled, checked, pre-linked. Cheap to instantiate.
+pub struct Plugin {
+    /// `builtin:name` or the file path, for messages.
+    pub name: String,
+    /// sha256 of the component bytes.
+    pub digest: String,
+    pre: HookPre<State>,
+}
+
+/// Per-store data: deny-by-default WASI, the limiter and the log budget.
+pub(crate) struct State {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limiter: MemoryLimiter,
+    hook_id: String,
+    log_left: usize,
+}
+
+impl WasiView for State {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl wit::hookhost::hooks::types::Host for State {}
+
+impl wit::hookhost::hooks::log::Host for State {
+    fn log(&mut self, level: wit::hookhost::hooks::log::Level, message: String) {
+        use wit::hookhost::hooks::log::Level;
+        if self.log_left == 0 {
+            return;
+        }
+        let message = if message.len() > self.log_left {
+            let mut cut = self.log_left;
+            while !message.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            self.log_left = 0;
+            format!("{}… (log cap of {LOG_CAP} bytes per call reached; the rest is dropped)", &message[..cut])
+        } else {
+            self.log_left -= message.len();
+            message
+        };
+        let hook = self.hook_id.as_str();
+        match level {
+            Level::Trace => tracing::trace!(target: "hookhost::guest", hook, "{message}"),
+            Level::Debug => tracing::debug!(target: "hookhost::guest", hook, "{message}"),
+            Level::Info => tracing::info!(target: "hookhost::guest", hook, "{message}"),
+            Level::Warn => tracing::warn!(target: "hookhost::guest", hook, "{message}"),
+            Level::Error => tracing::error!(target: "hookhost::guest", hook, "{message}"),
+        }
+    }
+}
+
+/// Caps linear memory and records the peak; growing past the cap traps with a typed error.
+struct MemoryLimiter {
+    cap: usize,
+    peak: usize,
+    hit: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("memory limit exceeded")]
+struct MemoryLimitHit;
+
+impl ResourceLimiter for MemoryLimiter {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > self.cap {
+            self.hit = true;
+            return Err(MemoryLimitHit.into());
+        }
+        self.peak = self.peak.max(desired);
+        Ok(true)
+    }
+
+    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+        Ok(desired <= 100_000)
+    }
+}
+
+/// The linker every plugin links against: deny-by-default WASI plus `hookhost:hooks/log`.
+pub(crate) fn linker(engine: &Engine) -> wasmtime::Result<Linker<State>> {
+    let mut linker = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+    Hook::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)?;
+    Ok(linker)
+}
+
+/// What is wrong with bytes that should be a component, if anything.
+fn sniff(bytes: &[u8]) -> Result<(), (String, &'static str)> {
+    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+        let reason = if bytes.is_empty() { "the file is empty".to_string() } else { "the file does not start with the wasm magic bytes".to_string() };
+        return Err((reason, "point executor.plugin at a .wasm component built for wasm32-wasip2"));
+    }
+    match bytes[4..8] {
+        [0x0d, 0x00, 0x01, 0x00] => Ok(()),
+        [0x01, 0x00, 0x00, 0x00] => Err((
+            "it is a core wasm module".into(),
+            "build for wasm32-wasip2 (which emits components) or wrap it with `wasm-tools component new`",
+        )),
+        _ => Err(("unknown wasm binary version".into(), "rebuild it with a current toolchain for wasm32-wasip2")),
+    }
+}
+
+impl Plugin {
+    /// Load a plugin for `hook` from bytes. `name` is how messages refer to it.
+    pub fn load(engine: &Engine, linker: &Linker<State>, hook: &str, name: &str, bytes: &[u8], cache: Option<&Path>) -> Result<Plugin, LoadError> {
+        let not_component = |reason: String, fix: &'static str| LoadError::NotAComponent { hook: hook.into(), plugin: name.into(), reason, fix };
+        sniff(bytes).map_err(|(reason, fix)| not_component(reason, fix))?;
+        let component = engine::load_component(engine, bytes, cache)
+            .map_err(|e| not_component(format!("it does not validate ({})", first_line(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
+        check_shape(engine, &component, hook, name)?;
+        let instance_pre = linker.instantiate_pre(&component).map_err(|e| LoadError::UnsupportedImport {
+            hook: hook.into(),
+            plugin: name.into(),
+            import: first_line(&e),
+        })?;
+        let pre = HookPre::new(instance_pre).map_err(|e| LoadError::WrongWorld {
+            hook: hook.into(),
+            plugin: name.into(),
+            expected: wit::HANDLER_EXPORT,
+            found: first_line(&e),
+        })?;
+        Ok(Plugin { name: name.into(), digest: engine::sha256_hex(bytes), pre })
+    }
+
+    /// Call `validate-settings` once, in a fresh store with the hook's limits.
+    pub async fn validate_settings(&self, hook_id: &str, settings_json: &str, limits: &Limits) -> Result<Result<(), String>, HookError> {
+        let settings = settings_json.to_string();
+        self.run(hook_id, limits, move |hook, store| Box::pin(async move {
+            hook.hookhost_hooks_handler().call_validate_settings(store, &settings).await
+        }))
+        .await
+        .0
+    }
+
+    /// Handle one event in a fresh instance. Returns the guest's answer and the usage figures.
+    pub async fn handle(&self, hook_id: &str, event: wit::WitEvent, ctx: wit::Context, limits: &Limits) -> (Result<Result<WitDecision, String>, HookError>, Usage) {
+        self.run(hook_id, limits, move |hook, store| Box::pin(async move {
+            hook.hookhost_hooks_handler().call_handle(store, &event, &ctx).await
+        }))
+        .await
+    }
+
+    async fn run<R: Send + 'static>(
+        &self,
+        hook_id: &str,
+        limits: &Limits,
+        call: impl for<'a> FnOnce(&'a Hook, &'a mut Store<State>) -> std::pin::Pin<Box<dyn std::future::Future<Output = wasmtime::Result<R>> + Send + 'a>> + Send,
+    ) -> (Result<R, HookError>, Usage) {
+        let started = Instant::now();
+        let stderr = MemoryOutputPipe::new(STDIO_CAP);
+        let wasi = WasiCtx::builder().stdout(MemoryOutputPipe::new(STDIO_CAP)).stderr(stderr.clone()).build();
+        let state = State {
+            wasi,
+            table: ResourceTable::new(),
+            limiter: MemoryLimiter { cap: limits.memory_bytes, peak: 0, hit: false },
+            hook_id: hook_id.to_string(),
+            log_left: LOG_CAP,
+        };
+        let mut store = Store::new(self.pre.engine(), state);
+        store.limiter(|s| &mut s.limiter);
+        if let Err(e) = store.set_fuel(limits.fuel) {
+            return (Err(HookError::Instantiate(first_line(&e))), Usage::default());
+        }
+        store.set_epoch_deadline(engine::ticks_for(limits.timeout));
+        store.epoch_deadline_trap();
+        let work = async {
+            let hook = self.pre.instantiate_async(&mut store).await.map_err(|e| (e, true))?;
+            call(&hook, &mut store).await.map_err(|e| (e, false))
+        };
+        // The epoch deadline stops wasm that runs; this timeout also stops a guest parked in an
+        // async host call.
+        let outcome = tokio::time::timeout(limits.timeout, work).await;
+        let fuel_left = store.get_fuel().unwrap_or(0);
+        let usage = Usage {
+            duration: started.elapsed(),
+            fuel: limits.fuel.saturating_sub(fuel_left),
+            peak_memory: store.data().limiter.peak,
+        };
+        let result = match outcome {
+            Err(_elapsed) => Err(HookError::Timeout(limits.timeout)),
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err((e, instantiating))) => Err(classify(&e, instantiating, limits, store.data().limiter.hit, &stderr.contents())),
+        };
+        (result, usage)
+    }
+}
+
+/// Usage figures of one invocation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Usage {
+    pub duration: std::time::Duration,
+    pub fuel: u64,
+    pub peak_memory: usize,
+}
+
+fn first_line(e: &wasmtime::Error) -> String {
+    let text = format!("{e:#}");
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+/// Turn a wasmtime error into a typed hook error, with the guest's stderr tail (panic text).
+fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hit: bool, stderr: &[u8]) -> HookError {
+    if memory_hit || e.downcast_ref::<MemoryLimitHit>().is_some() {
+        return HookError::MemoryLimit(limits.memory_bytes);
+    }
+    match e.downcast_ref::<Trap>() {
+        Some(Trap::OutOfFuel) => return HookError::OutOfFuel(limits.fuel),
+        Some(Trap::Interrupt) => return HookError::Timeout(limits.timeout),
+        _ => {}
+    }
+    if instantiating && e.downcast_ref::<Trap>().is_none() {
+        return HookError::Instantiate(first_line(e));
+    }
+    let mut msg = match e.downcast_ref::<Trap>() {
+        Some(trap) => trap.to_string(),
+        None => first_line(e),
+    };
+    let stderr = String::from_utf8_lossy(stderr);
+    let tail: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("note:")).collect();
+    if !tail.is_empty() {
+        let text = tail.join(" | ");
+        let cut = text.char_indices().nth(500).map_or(text.len(), |(i, _)| i);
+        msg.push_str(&format!(" (guest stderr: {})", &text[..cut]));
+    }
+    HookError::Trap(msg)
+}
+
+/// Check the component's exports and imports before linking, so the error says exactly what is
+/// wrong (Spin's `HandlerType::from_instance_pre` idea).
+fn check_shape(engine: &Engine, component: &Component, hook: &str, name: &str) -> Result<(), LoadError> {
+    let ty = component.component_type();
+    let exports: Vec<String> = ty.exports(engine).map(|(n, _)| n.to_string()).collect();
+    if !exports.iter().any(|n| n == wit::HANDLER_EXPORT) {
+        return Err(LoadError::WrongWorld {
+            hook: hook.into(),
+            plugin: name.into(),
+            expected: wit::HANDLER_EXPORT,
+            found: exports.join(", "),
+        });
+    }
+    for (import, _) in ty.imports(engine) {
+        if import == wit::PROCESS_IMPORT {
+            return Err(LoadError::CapabilityNotGranted { hook: hook.into(), plugin: name.into(), capability: "process:exec", import: import.into() });
+        }
+        if !(import.starts_with("wasi:") || import == wit::LOG_IMPORT || import == wit::TYPES_IMPORT) {
+            return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name.into(), import: import.into() });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! The generated bindings (private) and conversions between them and the host's own types,
+//! kept side by side the way Zed's `since_v0_x_y.rs` modules are.
+
+use crate::decision::{Decision, Effect, Verdict, VerdictKind};
+use crate::event::{EventName, HookEvent};
+use serde_json::{Map, Value};
+
+wasmtime::component::bindgen!({
+    path: "../wit",
+    world: "hook",
+    exports: { default: async },
+});
+
+pub use exports::hookhost::hooks::handler::{Context, Decision as WitDecision};
+use hookhost::hooks::types as t;
+pub use t::Event as WitEvent;
+
+/// The exported interface name every hook plugin must have.
+pub const HANDLER_EXPORT: &str = "hookhost:hooks/handler@0.1.0";
+/// The interfaces hookhost provides to plugins (besides deny-by-default WASI).
+pub const LOG_IMPORT: &str = "hookhost:hooks/log@0.1.0";
+pub const TYPES_IMPORT: &str = "hookhost:hooks/types@0.1.0";
+pub const PROCESS_IMPORT: &str = "hookhost:hooks/process@0.1.0";
+
+/// Largest decision (sum of its strings) a hook may return, as the seed's 64 KiB output cap.
+pub const MAX_DECISION_BYTES: usize = 64 << 10;
+
+/// Take a string field out of event data.
+fn text(data: &mut Map<String, Value>, key: &str) -> Option<String> {
+    match data.remove(key)? {
+        Value::String(s) => Some(s),
+        Value::Null => None,
+        other => Some(other.to_string()),
+    }
+}
+
+/// Take a JSON field out of event data, as JSON text (`default` when absent).
+fn json(data: &mut Map<String, Value>, key: &str, default: &str) -> String {
+    data.remove(key).map(|v| v.to_string()).unwrap_or_else(|| default.to_string())
+}
+
+fn flag(data: &mut Map<String, Value>, key: &str) -> bool {
+    data.remove(key).and_then(|v| v.as_bool()).unwrap_or(false)
+}
+
+/// Build the WIT event and context for one hook. Data fields the event record does not name
+/// go to `context.extra`.
+pub fn to_wit(ev: &HookEvent, hook_id: &str, settings_json: &str, loop_count: u32) -> (WitEvent, Context) {
+    let mut d = ev.data.clone();
+    let call = |d: &mut Map<String, Value>| t::ToolCall {
+        name: text(d, "tool_name").unwrap_or_default(),
+        call_id: text(d, "tool_call_id").unwrap_or_default(),
+        arguments: json(d, "arguments", "{}"),
+    };
+    let result = |d: &mut Map<String, Value>| t::ToolResult {
+        name: text(d, "tool_name").unwrap_or_default(),
+        call_id: text(d, "tool_call_id").unwrap_or_default(),
+        arguments: json(d, "arguments", "{}"),
+        output: json(d, "result", "null"),
+        is_error: flag(d, "is_error"),
+    };
+    let stop = |d: &mut Map<String, Value>| t::Stop {
+        response: text(d, "response"),
+        stop_hook_active: flag(d, "stop_hook_active") || loop_count > 0,
+        loop_count,
+    };
+    let compact = |d: &mut Map<String, Value>| t::Compact { trigger: text(d, "trigger"), summary: text(d, "summary") };
+    let event = match &ev.name {
+        EventName::SessionStart => WitEvent::SessionStart(t::SessionStart { source: text(&mut d, "source") }),
+        EventName::SessionEnd => WitEvent::SessionEnd(t::SessionEnd { reason: text(&mut d, "reason") }),
+        EventName::UserPromptSubmit => WitEvent::UserPromptSubmit(t::Prompt { message: text(&mut d, "message").unwrap_or_default() }),
+        EventName::PreToolUse => WitEvent::PreToolUse(call(&mut d)),
+        EventName::PermissionRequest => WitEvent::PermissionRequest(call(&mut d)),
+        EventName::ToolResultTransform => WitEvent::ToolResultTransform(result(&mut d)),
+        EventName::PostToolUse => WitEvent::PostToolUse(result(&mut d)),
+        EventName::Stop => WitEvent::Stop(stop(&mut d)),
+        EventName::SubagentStop => WitEvent::SubagentStop(stop(&mut d)),
+        EventName::TurnStart => WitEvent::TurnStart,
+        EventName::TurnEnd => WitEvent::TurnEnd(t::TurnEnd { success: d.remove("success").and_then(|v| v.as_bool()).unwrap_or(true) }),
+        EventName::BeforeModelCall => WitEvent::BeforeModelCall(t::ModelCall { model: text(&mut d, "model"), request: json(&mut d, "request", "null") }),
+        EventName::AfterModelCall => WitEvent::AfterModelCall(t::ModelResponse { model: text(&mut d, "model"), response: json(&mut d, "response", "null") }),
+        EventName::PreCompact => WitEvent::PreCompact(compact(&mut d)),
+        EventName::PostCompact => WitEvent::PostCompact(compact(&mut d)),
+        EventName::Notification => WitEvent::Notification(t::Notice { message: text(&mut d, "message").unwrap_or_default(), kind: text(&mut d, "kind") }),
+        EventName::Custom(name) => WitEvent::Custom((name.clone(), Value::Object(std::mem::take(&mut d)).to_string())),
+    };
+    let ctx = Context {
+        hook_id: hook_id.to_string(),
+        session_id: ev.session_id.clone(),
+        turn_id: ev.turn_id.clone(),
+        agent_id: ev.agent_id.clone(),
+        org_id: ev.org_id.clone(),
+        ts: ev.ts.clone(),
+        cwd: ev.cwd.clone(),
+        settings: settings_json.to_string(),
+        extra: Value::Object(d).to_string(),
+    };
+    (event, ctx)
+}
+
+fn parse_json(effect: &str, text: &str) -> Result<Value, String> {
+    serde_json::from_str(text).map_err(|e| format!("{effect} carries invalid JSON: {e}"))
+}
+
+fn decision_size(d: &WitDecision) -> usize {
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    let verdict = match &d.verdict {
+        t::Verdict::Pass => 0,
+        t::Verdict::Allow(r) | t::Verdict::Ask(r) | t::Verdict::Halt(r) => opt(r),
+        t::Verdict::Block(b) => opt(&b.reason) + opt(&b.user_message),
+    };
+    verdict
+        + d.effects
+            .iter()
+            .map(|e| match e {
+                t::Effect::RewriteInput(s)
+                | t::Effect::RewritePrompt(s)
+                | t::Effect::RewriteOutput(s)
+                | t::Effect::AddContext(s)
+                | t::Effect::NotifyUser(s)
+                | t::Effect::ReplaceSummary(s) => s.len(),
+                t::Effect::Annotate(pairs) => pairs.iter().map(|(k, v)| k.len() + v.len()).sum(),
+            })
+            .sum::<usize>()
+}
+
+/// Check and convert a guest's decision for this event. Errors are executor errors: an
+/// oversized decision, invalid JSON, or an effect the event does not accept.
+pub fn from_wit(d: WitDecision, event: &EventName) -> Result<Decision, String> {
+    let size = decision_size(&d);
+    if size > MAX_DECISION_BYTES {
+        return Err(format!("decision is {size} bytes, over the {MAX_DECISION_BYTES}-byte cap"));
+    }
+    let verdict = match d.verdict {
+        t::Verdict::Pass => Verdict::pass(),
+        t::Verdict::Allow(reason) => Verdict { kind: VerdictKind::Allow, reason, user_message: None },
+        t::Verdict::Ask(reason) => Verdict { kind: VerdictKind::Ask, reason, user_message: None },
+        t::Verdict::Block(b) => Verdict { kind: VerdictKind::Block, reason: b.reason, user_message: b.user_message },
+        t::Verdict::Halt(reason) => Verdict { kind: VerdictKind::Halt, reason, user_message: None },
+    };
+    let mut effects = Vec::with_capacity(d.effects.len());
+    for e in d.effects {
+        let effect = match e {
+            t::Effect::RewriteInput(s) => {
+                let arguments = parse_json("rewrite-input", &s)?;
+                if !arguments.is_object() {
+                    return Err("rewrite-input must carry a JSON object (the new tool arguments)".into());
+                }
+                Effect::RewriteInput { arguments }
+            }
+            t::Effect::RewritePrompt(message) => Effect::RewritePrompt { message },
+            t::Effect::RewriteOutput(s) => Effect::RewriteOutput { result: parse_json("rewrite-output", &s)? },
+            t::Effect::AddContext(text) => Effect::AddContext { text },
+            t::Effect::NotifyUser(text) => Effect::NotifyUser { text },
+            t::Effect::Annotate(pairs) => Effect::Annotate { pairs },
+            t::Effect::ReplaceSummary(summary) => Effect::ReplaceSummary { summary },
+        };
+        if !event.honours(effect.kind()) {
+            return Err(format!("effect {} is not valid on {event}", effect.name()));
+        }
+        effects.push(effect);
+    }
+    Ok(Decision { verdict, effects })
+}
