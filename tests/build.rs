@@ -1,0 +1,31 @@
+//! Builds the test-only guests (tests/guests, their own workspace) and generates a path
+//! constant per fixture. A fixture that no test under tests/tests/ names fails the build.
+
+use std::path::PathBuf;
+
+const FIXTURES: &[&str] = &["scripted", "hostile", "wrong-world"];
+
+fn main() {
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let root = dir.parent().unwrap();
+    let guests = dir.join("guests");
+    hookhost_guest_build::rerun_if_changed(&[guests.join("Cargo.toml"), guests.join("scripted"), guests.join("hostile"), guests.join("wrong-world"), dir.join("tests"), root.join("guest-sdk"), root.join("wit")]);
+    let target = hookhost_guest_build::workspace_target_dir(root).join("test-guests");
+    let built = hookhost_guest_build::build(&guests.join("Cargo.toml"), FIXTURES, &target);
+
+    let mut tests_text = String::new();
+    for entry in std::fs::read_dir(dir.join("tests")).unwrap() {
+        tests_text.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());
+    }
+    let mut code = String::new();
+    for (name, path) in built {
+        let constant = name.replace('-', "_").to_uppercase();
+        assert!(
+            tests_text.contains(&format!("fixtures::{constant}")),
+            "test fixture {name} is not used by any test in tests/tests/ (reference fixtures::{constant}) — add a test or remove the fixture"
+        );
+        code.push_str(&format!("/// The `{name}` test guest.\npub const {constant}: &str = {:?};\n", path.display().to_string()));
+    }
+    code.push_str(&format!("/// A precompile cache for tests.\npub const CACHE_DIR: &str = {:?};\n", target.join("cache").display().to_string()));
+    std::fs::write(PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("fixtures.rs"), code).unwrap();
+}

@@ -1,0 +1,53 @@
+//! Misbehaves on request, chosen by the tool call's `command` argument, so one loaded plugin
+//! can misbehave and then serve a normal event:
+//! `loop` spins forever, `bomb` allocates until stopped, `huge` asks for 1 GiB at once,
+//! `panic` panics, `recurse` recurses without bound, `sleep` parks in a host call (WASI sleep),
+//! `flood` writes to stdout without end; anything else passes.
+
+use hookhost_sdk::prelude::*;
+
+struct Hostile;
+
+#[inline(never)]
+fn recurse(n: u64) -> u64 {
+    // Not a tail call: the addition after the call keeps every frame alive.
+    std::hint::black_box(recurse(std::hint::black_box(n + 1))).wrapping_add(n)
+}
+
+impl Hook for Hostile {
+    fn handle(event: Event, _ctx: Context) -> HookResult {
+        match event.shell_command().unwrap_or("") {
+            "loop" => {
+                let mut x: u64 = 0;
+                loop {
+                    x = std::hint::black_box(x.wrapping_add(1));
+                }
+            }
+            "bomb" => {
+                let mut hoard: Vec<Vec<u8>> = Vec::new();
+                loop {
+                    hoard.push(vec![1u8; 1 << 20]);
+                    std::hint::black_box(&hoard);
+                }
+            }
+            "huge" => {
+                let v = vec![7u8; 1 << 30];
+                Ok(Decision::block(format!("got {} bytes", std::hint::black_box(v).len())))
+            }
+            "panic" => panic!("hostile guest panicked on purpose"),
+            "recurse" => {
+                Ok(Decision::block(format!("{}", recurse(0))))
+            }
+            "sleep" => {
+                std::thread::sleep(std::time::Duration::from_secs(60));
+                Ok(Decision::block("woke up"))
+            }
+            "flood" => loop {
+                println!("{}", "x".repeat(1024));
+            },
+            _ => Ok(Decision::allow_because("behaved")),
+        }
+    }
+}
+
+export_hook!(Hostile);

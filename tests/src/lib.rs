@@ -1,0 +1,36 @@
+//! Helpers for the integration tests: fixture paths, config builders, events.
+
+use hookhost::{Config, Host, HookEvent, LoadError};
+use serde_json::Value;
+use std::path::Path;
+
+/// Paths of the test guests, built from tests/guests by build.rs.
+pub mod fixtures {
+    include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
+}
+
+/// Parse a TOML config whose relative paths resolve against `base`, with the test cache.
+pub fn config(toml: &str, base: &Path) -> Config {
+    let text = format!("cache_dir = {:?}\n{toml}", fixtures::CACHE_DIR);
+    Config::parse(&text, Path::new("test.toml"), base).unwrap_or_else(|e| panic!("test config invalid: {e}"))
+}
+
+/// Load a host from TOML.
+pub async fn host(toml: &str) -> Host {
+    try_host(toml).await.unwrap_or_else(|e| panic!("host failed to load: {e}"))
+}
+
+/// Load a host from TOML, returning the load error.
+pub async fn try_host(toml: &str) -> Result<Host, LoadError> {
+    Host::load(config(toml, Path::new("."))).await
+}
+
+/// A `pre_tool_use` event for the `bash` tool with this command.
+pub fn bash(command: &str) -> HookEvent {
+    HookEvent::pre_tool_use("bash", serde_json::json!({ "command": command }))
+}
+
+/// An event from its canonical JSON.
+pub fn event(v: Value) -> HookEvent {
+    HookEvent::from_value(v).expect("valid test event")
+}

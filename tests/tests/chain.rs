@@ -1,0 +1,147 @@
+//! Real events through real components: the seed's guard_rm, rewrites that compose, first
+//! block wins, advisory blocks ignored, verdict merge, on_error.
+
+use hookhost::VerdictKind;
+use hookhost_tests::{bash, event, fixtures, host};
+use serde_json::json;
+
+/// Seed 000's guard_rm, with the shell hook's fixed JSON decision produced by a wasm guest.
+fn guard_rm() -> String {
+    format!(
+        r#"
+[[hooks]]
+id = "guard_rm"
+event = "pre_tool_use"
+matcher = {{ tool_name = "bash", args_jsonpath = "$.commands", deny_regex = '(?:^|;|&&|\|)\s*rm\s+-rf\b' }}
+executor = {{ plugin = "{}", settings = {{ verdict = "block", reason = "rm -rf is not allowed", user_message = "That command is blocked by policy." }} }}
+on_error = "block"
+description = "Reject destructive rm invocations"
+"#,
+        fixtures::SCRIPTED
+    )
+}
+
+#[tokio::test]
+async fn seed_guard_rm_blocks_rm_rf_and_allows_ls() {
+    let host = host(&guard_rm()).await;
+    let rm = host.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({"commands": "rm -rf /tmp/x"}))).await;
+    assert_eq!(rm.decision, VerdictKind::Block);
+    assert_eq!(rm.reason.as_deref(), Some("rm -rf is not allowed"));
+    assert_eq!(rm.user_message.as_deref(), Some("That command is blocked by policy."));
+    assert_eq!(rm.hooks.len(), 1);
+    assert_eq!(rm.hooks[0].id, "user:guard_rm");
+    assert!(rm.hooks[0].fuel > 0);
+
+    let ls = host.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({"commands": "ls -la"}))).await;
+    assert_eq!(ls.decision, VerdictKind::Pass);
+    assert!(ls.hooks.is_empty(), "matcher miss: no instance was created");
+}
+
+#[tokio::test]
+async fn builtin_guard_blocks_destructive_commands_with_reason_and_user_message() {
+    let host = host("[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n").await;
+    let out = host.dispatch(&bash("rm -rf /")).await;
+    assert_eq!(out.decision, VerdictKind::Block);
+    assert_eq!(out.reason.as_deref(), Some("destructive command blocked: recursive delete of /"));
+    assert_eq!(out.user_message.as_deref(), Some("That command is blocked by policy."));
+    let ok = host.dispatch(&bash("ls -la")).await;
+    assert_eq!(ok.decision, VerdictKind::Pass);
+    assert_eq!(ok.hooks[0].decision, VerdictKind::Pass);
+}
+
+fn scripted(id: &str, event: &str, settings: &str, on_error: &str) -> String {
+    format!(
+        "[[hooks]]\nid = \"{id}\"\nevent = \"{event}\"\non_error = \"{on_error}\"\nexecutor = {{ plugin = \"{}\", settings = {settings} }}\n",
+        fixtures::SCRIPTED
+    )
+}
+
+#[tokio::test]
+async fn rewrites_compose_and_survive_a_later_block() {
+    let config = [
+        scripted("a", "pre_tool_use", r#"{ append_to_command = " -a" }"#, "warn"),
+        scripted("b", "pre_tool_use", r#"{ append_to_command = " -l", add_context = "listing" }"#, "warn"),
+        scripted("deny", "pre_tool_use", r#"{ verdict = "block", reason = "no listing today" }"#, "warn"),
+        scripted("never", "pre_tool_use", r#"{ verdict = "halt" }"#, "warn"),
+    ]
+    .concat();
+    let out = host(&config).await.dispatch(&bash("ls")).await;
+    assert_eq!(out.decision, VerdictKind::Block);
+    assert_eq!(out.reason.as_deref(), Some("no listing today"));
+    assert_eq!(out.patch.unwrap()["arguments"], json!({"command": "ls -a -l"}), "hook b saw hook a's rewrite");
+    let ids: Vec<_> = out.hooks.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(ids, ["user:a", "user:b", "user:deny"], "first block stops the chain");
+    let json = serde_json::to_value(&out.effects).unwrap();
+    assert_eq!(json, json!([{"type": "add_context", "text": "listing"}]));
+}
+
+#[tokio::test]
+async fn advisory_event_block_is_ignored_and_the_chain_runs_on() {
+    let config = [
+        scripted("stop_it", "post_tool_use", r#"{ verdict = "block", reason = "too late" }"#, "warn"),
+        scripted("fix_output", "post_tool_use", r#"{ rewrite_output = "clean" }"#, "warn"),
+    ]
+    .concat();
+    let ev = event(json!({"event": "post_tool_use", "data": {"tool_name": "bash", "tool_call_id": "c", "arguments": {}, "result": "dirty"}}));
+    let out = host(&config).await.dispatch(&ev).await;
+    assert_eq!(out.decision, VerdictKind::Pass);
+    assert_eq!(out.hooks.len(), 2);
+    assert_eq!(out.hooks[0].decision, VerdictKind::Block);
+    assert!(out.hooks[0].ignored);
+    assert_eq!(out.patch.unwrap()["result"], json!("clean"));
+}
+
+#[tokio::test]
+async fn verdicts_merge_by_precedence_on_blocking_events() {
+    let config = [
+        scripted("allow", "user_prompt_submit", r#"{ verdict = "allow" }"#, "warn"),
+        scripted("ask", "user_prompt_submit", r#"{ verdict = "ask", reason = "check with the human" }"#, "warn"),
+        scripted("pass", "user_prompt_submit", r#"{ rewrite_prompt = "hello, politely" }"#, "warn"),
+    ]
+    .concat();
+    let ev = event(json!({"event": "user_prompt_submit", "data": {"message": "hello"}}));
+    let out = host(&config).await.dispatch(&ev).await;
+    assert_eq!(out.decision, VerdictKind::Ask);
+    assert_eq!(out.reason.as_deref(), Some("check with the human"));
+    assert_eq!(out.patch.unwrap()["message"], json!("hello, politely"));
+}
+
+#[tokio::test]
+async fn guest_errors_follow_on_error_and_are_never_blocks_by_themselves() {
+    for (policy, want) in [("warn", VerdictKind::Pass), ("allow", VerdictKind::Pass), ("block", VerdictKind::Block)] {
+        let out = host(&scripted("flaky", "pre_tool_use", r#"{ fail = "settings file missing" }"#, policy)).await.dispatch(&bash("ls")).await;
+        assert_eq!(out.decision, want, "on_error = {policy}");
+        let err = out.hooks[0].error.as_deref().unwrap();
+        assert!(err.ends_with("returned an error: settings file missing"), "{err}");
+        if policy == "block" {
+            assert_eq!(out.reason.as_deref(), Some("hook failed: returned an error: settings file missing"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_effect_the_event_does_not_accept_is_an_executor_error() {
+    let out = host(&scripted("wrong", "pre_tool_use", r#"{ rewrite_output = "x" }"#, "warn")).await.dispatch(&bash("ls")).await;
+    assert_eq!(out.decision, VerdictKind::Pass);
+    assert!(out.patch.is_none());
+    assert!(out.hooks[0].error.as_deref().unwrap().ends_with("returned an invalid decision: effect rewrite_output is not valid on pre_tool_use"));
+}
+
+#[tokio::test]
+async fn audit_log_gets_one_record_per_invocation() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let config = format!("audit_log = {:?}\n{}", log.display().to_string(), guard_rm());
+    let host = host(&config).await;
+    host.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({"commands": "rm -rf x"}))).await;
+    host.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({"commands": "ls"}))).await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "the matcher miss is not an invocation");
+    assert_eq!(lines[0]["hook_id"], "user:guard_rm");
+    assert_eq!(lines[0]["decision"], "block");
+    assert_eq!(lines[0]["reason"], "rm -rf is not allowed");
+    assert_eq!(lines[0]["tool_name"], "bash");
+    assert!(lines[0]["fuel"].as_u64().unwrap() > 0);
+    assert!(lines[0]["peak_memory"].as_u64().unwrap() > 0);
+}

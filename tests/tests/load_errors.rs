@@ -1,0 +1,62 @@
+//! Bad plugins fail the whole load with one message naming the hook, the plugin and the fix.
+
+use hookhost::LoadError;
+use hookhost_tests::{fixtures, try_host};
+
+fn with_plugin(path: &str) -> String {
+    format!("[[hooks]]\nid = \"h\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = {path:?} }}\n")
+}
+
+async fn load_error(path: &str) -> String {
+    match try_host(&with_plugin(path)).await {
+        Ok(_) => panic!("{path} loaded"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[tokio::test]
+async fn a_component_of_the_wrong_world_names_what_it_exports() {
+    let err = try_host(&with_plugin(fixtures::WRONG_WORLD)).await.err().unwrap();
+    assert!(matches!(err, LoadError::WrongWorld { .. }));
+    let text = err.to_string();
+    assert!(text.starts_with(&format!("user:h: plugin {} does not export hookhost:hooks/handler@0.1.0; it exports [wasi:cli/run@0.2.", fixtures::WRONG_WORLD)), "{text}");
+    assert!(text.ends_with("Build it against the `hook` world of wit/hooks.wit (in Rust: hookhost-sdk's export_hook!)"), "{text}");
+}
+
+#[tokio::test]
+async fn a_missing_plugin_file_is_named() {
+    let text = load_error("/nonexistent/guard.wasm").await;
+    assert_eq!(text, "user:h: plugin file /nonexistent/guard.wasm does not exist; check executor.plugin (relative paths are resolved from the config file's directory)");
+}
+
+#[tokio::test]
+async fn garbage_and_core_modules_are_not_components() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.wasm");
+    std::fs::write(&garbage, b"#!/bin/sh\necho not wasm\n").unwrap();
+    let text = load_error(garbage.to_str().unwrap()).await;
+    assert_eq!(text, format!("user:h: plugin {} is not a WebAssembly component: the file does not start with the wasm magic bytes; point executor.plugin at a .wasm component built for wasm32-wasip2", garbage.display()));
+
+    let core = dir.path().join("core.wasm");
+    std::fs::write(&core, b"\0asm\x01\0\0\0").unwrap();
+    let text = load_error(core.to_str().unwrap()).await;
+    assert!(text.contains("is not a WebAssembly component: it is a core wasm module; build for wasm32-wasip2"), "{text}");
+
+    let truncated = dir.path().join("truncated.wasm");
+    let bytes = std::fs::read(fixtures::SCRIPTED).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let text = load_error(truncated.to_str().unwrap()).await;
+    assert!(text.contains("is not a WebAssembly component: it does not validate ("), "{text}");
+    assert!(text.ends_with("rebuild the plugin; the file may be truncated or corrupted"), "{text}");
+}
+
+#[tokio::test]
+async fn settings_are_validated_by_the_plugin_at_load() {
+    let config = format!("[[hooks]]\nid = \"s\"\nevent = \"stop\"\nexecutor = {{ plugin = {:?}, settings = {{ verdict = \"maybe\" }} }}\n", fixtures::SCRIPTED);
+    let text = try_host(&config).await.err().unwrap().to_string();
+    assert_eq!(text, format!("user:s: plugin {} rejected its settings: settings.verdict \"maybe\" is not one of pass, allow, ask, block, halt; fix executor.settings", fixtures::SCRIPTED));
+
+    let builtin = "[[hooks]]\nid = \"g\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\", settings = { strict = true } }\n";
+    let text = try_host(builtin).await.err().unwrap().to_string();
+    assert_eq!(text, "user:g: plugin builtin:guard-destructive rejected its settings: unknown setting \"strict\"; known settings are strict_rm, user_message; fix executor.settings");
+}
