@@ -201,7 +201,7 @@ impl Config {
         let raw: RawConfig = if file.extension().is_some_and(|e| e == "json") {
             serde_json::from_str(text).map_err(|e| fail(vec![format!("invalid config: {e}")]))?
         } else {
-            toml::from_str(text).map_err(|e| fail(vec![toml_problem(&e)]))?
+            toml::from_str(text).map_err(|e| fail(vec![toml_problem(&e, text)]))?
         };
         raw.validate(base).map(|mut c| {
             c.source = file.to_path_buf();
@@ -212,10 +212,15 @@ impl Config {
 }
 
 /// One line for a TOML error: the message with its line and column.
-fn toml_problem(e: &toml::de::Error) -> String {
+fn toml_problem(e: &toml::de::Error, text: &str) -> String {
     let msg = e.message().trim().replace('\n', " ");
     match e.span() {
-        Some(span) => format!("invalid config at byte {}: {msg}", span.start),
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("line {line}, column {col}: {msg}")
+        }
         None => format!("invalid config: {msg}"),
     }
 }

@@ -109,6 +109,7 @@ async fn load(args: &HostArgs) -> Result<Host> {
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run { host, event } => {
+            let host = load(&host).await?;
             let (text, from) = match &event {
                 Some(path) => (std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read the event file {}: {e}", path.display())))?, path.display().to_string()),
                 None => {
@@ -118,7 +119,6 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 }
             };
             let event = HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))?;
-            let host = load(&host).await?;
             let outcome = host.dispatch(&event).await;
             println!("{}", serde_json::to_string(&outcome)?);
             Ok(ExitCode::SUCCESS)

@@ -1,0 +1,114 @@
+//! The `hookhost` binary: outcome JSON, the replay table, and bad input (non-zero exit, one
+//! message naming the file or field and the fix).
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn hookhost(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn hookhost");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).trim_end().to_string()
+}
+
+fn write(dir: &std::path::Path, name: &str, text: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn run_prints_the_outcome_json_of_the_embedded_default() {
+    let out = hookhost(&["run"], r#"{"event":"pre_tool_use","data":{"tool_name":"bash","tool_call_id":"c","arguments":{"command":"mkfs.ext4 /dev/sda"}}}"#);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "block");
+    assert_eq!(v["reason"], "destructive command blocked: mkfs.ext4 formats a filesystem");
+    assert_eq!(v["user_message"], "That command is blocked by policy.");
+    assert_eq!(v["hooks"][0]["id"], "user:guard_destructive");
+    assert_eq!(v["hooks"][0]["error"], serde_json::Value::Null);
+    assert!(v.get("patch").is_none());
+}
+
+#[test]
+fn run_reports_rewrites_in_patch() {
+    let out = hookhost(&["run"], r#"{"hook_event_name":"UserPromptSubmit","prompt":"key sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX"}"#);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "pass");
+    assert_eq!(v["patch"]["message"], "key [REDACTED:api-key]");
+    assert_eq!(v["effects"][0], serde_json::json!({"type": "annotate", "pairs": [["redacted", "1"]]}));
+}
+
+#[test]
+fn replay_prints_a_table_and_json_lines() {
+    let session = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/session.jsonl");
+    let out = hookhost(&["replay", session], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.starts_with("line  event"), "{table}");
+    let blocks = table.lines().filter(|l| l.contains(" block ")).count();
+    assert_eq!(blocks, 2, "{table}");
+    let out = hookhost(&["replay", "--json", session], "");
+    let lines: Vec<serde_json::Value> = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect();
+    assert_eq!(lines.len(), 10);
+    assert_eq!(lines[4]["decision"], "block");
+}
+
+#[test]
+fn malformed_config_names_file_line_and_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(dir.path(), "bad.toml", b"[[hooks]]\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"x.wasm\" \n");
+    let out = hookhost(&["run", "--config", &cfg], "{}");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.starts_with(&format!("hookhost: error: {cfg}: line 3, column ")), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn unknown_event_name_in_config_lists_the_known_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(dir.path(), "h.toml", b"[[hooks]]\nevent = \"before_tool\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n");
+    let out = hookhost(&["check", "--config", &cfg], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with(&format!("hookhost: error: {cfg}: hooks[0].event: unknown event \"before_tool\"; use one of session_start, session_end, user_prompt_submit, pre_tool_use,")), "{}", stderr(&out));
+}
+
+#[test]
+fn unknown_event_name_in_the_input_is_a_usage_error() {
+    let out = hookhost(&["run"], r#"{"event":"pre_tool"}"#);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with("hookhost: error: stdin: unknown event \"pre_tool\": use one of session_start,"), "{}", stderr(&out));
+}
+
+#[test]
+fn missing_plugin_and_non_component_files_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(dir.path(), "h.toml", b"[[hooks]]\nid = \"g\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"guard.wasm\" }\n");
+    let out = hookhost(&["check", "--config", &cfg], "");
+    assert_eq!(out.status.code(), Some(2));
+    let missing = dir.path().join("guard.wasm");
+    assert_eq!(stderr(&out), format!("hookhost: error: user:g: plugin file {} does not exist; check executor.plugin (relative paths are resolved from the config file's directory)", missing.display()));
+
+    write(dir.path(), "guard.wasm", b"hello");
+    let out = hookhost(&["check", "--config", &cfg], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), format!("hookhost: error: user:g: plugin {} is not a WebAssembly component: the file does not start with the wasm magic bytes; point executor.plugin at a .wasm component built for wasm32-wasip2", missing.display()));
+}
+
+#[test]
+fn check_lists_the_loaded_chain() {
+    let out = hookhost(&["check"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok: 4 hook(s) loaded: user:guard_destructive, user:redact_tool_input, user:redact_tool_output, user:redact_prompt");
+}
