@@ -2,7 +2,8 @@
 //! can misbehave and then serve a normal event:
 //! `loop` spins forever, `bomb` allocates until stopped, `huge` asks for 1 GiB at once,
 //! `panic` panics, `recurse` recurses without bound, `sleep` parks in a host call (WASI sleep),
-//! `flood` writes to stdout without end; anything else passes.
+//! `flood` writes to stdout without end, `probe` reports what the sandbox lets it reach;
+//! anything else allows.
 
 use hookhost_sdk::prelude::*;
 
@@ -45,6 +46,15 @@ impl Hook for Hostile {
             "flood" => loop {
                 println!("{}", "x".repeat(1024));
             },
+            "probe" => {
+                // What can the sandbox reach? Reported as annotations, checked by the host tests.
+                let env = std::env::vars().count().to_string();
+                let file = std::fs::read("/etc/passwd").map(|_| "read".to_string()).unwrap_or_else(|e| e.kind().to_string());
+                let dir = std::fs::read_dir(".").map(|_| "listed".to_string()).unwrap_or_else(|e| e.kind().to_string());
+                let net = std::net::TcpStream::connect("127.0.0.1:9").map(|_| "connected".to_string()).unwrap_or_else(|e| e.kind().to_string());
+                let args = std::env::args().count().to_string();
+                Ok(Decision::pass().annotate("env", env).annotate("file", file).annotate("dir", dir).annotate("net", net).annotate("args", args))
+            }
             _ => Ok(Decision::allow_because("behaved")),
         }
     }
