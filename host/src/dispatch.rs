@@ -119,7 +119,8 @@ impl Host {
     /// an advisory event a block is logged and ignored. An executor failure is handled by the
     /// hook's `on_error`.
     pub async fn dispatch(&self, event: &HookEvent) -> Outcome {
-        let mut ev = event.clone();
+        // Copied only when a hook rewrites something.
+        let mut ev = std::borrow::Cow::Borrowed(event);
         let mut outcome = Outcome { decision: VerdictKind::Pass, reason: None, user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() };
         let mut patch = Map::new();
         let name = ev.name.clone();
@@ -233,7 +234,7 @@ fn on_error(spec: &HookSpec, error: &HookError) -> Decision {
 
 /// Apply one effect: rewrites change the payload the next hook sees and go into `patch`;
 /// the others are collected for the caller.
-fn apply(effect: &Effect, ev: &mut HookEvent, patch: &mut Map<String, Value>, out: &mut Vec<Effect>) {
+fn apply(effect: &Effect, ev: &mut std::borrow::Cow<HookEvent>, patch: &mut Map<String, Value>, out: &mut Vec<Effect>) {
     let (key, value) = match effect {
         Effect::RewriteInput { arguments } => ("arguments", arguments.clone()),
         Effect::RewritePrompt { message } => ("message", Value::String(message.clone())),
@@ -244,7 +245,7 @@ fn apply(effect: &Effect, ev: &mut HookEvent, patch: &mut Map<String, Value>, ou
             return;
         }
     };
-    ev.data.insert(key.to_string(), value.clone());
+    ev.to_mut().data.insert(key.to_string(), value.clone());
     patch.insert(key.to_string(), value);
 }
 

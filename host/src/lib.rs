@@ -2,10 +2,11 @@
 //!
 //! Runs agent lifecycle hooks as sandboxed WebAssembly components and returns typed decisions.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! ```
 //! use hookhost::{Config, Host, HookEvent};
 //!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let host = Host::load(Config::embedded_default()).await?;
 //! let event = HookEvent::pre_tool_use("bash", serde_json::json!({"command": "rm -rf /"}));
 //! let outcome = host.dispatch(&event).await;

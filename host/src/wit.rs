@@ -12,7 +12,7 @@ wasmtime::component::bindgen!({
 });
 
 pub use exports::hookhost::hooks::handler::{Context, Decision as WitDecision};
-use hookhost::hooks::types as t;
+use self::hookhost::hooks::types as t;
 pub use t::Event as WitEvent;
 
 /// The exported interface name every hook plugin must have.
@@ -46,6 +46,7 @@ fn flag(data: &mut Map<String, Value>, key: &str) -> bool {
 /// Build the WIT event and context for one hook. Data fields the event record does not name
 /// go to `context.extra`.
 pub fn to_wit(ev: &HookEvent, hook_id: &str, settings_json: &str, loop_count: u32) -> (WitEvent, Context) {
+    // The fields the event record names are taken out of a copy; what is left is `extra`.
     let mut d = ev.data.clone();
     let call = |d: &mut Map<String, Value>| t::ToolCall {
         name: text(d, "tool_name").unwrap_or_default(),
