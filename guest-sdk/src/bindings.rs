@@ -4,9 +4,21 @@
 use crate::{Compact, Context, Decision, Effect, Event, Hook, Stop, ToolCall, ToolResult, Verdict};
 use serde_json::Value;
 
+#[cfg(not(feature = "process"))]
 wit_bindgen::generate!({
     path: "../wit",
     world: "hook",
+    pub_export_macro: true,
+    export_macro_name: "__export_hook_world",
+    default_bindings_module: "hookhost_sdk::bindings",
+});
+
+// Plugins that run host processes (the bash adapter in host mode) import `process` too; the host
+// lets them load only where `process:exec` is granted.
+#[cfg(feature = "process")]
+wit_bindgen::generate!({
+    path: "../wit",
+    world: "shell-hook",
     pub_export_macro: true,
     export_macro_name: "__export_hook_world",
     default_bindings_module: "hookhost_sdk::bindings",

@@ -182,3 +182,45 @@ impl Event {
         }
     }
 }
+
+impl Event {
+    /// Whether the host accepts this effect on this event (the table of DESIGN.md §5; notify and
+    /// annotate are accepted everywhere). A decision carrying an effect its event does not
+    /// accept is an executor error, so adapters translating foreign outputs filter with this.
+    pub fn accepts(&self, effect: &crate::Effect) -> bool {
+        use crate::Effect as F;
+        match effect {
+            F::NotifyUser(_) | F::Annotate(_) => true,
+            F::RewriteInput(_) => matches!(self, Event::PreToolUse(_) | Event::PermissionRequest(_)),
+            F::RewritePrompt(_) => matches!(self, Event::UserPromptSubmit { .. }),
+            F::RewriteOutput(_) => matches!(self, Event::PostToolUse(_) | Event::ToolResultTransform(_)),
+            F::ReplaceSummary(_) => matches!(self, Event::PreCompact(_)),
+            F::AddContext(_) => matches!(
+                self,
+                Event::SessionStart { .. }
+                    | Event::UserPromptSubmit { .. }
+                    | Event::PreToolUse(_)
+                    | Event::PostToolUse(_)
+                    | Event::Stop(_)
+                    | Event::SubagentStop(_)
+                    | Event::TurnStart
+                    | Event::PreCompact(_)
+                    | Event::Custom { .. }
+            ),
+        }
+    }
+
+    /// Whether a block on this event stops the action (else the event is advisory).
+    pub fn can_block(&self) -> bool {
+        matches!(
+            self,
+            Event::UserPromptSubmit { .. }
+                | Event::PreToolUse(_)
+                | Event::PermissionRequest(_)
+                | Event::Stop(_)
+                | Event::SubagentStop(_)
+                | Event::BeforeModelCall { .. }
+                | Event::PreCompact(_)
+        )
+    }
+}

@@ -25,6 +25,8 @@
 mod decision;
 mod event;
 pub mod log;
+#[cfg(feature = "process")]
+pub mod process;
 
 #[doc(hidden)]
 pub mod bindings;

@@ -8,6 +8,7 @@ use crate::event::EventName;
 use crate::matcher::{Matcher, MatcherSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -60,6 +61,41 @@ pub struct RawConfig {
     pub limits: RawLimits,
     #[serde(default)]
     pub hooks: Vec<RawHook>,
+    /// Capabilities granted to plugins: `"builtin:bash-adapter" = ["process:exec"]`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub grants: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// The capabilities a host can grant.
+pub const CAPABILITIES: &[&str] = &["process:exec"];
+
+/// Which plugins may use which capabilities.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Grants {
+    all: std::collections::BTreeSet<String>,
+    per_plugin: HashMap<PluginRef, std::collections::BTreeSet<String>>,
+}
+
+impl Grants {
+    /// Grant a capability to every plugin of this config (the CLI's `--grant CAP`).
+    pub fn grant_all(&mut self, capability: &str) -> Result<(), String> {
+        check_capability(capability)?;
+        self.all.insert(capability.to_string());
+        Ok(())
+    }
+
+    /// Whether `plugin` holds `capability`.
+    pub fn allows(&self, plugin: &PluginRef, capability: &str) -> bool {
+        self.all.contains(capability) || self.per_plugin.get(plugin).is_some_and(|caps| caps.contains(capability))
+    }
+}
+
+fn check_capability(capability: &str) -> Result<(), String> {
+    if CAPABILITIES.contains(&capability) {
+        Ok(())
+    } else {
+        Err(format!("unknown capability {capability:?}; known capabilities are {}", CAPABILITIES.join(", ")))
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -151,6 +187,7 @@ pub struct Config {
     pub hooks: Vec<HookSpec>,
     pub audit_log: Option<PathBuf>,
     pub cache_dir: Option<PathBuf>,
+    pub grants: Grants,
 }
 
 /// A config that failed to load: the file and every problem found, each naming its field.
@@ -233,7 +270,22 @@ impl RawConfig {
         let default_mem = self.limits.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
         check_limits("limits", self.limits.fuel, self.limits.memory_mib, &mut problems);
         let mut hooks = Vec::new();
-        let mut seen = std::collections::HashMap::new();
+        let mut seen = HashMap::new();
+        let mut grants = Grants::default();
+        for (plugin, caps) in &self.grants {
+            let key = match plugin.strip_prefix("builtin:") {
+                Some(name) => PluginRef::Builtin(name.to_string()),
+                None => PluginRef::Path(base.join(plugin)),
+            };
+            for cap in caps {
+                match check_capability(cap) {
+                    Ok(()) => {
+                        grants.per_plugin.entry(key.clone()).or_default().insert(cap.clone());
+                    }
+                    Err(msg) => problems.push(format!("grants.{plugin:?}: {msg}")),
+                }
+            }
+        }
         for (index, raw) in self.hooks.into_iter().enumerate() {
             let at = format!("hooks[{index}]");
             let mut bad = |field: &str, msg: String| problems.push(format!("{at}.{field}: {msg}"));
@@ -305,6 +357,7 @@ impl RawConfig {
             hooks,
             audit_log: self.audit_log.map(|p| base.join(p)),
             cache_dir: self.cache_dir.map(|p| base.join(p)),
+            grants,
         })
     }
 }

@@ -23,6 +23,21 @@ struct LoadedHook {
     spec: HookSpec,
     plugin: Arc<Plugin>,
     settings_json: String,
+    /// May call `process.run`.
+    process_granted: bool,
+}
+
+/// The built-in plugin that runs shell hooks; it needs `process:exec` only in host mode.
+const BASH_ADAPTER: &str = "bash-adapter";
+
+/// Why a hook needs `process:exec`, if it does: the plugin imports `process` — except the
+/// built-in bash adapter, which declares it only for hooks whose settings ask for host mode.
+fn needs_process(spec: &HookSpec, plugin: &Plugin) -> Option<String> {
+    match &spec.plugin {
+        PluginRef::Builtin(name) if name == BASH_ADAPTER => (spec.settings.get("mode").and_then(Value::as_str) == Some("host"))
+            .then(|| "its settings ask for mode = \"host\", which runs a real process".to_string()),
+        _ => plugin.imports_process.then(|| format!("it imports {}", wit::PROCESS_IMPORT)),
+    }
 }
 
 /// What one hook did during a dispatch.
@@ -87,13 +102,20 @@ impl Host {
                     p
                 }
             };
+            let granted = config.grants.allows(&spec.plugin, "process:exec");
+            if let Some(why) = needs_process(&spec, &plugin) {
+                if !granted {
+                    return Err(LoadError::CapabilityNotGranted { hook: spec.id, plugin: plugin.name.clone(), capability: "process:exec", why });
+                }
+            }
+            let process_granted = granted && (plugin.imports_process || needs_process(&spec, &plugin).is_some());
             let settings_json = spec.settings.to_string();
             match plugin.validate_settings(&spec.id, &settings_json, &spec.limits).await {
                 Ok(Ok(())) => {}
                 Ok(Err(message)) => return Err(LoadError::SettingsRejected { hook: spec.id, plugin: plugin.name.clone(), message }),
                 Err(error) => return Err(LoadError::SettingsCheckFailed { hook: spec.id, plugin: plugin.name.clone(), error }),
             }
-            hooks.push(LoadedHook { spec, plugin, settings_json });
+            hooks.push(LoadedHook { spec, plugin, settings_json, process_granted });
         }
         let audit = match &config.audit_log {
             Some(path) => Some(AuditLog::open(path).map_err(|e| LoadError::AuditLog { path: path.clone(), reason: e.to_string() })?),
@@ -133,7 +155,7 @@ impl Host {
             }
             tracing::debug!(name: "hook.invoked", hook_id = %hook.spec.id, event = %ev.name, "hook.invoked");
             let (wit_event, ctx) = wit::to_wit(&ev, &hook.spec.id, &hook.settings_json, 0);
-            let (answer, usage) = hook.plugin.handle(&hook.spec.id, wit_event, ctx, &hook.spec.limits).await;
+            let (answer, usage) = hook.plugin.handle(&hook.spec.id, wit_event, ctx, &hook.spec.limits, hook.process_granted).await;
             let result = match answer {
                 Ok(Ok(d)) => wit::from_wit(d, &ev.name).map_err(HookError::InvalidDecision),
                 Ok(Err(message)) => Err(HookError::Guest(message)),

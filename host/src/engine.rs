@@ -6,7 +6,8 @@ use crate::config::MAX_MEMORY_MIB;
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use wasmtime::component::Component;
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
@@ -140,7 +141,20 @@ fn engine_fingerprint(engine: &Engine) -> String {
 /// Compile a component, or load it from the precompile cache. The cache file name is the
 /// content digest plus the engine fingerprint, so a changed plugin or a different wasmtime
 /// build never reuses stale code. A cache entry that fails to load is replaced.
+///
+/// Within one process each distinct component is compiled or loaded once, however many hosts
+/// load it; concurrent loads of the same bytes wait for the first.
 pub fn load_component(engine: &Engine, bytes: &[u8], cache: Option<&Path>) -> wasmtime::Result<Component> {
+    type Cell = Arc<OnceLock<Result<Component, String>>>;
+    static LOADED: OnceLock<Mutex<HashMap<(String, Option<PathBuf>), Cell>>> = OnceLock::new();
+    let key = (sha256_hex(bytes), cache.map(Path::to_path_buf));
+    let cell = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner()).entry(key).or_default().clone();
+    cell.get_or_init(|| load_uncached(engine, bytes, cache).map_err(|e| format!("{e:#}")))
+        .clone()
+        .map_err(wasmtime::Error::msg)
+}
+
+fn load_uncached(engine: &Engine, bytes: &[u8], cache: Option<&Path>) -> wasmtime::Result<Component> {
     let Some(dir) = cache else { return Component::new(engine, bytes) };
     let path = dir.join(format!("{}-{}.cwasm", sha256_hex(bytes), engine_fingerprint(engine)));
     if path.exists() {

@@ -26,8 +26,8 @@ pub enum LoadError {
     #[error("{hook}: plugin {plugin} imports {import}, which hookhost does not provide; plugins may import WASI 0.2 and hookhost:hooks/log@0.1.0 only")]
     UnsupportedImport { hook: String, plugin: String, import: String },
 
-    #[error("{hook}: plugin {plugin} needs the capability {capability} (it imports {import}), which is not granted; grant it in the host config only if you trust this plugin")]
-    CapabilityNotGranted { hook: String, plugin: String, capability: &'static str, import: String },
+    #[error("{hook}: plugin {plugin} needs the capability {capability} ({why}), which is not granted; if you trust it, add `[grants]` \"{plugin}\" = [\"{capability}\"]` to the config or pass `--grant {capability}`")]
+    CapabilityNotGranted { hook: String, plugin: String, capability: &'static str, why: String },
 
     #[error("{hook}: plugin {plugin} rejected its settings: {message}; fix executor.settings")]
     SettingsRejected { hook: String, plugin: String, message: String },

@@ -25,6 +25,7 @@ mod error;
 mod event;
 pub mod matcher;
 mod plugin;
+mod process;
 mod wit;
 
 pub use audit::{AuditLog, AuditRecord};

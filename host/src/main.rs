@@ -26,6 +26,10 @@ struct HostArgs {
     /// Append one audit record (JSON line) per hook invocation to this file.
     #[arg(long)]
     audit: Option<PathBuf>,
+    /// Grant a capability to every plugin of the config (e.g. `process:exec`, which lets the
+    /// bash adapter run hooks with `mode = "host"` as real processes). Repeatable.
+    #[arg(long, value_name = "CAPABILITY")]
+    grant: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -94,10 +98,13 @@ fn main() -> ExitCode {
 }
 
 async fn load(args: &HostArgs) -> Result<Host> {
-    let config = match &args.config {
+    let mut config = match &args.config {
         Some(path) => Config::load(path).map_err(usage)?,
         None => Config::embedded_default(),
     };
+    for capability in &args.grant {
+        config.grants.grant_all(capability).map_err(|e| usage(format!("--grant: {e}")))?;
+    }
     let mut host = Host::load(config).await.map_err(usage)?;
     if let Some(path) = &args.audit {
         let log = AuditLog::open(path).map_err(|e| usage(format!("cannot open the audit log {}: {e}; check --audit", path.display())))?;

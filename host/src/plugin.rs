@@ -4,7 +4,7 @@
 use crate::config::Limits;
 use crate::engine;
 use crate::error::{HookError, LoadError};
-use crate::wit::{self, Hook, HookPre, WitDecision};
+use crate::wit::{self, ShellHook as Hook, ShellHookPre as HookPre, WitDecision};
 use std::path::Path;
 use std::time::Instant;
 use wasmtime::component::{Component, Linker, ResourceTable};
@@ -23,6 +23,8 @@ pub struct Plugin {
     pub name: String,
     /// sha256 of the component bytes.
     pub digest: String,
+    /// The component imports `hookhost:hooks/process` (it declares `process:exec`).
+    pub imports_process: bool,
     pre: HookPre<State>,
 }
 
@@ -33,6 +35,10 @@ pub(crate) struct State {
     limiter: MemoryLimiter,
     hook_id: String,
     log_left: usize,
+    /// Whether this hook may call `process.run` (capability `process:exec`).
+    process_granted: bool,
+    /// When the invocation's time is up.
+    deadline: Instant,
 }
 
 impl WasiView for State {
@@ -42,6 +48,35 @@ impl WasiView for State {
 }
 
 impl wit::hookhost::hooks::types::Host for State {}
+
+impl wit::hookhost::hooks::process::Host for State {
+    async fn run(&mut self, cmd: wit::hookhost::hooks::process::Command) -> Result<wit::hookhost::hooks::process::Output, String> {
+        // Checked at load too; this is the second lock on the same door.
+        if !self.process_granted {
+            return Err(format!("{}: the process:exec capability is not granted to this hook", self.hook_id));
+        }
+        let out = crate::process::run(
+            crate::process::Command {
+                argv: cmd.argv,
+                env: cmd.env,
+                stdin: cmd.stdin,
+                cwd: cmd.cwd,
+                timeout: std::time::Duration::from_millis(u64::from(cmd.timeout_ms)),
+                payload: cmd.payload.map(|p| (p.env_var, p.contents)),
+            },
+            self.deadline,
+        )
+        .await?;
+        Ok(wit::hookhost::hooks::process::Output {
+            status: out.status,
+            signal: out.signal,
+            stdout: out.stdout,
+            stderr: out.stderr,
+            timed_out: out.timed_out,
+            truncated: out.truncated,
+        })
+    }
+}
 
 impl wit::hookhost::hooks::log::Host for State {
     fn log(&mut self, level: wit::hookhost::hooks::log::Level, message: String) {
@@ -128,7 +163,7 @@ impl Plugin {
         sniff(bytes).map_err(|(reason, fix)| not_component(reason, fix))?;
         let component = engine::load_component(engine, bytes, cache)
             .map_err(|e| not_component(format!("it does not validate ({})", first_line(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
-        check_shape(engine, &component, hook, name)?;
+        let imports_process = check_shape(engine, &component, hook, name)?;
         let instance_pre = linker.instantiate_pre(&component).map_err(|e| LoadError::UnsupportedImport {
             hook: hook.into(),
             plugin: name.into(),
@@ -140,13 +175,13 @@ impl Plugin {
             expected: wit::HANDLER_EXPORT,
             found: first_line(&e),
         })?;
-        Ok(Plugin { name: name.into(), digest: engine::sha256_hex(bytes), pre })
+        Ok(Plugin { name: name.into(), digest: engine::sha256_hex(bytes), imports_process, pre })
     }
 
     /// Call `validate-settings` once, in a fresh store with the hook's limits.
     pub async fn validate_settings(&self, hook_id: &str, settings_json: &str, limits: &Limits) -> Result<Result<(), String>, HookError> {
         let settings = settings_json.to_string();
-        self.run(hook_id, limits, move |hook, store| Box::pin(async move {
+        self.run(hook_id, limits, false, move |hook, store| Box::pin(async move {
             hook.hookhost_hooks_handler().call_validate_settings(store, &settings).await
         }))
         .await
@@ -154,8 +189,8 @@ impl Plugin {
     }
 
     /// Handle one event in a fresh instance. Returns the guest's answer and the usage figures.
-    pub async fn handle(&self, hook_id: &str, event: wit::WitEvent, ctx: wit::Context, limits: &Limits) -> (Result<Result<WitDecision, String>, HookError>, Usage) {
-        self.run(hook_id, limits, move |hook, store| Box::pin(async move {
+    pub async fn handle(&self, hook_id: &str, event: wit::WitEvent, ctx: wit::Context, limits: &Limits, process_granted: bool) -> (Result<Result<WitDecision, String>, HookError>, Usage) {
+        self.run(hook_id, limits, process_granted, move |hook, store| Box::pin(async move {
             hook.hookhost_hooks_handler().call_handle(store, &event, &ctx).await
         }))
         .await
@@ -165,6 +200,7 @@ impl Plugin {
         &self,
         hook_id: &str,
         limits: &Limits,
+        process_granted: bool,
         call: impl for<'a> FnOnce(&'a Hook, &'a mut Store<State>) -> std::pin::Pin<Box<dyn std::future::Future<Output = wasmtime::Result<R>> + Send + 'a>> + Send,
     ) -> (Result<R, HookError>, Usage) {
         let started = Instant::now();
@@ -176,6 +212,8 @@ impl Plugin {
             limiter: MemoryLimiter { cap: limits.memory_bytes, peak: 0, hit: false },
             hook_id: hook_id.to_string(),
             log_left: LOG_CAP,
+            process_granted,
+            deadline: started + limits.timeout,
         };
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|s| &mut s.limiter);
@@ -247,8 +285,8 @@ fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hi
 }
 
 /// Check the component's exports and imports before linking, so the error says exactly what is
-/// wrong (Spin's `HandlerType::from_instance_pre` idea).
-fn check_shape(engine: &Engine, component: &Component, hook: &str, name: &str) -> Result<(), LoadError> {
+/// wrong (Spin's `HandlerType::from_instance_pre` idea). Returns whether it imports `process`.
+fn check_shape(engine: &Engine, component: &Component, hook: &str, name: &str) -> Result<bool, LoadError> {
     let ty = component.component_type();
     let exports: Vec<String> = ty.exports(engine).map(|(n, _)| n.to_string()).collect();
     if !exports.iter().any(|n| n == wit::HANDLER_EXPORT) {
@@ -259,13 +297,13 @@ fn check_shape(engine: &Engine, component: &Component, hook: &str, name: &str) -
             found: exports.join(", "),
         });
     }
+    let mut imports_process = false;
     for (import, _) in ty.imports(engine) {
         if import == wit::PROCESS_IMPORT {
-            return Err(LoadError::CapabilityNotGranted { hook: hook.into(), plugin: name.into(), capability: "process:exec", import: import.into() });
-        }
-        if !(import.starts_with("wasi:") || import == wit::LOG_IMPORT || import == wit::TYPES_IMPORT) {
+            imports_process = true;
+        } else if !(import.starts_with("wasi:") || import == wit::LOG_IMPORT || import == wit::TYPES_IMPORT) {
             return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name.into(), import: import.into() });
         }
     }
-    Ok(())
+    Ok(imports_process)
 }

@@ -5,9 +5,12 @@ use crate::decision::{Decision, Effect, Verdict, VerdictKind};
 use crate::event::{EventName, HookEvent};
 use serde_json::{Map, Value};
 
+// The `shell-hook` world is the `hook` world plus the `process` import, so one set of
+// bindings serves every plugin; who may call `process.run` is decided per plugin at load.
 wasmtime::component::bindgen!({
     path: "../wit",
-    world: "hook",
+    world: "shell-hook",
+    imports: { "hookhost:hooks/process.run": async },
     exports: { default: async },
 });
 

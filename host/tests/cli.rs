@@ -112,3 +112,25 @@ fn check_lists_the_loaded_chain() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok: 4 hook(s) loaded: user:guard_destructive, user:redact_tool_input, user:redact_tool_output, user:redact_prompt");
 }
+
+#[test]
+fn a_corrupted_precompile_cache_entry_is_replaced_not_executed() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_hookhost")).arg("check").env("HOOKHOST_CACHE_DIR", dir.path()).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    check();
+    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(entries.len(), 2, "one entry per built-in plugin of the default config: {entries:?}");
+    for entry in &entries {
+        let name = entry.file_name().unwrap().to_str().unwrap();
+        assert_eq!(name.split('-').next().unwrap().len(), 64, "named by the component's sha256: {name}");
+        assert!(name.ends_with(".cwasm"));
+        std::fs::write(entry, b"not native code").unwrap();
+    }
+    check();
+    for entry in &entries {
+        assert!(std::fs::metadata(entry).unwrap().len() > 1000, "{} was rewritten", entry.display());
+    }
+}

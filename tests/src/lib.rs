@@ -34,3 +34,31 @@ pub fn bash(command: &str) -> HookEvent {
 pub fn event(v: Value) -> HookEvent {
     HookEvent::from_value(v).expect("valid test event")
 }
+
+/// Whether a host tool is on PATH. When it is missing the calling test returns early —
+/// except under `CI=true`, where a missing tool fails the test instead of skipping it.
+pub fn have(tool: &str) -> bool {
+    let found = std::process::Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().map(|o| o.status.success()).unwrap_or(false);
+    if !found {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{tool} is required in CI (.ci/run installs it)");
+        eprintln!("SKIPPED: {tool} is not installed");
+    }
+    found
+}
+
+/// A TOML hook running a shell script through the built-in bash adapter.
+pub fn shell_hook(id: &str, event: &str, extra: &str, settings: &[(&str, &str)]) -> String {
+    let settings: Vec<String> = settings.iter().map(|(k, v)| format!("{k} = {}", toml_string(v))).collect();
+    format!(
+        "[[hooks]]\nid = \"{id}\"\nevent = \"{event}\"\n{extra}\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ {} }} }}\n",
+        settings.join(", ")
+    )
+}
+
+/// A TOML basic string (escapes quotes, backslashes and newlines).
+pub fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n"))
+}
+
+/// The grant that lets the bash adapter run host processes.
+pub const GRANT_PROCESS: &str = "[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n";

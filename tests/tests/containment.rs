@@ -87,25 +87,3 @@ async fn the_sandbox_grants_no_environment_files_or_network() {
     assert_ne!(get("dir"), "listed", "no preopened directories");
     assert_ne!(get("net"), "connected", "no network");
 }
-
-#[tokio::test]
-async fn a_corrupted_cache_entry_is_replaced_not_executed() {
-    let dir = tempfile::tempdir().unwrap();
-    let toml = format!(
-        "cache_dir = {:?}\n[[hooks]]\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = {:?} }}\n",
-        dir.path().display().to_string(),
-        fixtures::HOSTILE
-    );
-    let load = || async { hookhost::Host::load(hookhost::Config::parse(&toml, std::path::Path::new("c.toml"), std::path::Path::new(".")).unwrap()).await.unwrap() };
-    load().await;
-    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(entries.len(), 1, "{entries:?}");
-    let name = entries[0].file_name().unwrap().to_str().unwrap().to_string();
-    let digest = name.split('-').next().unwrap();
-    assert_eq!(digest.len(), 64, "named by the sha256 of the component: {name}");
-    assert!(name.ends_with(".cwasm"));
-    std::fs::write(&entries[0], b"not native code").unwrap();
-    let host = load().await;
-    assert_eq!(host.dispatch(&bash("ls")).await.decision, VerdictKind::Allow);
-    assert!(std::fs::metadata(&entries[0]).unwrap().len() > 1000, "the entry was rewritten");
-}

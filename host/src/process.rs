@@ -1,0 +1,144 @@
+//! `hookhost:hooks/process.run` on the host, for plugins granted `process:exec` (the bash
+//! adapter in host mode): a new process group, an empty environment plus what the plugin
+//! passes, a deadline that kills the whole group, output capped at 64 KiB, and an owner-only
+//! payload file removed afterwards.
+
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+
+/// stdout + stderr together, per run (the seed's output cap).
+pub const OUTPUT_CAP: usize = 64 << 10;
+/// PATH given to a process whose environment does not set one.
+pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+/// Stop the process this long before the hook's own deadline, so the plugin can still report.
+const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
+
+/// A command, host-side.
+#[derive(Debug, Default)]
+pub struct Command {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub stdin: Vec<u8>,
+    pub cwd: Option<String>,
+    pub timeout: Duration,
+    pub payload: Option<(String, Vec<u8>)>,
+}
+
+/// How a run ended.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Output {
+    pub status: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub timed_out: bool,
+    pub truncated: bool,
+}
+
+/// Kills the process group when dropped: no descendant outlives the run, even when the call
+/// itself is cancelled by the hook's deadline.
+struct GroupGuard(i32);
+
+impl GroupGuard {
+    fn kill(&self) {
+        // SAFETY: killpg only sends a signal; the group id is the child's pid, and the child is
+        // not yet reaped while this guard lives (reaping happens after), so the id is ours.
+        unsafe {
+            libc::killpg(self.0, libc::SIGKILL);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn read_capped(mut from: impl AsyncRead + Unpin, used: &AtomicUsize, group: &GroupGuard) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return (out, false),
+            Ok(n) => {
+                let before = used.fetch_add(n, Ordering::SeqCst);
+                if before + n > OUTPUT_CAP {
+                    out.extend_from_slice(&buf[..OUTPUT_CAP.saturating_sub(before).min(n)]);
+                    group.kill();
+                    return (out, true);
+                }
+                out.extend_from_slice(&buf[..n]);
+            }
+        }
+    }
+}
+
+/// Run a command to completion, the deadline, or the output cap.
+pub async fn run(cmd: Command, hook_deadline: Instant) -> Result<Output, String> {
+    let Some(program) = cmd.argv.first() else { return Err("empty argv: nothing to run".into()) };
+    let budget = hook_deadline.saturating_duration_since(Instant::now()).saturating_sub(DEADLINE_MARGIN);
+    let timeout = if cmd.timeout.is_zero() { budget } else { cmd.timeout.min(budget) };
+
+    let mut command = tokio::process::Command::new(program);
+    command.args(&cmd.argv[1..]).env_clear().envs(cmd.env.iter().map(|(k, v)| (k, v)));
+    if !cmd.env.iter().any(|(k, _)| k == "PATH") {
+        command.env("PATH", DEFAULT_PATH);
+    }
+    if let Some(cwd) = &cmd.cwd {
+        command.current_dir(cwd);
+    }
+    // Owner-only (0600) temporary file, deleted when `payload` drops at the end of this call.
+    let payload = match &cmd.payload {
+        Some((var, contents)) => {
+            let file = tempfile::Builder::new().prefix("hookhost-payload-").suffix(".json").tempfile().map_err(|e| format!("cannot write the payload file: {e}"))?;
+            std::fs::write(file.path(), contents).map_err(|e| format!("cannot write the payload file: {e}"))?;
+            command.env(var, file.path());
+            Some(file)
+        }
+        None => None,
+    };
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
+    let mut child = command.spawn().map_err(|e| format!("cannot start {program:?}: {e}"))?;
+    let group = GroupGuard(child.id().map(|id| id as i32).unwrap_or(-1));
+
+    let mut stdin = child.stdin.take();
+    let input = cmd.stdin;
+    let write = async move {
+        if let Some(pipe) = stdin.as_mut() {
+            // A script that exits without reading its stdin closes the pipe: not an error.
+            let _ = pipe.write_all(&input).await;
+        }
+        drop(stdin);
+    };
+    let used = AtomicUsize::new(0);
+    let (stdout, stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let work = async {
+        let wait = async {
+            let status = child.wait().await;
+            // The script is done: whatever it left running in its group goes too, which also
+            // closes the pipes those children held.
+            group.kill();
+            status
+        };
+        let (_, (out, cut_out), (err, cut_err), status) = tokio::join!(write, read_capped(stdout, &used, &group), read_capped(stderr, &used, &group), wait);
+        (out, err, cut_out || cut_err, status)
+    };
+    let result = tokio::time::timeout(timeout, work).await;
+    let output = match result {
+        Ok((stdout, stderr, truncated, status)) => {
+            let status = status.map_err(|e| format!("waiting for {program:?}: {e}"))?;
+            use std::os::unix::process::ExitStatusExt;
+            Output { status: status.code(), signal: status.signal(), stdout, stderr, timed_out: false, truncated }
+        }
+        Err(_) => {
+            group.kill();
+            let _ = child.wait().await;
+            Output { timed_out: true, ..Output::default() }
+        }
+    };
+    drop(payload);
+    Ok(output)
+}

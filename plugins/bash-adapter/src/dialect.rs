@@ -1,0 +1,282 @@
+//! The four shell-hook dialects (DIALECTS.md): how each delivers the event to a script, and
+//! how each reads the script's result. Pure functions, tested natively.
+
+use hookhost_sdk::{Context, Event, Value};
+use serde_json::Map;
+
+/// Which runtime's wire format a hook speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Everruns,
+    DockerAgent,
+    ClaudeCode,
+    Starchild,
+}
+
+impl Dialect {
+    pub fn parse(name: &str) -> Option<Dialect> {
+        Some(match name {
+            "everruns" => Dialect::Everruns,
+            "docker-agent" => Dialect::DockerAgent,
+            "claude-code" => Dialect::ClaudeCode,
+            "starchild" => Dialect::Starchild,
+            _ => return None,
+        })
+    }
+
+    /// The event's name in this dialect.
+    pub fn event_name(self, event: &Event) -> String {
+        let canonical = event.name();
+        let mapped = match (self, canonical) {
+            (Dialect::Everruns, c) => c,
+            (Dialect::DockerAgent, "before_model_call") => "before_llm_call",
+            (Dialect::DockerAgent, "after_model_call") => "after_llm_call",
+            (Dialect::DockerAgent, "tool_result_transform") => "tool_response_transform",
+            (Dialect::DockerAgent, c) => c,
+            (Dialect::Starchild, "pre_tool_use") => "pre_tool_call",
+            (Dialect::Starchild, "post_tool_use") => "post_tool_call",
+            (Dialect::Starchild, "user_prompt_submit") => "on_user_message",
+            (Dialect::Starchild, "session_start") => "on_session_start",
+            (Dialect::Starchild, "session_end") => "on_session_end",
+            (Dialect::Starchild, "stop") => "on_stop",
+            (Dialect::Starchild, "before_model_call") => "pre_llm_call",
+            (Dialect::Starchild, "after_model_call") => "post_llm_call",
+            (Dialect::Starchild, "tool_result_transform") => "transform_tool_result",
+            (Dialect::Starchild, c) => c,
+            (Dialect::ClaudeCode, c) => return c.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect(),
+        };
+        mapped.to_string()
+    }
+}
+
+/// How the script receives the event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivery {
+    /// The payload JSON (also what goes on stdin for stdin dialects).
+    pub json: String,
+    /// Variables the dialect sets (besides the hook's own `env`).
+    pub env: Vec<(String, String)>,
+    /// Whether the JSON goes to stdin.
+    pub stdin: bool,
+    /// The variable that names the payload file, for dialects that have one.
+    pub file_var: Option<&'static str>,
+}
+
+fn put(map: &mut Map<String, Value>, key: &str, value: impl Into<Value>) {
+    map.insert(key.to_string(), value.into());
+}
+
+fn put_opt(map: &mut Map<String, Value>, key: &str, value: &Option<String>) {
+    if let Some(v) = value {
+        put(map, key, v.clone());
+    }
+}
+
+/// Canonical `data` of an event (seed 000's envelope), with the unnamed extra fields merged.
+fn everruns_data(event: &Event, ctx: &Context) -> Map<String, Value> {
+    let mut d = Map::new();
+    match event {
+        Event::PreToolUse(c) | Event::PermissionRequest(c) => {
+            put(&mut d, "tool_name", c.name.clone());
+            put(&mut d, "tool_call_id", c.call_id.clone());
+            put(&mut d, "arguments", c.arguments.clone());
+        }
+        Event::PostToolUse(r) | Event::ToolResultTransform(r) => {
+            put(&mut d, "tool_name", r.name.clone());
+            put(&mut d, "tool_call_id", r.call_id.clone());
+            put(&mut d, "arguments", r.arguments.clone());
+            put(&mut d, "result", r.result.clone());
+            put(&mut d, "is_error", r.is_error);
+        }
+        Event::UserPromptSubmit { message } => put(&mut d, "message", message.clone()),
+        Event::SessionStart { source } => put_opt(&mut d, "source", source),
+        Event::SessionEnd { reason } => put_opt(&mut d, "reason", reason),
+        Event::TurnEnd { success } => put(&mut d, "success", *success),
+        Event::Stop(s) | Event::SubagentStop(s) => {
+            put_opt(&mut d, "response", &s.response);
+            put(&mut d, "stop_hook_active", s.stop_hook_active);
+            put(&mut d, "loop_count", s.loop_count);
+        }
+        Event::PreCompact(c) | Event::PostCompact(c) => {
+            put_opt(&mut d, "trigger", &c.trigger);
+            put_opt(&mut d, "summary", &c.summary);
+        }
+        Event::Notification { message, kind } => {
+            put(&mut d, "message", message.clone());
+            put_opt(&mut d, "kind", kind);
+        }
+        Event::BeforeModelCall { model, request } => {
+            put_opt(&mut d, "model", model);
+            put(&mut d, "request", request.clone());
+        }
+        Event::AfterModelCall { model, response } => {
+            put_opt(&mut d, "model", model);
+            put(&mut d, "response", response.clone());
+        }
+        Event::TurnStart => {}
+        Event::Custom { data, .. } => {
+            if let Some(obj) = data.as_object() {
+                d.extend(obj.clone());
+            }
+        }
+    }
+    merge_extra(&mut d, ctx);
+    d
+}
+
+fn merge_extra(d: &mut Map<String, Value>, ctx: &Context) {
+    if let Some(extra) = ctx.extra.as_object() {
+        for (k, v) in extra {
+            d.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+}
+
+/// The flat stdin shape of docker-agent, Claude Code and Starchild, in each one's field names.
+fn flat(dialect: Dialect, event: &Event, ctx: &Context) -> Map<String, Value> {
+    let mut p = Map::new();
+    let name_key = if dialect == Dialect::Starchild { "event" } else { "hook_event_name" };
+    put(&mut p, name_key, dialect.event_name(event));
+    put(&mut p, "session_id", ctx.session_id.clone());
+    put(&mut p, "cwd", ctx.cwd.clone().unwrap_or_else(|| ".".into()));
+    if dialect == Dialect::Starchild {
+        put_opt(&mut p, "agent_id", &ctx.agent_id);
+    }
+    let result_key = if dialect == Dialect::Starchild { "tool_result" } else { "tool_response" };
+    match event {
+        Event::PreToolUse(c) | Event::PermissionRequest(c) => {
+            put(&mut p, "tool_name", c.name.clone());
+            put(&mut p, "tool_input", c.arguments.clone());
+            if dialect != Dialect::Starchild {
+                put(&mut p, "tool_use_id", c.call_id.clone());
+            }
+        }
+        Event::PostToolUse(r) | Event::ToolResultTransform(r) => {
+            put(&mut p, "tool_name", r.name.clone());
+            put(&mut p, "tool_input", r.arguments.clone());
+            put(&mut p, result_key, r.result.clone());
+            if dialect != Dialect::Starchild {
+                put(&mut p, "tool_use_id", r.call_id.clone());
+            }
+            if dialect == Dialect::DockerAgent {
+                put(&mut p, "tool_error", r.is_error);
+            }
+        }
+        Event::UserPromptSubmit { message } => put(&mut p, if dialect == Dialect::Starchild { "message" } else { "prompt" }, message.clone()),
+        Event::SessionStart { source } => put_opt(&mut p, "source", source),
+        Event::SessionEnd { reason } => put_opt(&mut p, "reason", reason),
+        Event::Stop(s) | Event::SubagentStop(s) => {
+            put(&mut p, "stop_hook_active", s.stop_hook_active);
+            let key = match dialect {
+                Dialect::DockerAgent => "stop_response",
+                Dialect::Starchild => "response",
+                _ => "last_assistant_message",
+            };
+            put_opt(&mut p, key, &s.response);
+        }
+        Event::PreCompact(c) | Event::PostCompact(c) => {
+            put_opt(&mut p, "trigger", &c.trigger);
+            put_opt(&mut p, "summary", &c.summary);
+        }
+        Event::Notification { message, kind } => {
+            put(&mut p, "message", message.clone());
+            put_opt(&mut p, "notification_type", kind);
+        }
+        Event::BeforeModelCall { model, .. } | Event::AfterModelCall { model, .. } => put_opt(&mut p, "model_id", model),
+        Event::TurnEnd { success } => put(&mut p, "success", *success),
+        Event::TurnStart => {}
+        Event::Custom { data, .. } => {
+            if let Some(obj) = data.as_object() {
+                for (k, v) in obj {
+                    p.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
+    }
+    merge_extra(&mut p, ctx);
+    p
+}
+
+/// Build what the script receives. `project_dir` is the hook's working directory.
+pub fn deliver(dialect: Dialect, event: &Event, ctx: &Context, project_dir: &str) -> Delivery {
+    match dialect {
+        Dialect::Everruns => {
+            let mut env = Map::new();
+            put(&mut env, "event", event.name().to_string());
+            put(&mut env, "hook_id", ctx.hook_id.clone());
+            put(&mut env, "session_id", ctx.session_id.clone());
+            put_opt(&mut env, "turn_id", &ctx.turn_id);
+            put_opt(&mut env, "org_id", &ctx.org_id);
+            put_opt(&mut env, "agent_id", &ctx.agent_id);
+            put(&mut env, "ts", ctx.ts.clone());
+            put_opt(&mut env, "cwd", &ctx.cwd);
+            put(&mut env, "data", Value::Object(everruns_data(event, ctx)));
+            let json = Value::Object(env).to_string();
+            let mut vars = vec![
+                ("EVERRUNS_HOOK_PAYLOAD_JSON".to_string(), json.clone()),
+                ("EVERRUNS_HOOK_EVENT".to_string(), event.name().to_string()),
+                ("EVERRUNS_HOOK_ID".to_string(), ctx.hook_id.clone()),
+                ("EVERRUNS_HOOK_SESSION_ID".to_string(), ctx.session_id.clone()),
+            ];
+            if let Some(turn) = &ctx.turn_id {
+                vars.push(("EVERRUNS_HOOK_TURN_ID".into(), turn.clone()));
+            }
+            let call = match event {
+                Event::PreToolUse(c) | Event::PermissionRequest(c) => Some((c.name.clone(), c.call_id.clone())),
+                Event::PostToolUse(r) | Event::ToolResultTransform(r) => Some((r.name.clone(), r.call_id.clone())),
+                _ => None,
+            };
+            if let Some((name, id)) = call {
+                vars.push(("EVERRUNS_HOOK_TOOL_NAME".into(), name));
+                vars.push(("EVERRUNS_HOOK_TOOL_CALL_ID".into(), id));
+            }
+            Delivery { json, env: vars, stdin: false, file_var: Some("EVERRUNS_HOOK_PAYLOAD_PATH") }
+        }
+        Dialect::ClaudeCode => {
+            let json = Value::Object(flat(dialect, event, ctx)).to_string();
+            Delivery { json, env: vec![("CLAUDE_PROJECT_DIR".into(), project_dir.to_string())], stdin: true, file_var: None }
+        }
+        Dialect::DockerAgent | Dialect::Starchild => {
+            Delivery { json: Value::Object(flat(dialect, event, ctx)).to_string(), env: Vec::new(), stdin: true, file_var: None }
+        }
+    }
+}
+
+/// How the script's run ended, whatever ran it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+    TimedOut,
+    /// The script or its interpreter could not be started.
+    StartFailed(String),
+    /// stdout+stderr went over 64 KiB.
+    Overflow,
+}
+
+/// A finished run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub exit: Exit,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn new(code: i32, stdout: &str, stderr: &str) -> Run {
+        Run { exit: Exit::Code(code), stdout: stdout.into(), stderr: stderr.into() }
+    }
+}
+
+/// A shell's "could not start this" results: 126 (not executable), 127 (not found), and an
+/// interpreter's exit 2 for a script file that does not exist (python3, bash), so a missing
+/// script is never mistaken for exit-2 "block".
+pub fn start_failure_of(run: &Run) -> Option<String> {
+    let first = run.stderr.lines().next().unwrap_or("").trim();
+    match run.exit {
+        Exit::StartFailed(ref why) => Some(why.clone()),
+        Exit::Code(126 | 127) => Some(format!("could not start the hook command: {first}")),
+        Exit::Code(2) if first.contains("can't open file") || first.ends_with(": No such file or directory") => Some(format!("could not start the hook command: {first}")),
+        _ => None,
+    }
+}

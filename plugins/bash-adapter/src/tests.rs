@@ -1,0 +1,173 @@
+//! The exit-code conformance table of DIALECTS.md §3, one test per row, every dialect; and the
+//! sandbox interpreter running real scripts natively.
+
+use super::*;
+use crate::dialect::{Dialect as D, Exit, Run};
+use crate::verdict::interpret;
+
+const ALL: [D; 4] = [D::Everruns, D::DockerAgent, D::ClaudeCode, D::Starchild];
+
+fn pre() -> Event {
+    Event::pre_tool_use("bash", json!({"command": "ls"}))
+}
+
+fn blocked(reason: &str) -> Result<Decision, String> {
+    Ok(Decision { verdict: Verdict::Block { reason: Some(reason.into()), user_message: None }, effects: vec![] })
+}
+
+fn table(run: Run, event: &Event, want: [Result<Decision, String>; 4]) {
+    for (dialect, want) in ALL.into_iter().zip(want) {
+        let got = interpret(dialect, event, &run);
+        match (&got, &want) {
+            (Err(g), Err(w)) => assert!(g.contains(w.as_str()), "{dialect:?}: error {g:?} lacks {w:?}"),
+            _ => assert_eq!(got, want, "{dialect:?} on {run:?}"),
+        }
+    }
+}
+
+#[test]
+fn exit_0_empty_stdout() {
+    table(Run::new(0, "", ""), &pre(), [Ok(Decision::allow()), Ok(Decision::pass()), Ok(Decision::pass()), Ok(Decision::pass())]);
+}
+
+#[test]
+fn exit_1_empty_stdout() {
+    table(
+        Run::new(1, "", "nope\n"),
+        &pre(),
+        [blocked("nope"), Err("hook exited with status 1: nope".into()), Err("hook exited with status 1: nope".into()), Ok(Decision::pass())],
+    );
+}
+
+#[test]
+fn exit_2_empty_stdout() {
+    table(Run::new(2, "", "dangerous\n"), &pre(), [blocked("dangerous"), blocked("dangerous"), blocked("dangerous"), blocked("dangerous")]);
+}
+
+#[test]
+fn json_block_decision() {
+    let out = r#"{"decision":"block","reason":"no"}"#;
+    table(Run::new(0, out, ""), &pre(), [blocked("no"), blocked("no"), blocked("no"), blocked("no")]);
+}
+
+#[test]
+fn exit_2_blocks_even_when_the_json_allows() {
+    let out = r#"{"hookSpecificOutput":{"permissionDecision":"allow"}}"#;
+    assert_eq!(interpret(D::ClaudeCode, &pre(), &Run::new(2, out, "stop")), blocked("stop"));
+    let docker = r#"{"decision": "block", "reason": "Dangerous command blocked by policy"}"#;
+    assert_eq!(interpret(D::DockerAgent, &pre(), &Run::new(2, docker, "")), blocked("Dangerous command blocked by policy"));
+}
+
+#[test]
+fn plain_text_stdout() {
+    table(Run::new(0, "hello\n", ""), &pre(), [Err("neither nothing nor a JSON decision".into()), Ok(Decision::pass()), Ok(Decision::pass()), Ok(Decision::pass())]);
+    let prompt = Event::user_prompt("hi");
+    let ctx = Ok(Decision::pass().add_context("hello"));
+    table(Run::new(0, "hello\n", ""), &prompt, [Err("neither nothing nor a JSON decision".into()), ctx.clone(), ctx, Ok(Decision::pass())]);
+}
+
+#[test]
+fn timeout_and_failure_to_start() {
+    for exit in [Exit::TimedOut, Exit::StartFailed("cannot start \"nope\"".into()), Exit::Code(127)] {
+        let run = Run { exit: exit.clone(), stdout: String::new(), stderr: "bash: nope: command not found".into() };
+        for d in [D::Everruns, D::DockerAgent, D::ClaudeCode] {
+            assert!(interpret(d, &pre(), &run).is_err(), "{d:?} {exit:?}");
+        }
+        assert_eq!(interpret(D::Starchild, &pre(), &run), Ok(Decision::pass()), "starchild fails open on {exit:?}");
+    }
+}
+
+#[test]
+fn a_missing_script_is_an_error_even_when_the_launcher_exits_2() {
+    let run = Run::new(2, "", "python3: can't open file '/x/missing.py': [Errno 2] No such file or directory");
+    for d in [D::Everruns, D::DockerAgent, D::ClaudeCode] {
+        let err = interpret(d, &pre(), &run).unwrap_err();
+        assert!(err.starts_with("could not start the hook command: python3: can't open file"), "{d:?}: {err}");
+    }
+    let bash = Run::new(127, "", "bash: ./scripts/validate.sh: No such file or directory");
+    assert!(interpret(D::ClaudeCode, &pre(), &bash).is_err());
+}
+
+#[test]
+fn overflow_half_json_and_non_object_json() {
+    let overflow = Run { exit: Exit::Overflow, stdout: String::new(), stderr: String::new() };
+    for d in ALL {
+        assert_eq!(interpret(d, &pre(), &overflow).unwrap_err(), "hook output exceeded 64 KiB (stdout and stderr together)");
+    }
+    let half = Run::new(0, r#"{"decision":"bl"#, "");
+    for d in [D::Everruns, D::DockerAgent, D::ClaudeCode] {
+        assert!(interpret(d, &pre(), &half).unwrap_err().starts_with("hook printed invalid JSON"), "{d:?}");
+    }
+    assert_eq!(interpret(D::Starchild, &pre(), &half), Ok(Decision::pass()));
+    let array = Run::new(0, "[1,2]", "");
+    assert!(interpret(D::Everruns, &pre(), &array).is_err());
+    assert_eq!(interpret(D::ClaudeCode, &pre(), &array), Ok(Decision::pass()), "not JSON-object stdout is plain text");
+}
+
+#[test]
+fn peer_json_maps_onto_canonical_effects() {
+    let out = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"check","updatedInput":{"command":"ls -a"},"additionalContext":"ctx"},"systemMessage":"hi"}"#;
+    assert_eq!(
+        interpret(D::ClaudeCode, &pre(), &Run::new(0, out, "")),
+        Ok(Decision::ask("check").rewrite_input(json!({"command": "ls -a"})).add_context("ctx").notify_user("hi"))
+    );
+    let halt = r#"{"continue":false,"stopReason":"enough"}"#;
+    assert_eq!(interpret(D::ClaudeCode, &pre(), &Run::new(0, halt, "")), Ok(Decision::halt("enough")));
+    assert_eq!(interpret(D::Starchild, &pre(), &Run::new(0, halt, "")), blocked("enough"), "starchild: continue:false blocks");
+    let meta = r#"{"hook_specific_output":{"metadata":{"risk":"high"}}}"#;
+    let perm = Event::PermissionRequest(ToolCall { name: "shell".into(), call_id: "c".into(), arguments: json!({"cmd": "rm x"}) });
+    assert_eq!(interpret(D::DockerAgent, &perm, &Run::new(0, meta, "")), Ok(Decision::pass().annotate("risk", "high")));
+    let everruns = r#"{"decision":"mutate","patch":{"message":"[reminder] hi"}}"#;
+    assert_eq!(interpret(D::Everruns, &Event::user_prompt("hi"), &Run::new(0, everruns, "")), Ok(Decision::allow().rewrite_prompt("[reminder] hi")));
+    let starchild = r#"{"tool_input":{"command":"ls -l","new_key":1}}"#;
+    assert_eq!(interpret(D::Starchild, &pre(), &Run::new(0, starchild, "")), Ok(Decision::pass().rewrite_input(json!({"command": "ls -l"}))), "existing keys only");
+}
+
+#[test]
+fn effects_an_event_does_not_accept_are_dropped() {
+    let out = r#"{"hook_specific_output":{"additional_context":"x","updated_tool_response":"y"}}"#;
+    let end = Event::SessionEnd { reason: None };
+    assert_eq!(interpret(D::DockerAgent, &end, &Run::new(0, out, "")), Ok(Decision::pass()));
+}
+
+fn sandboxed(settings: Value, event: Event) -> HookResult {
+    BashAdapter::handle(event, Context { settings, cwd: Some("/workspace".into()), ..Context::default() })
+}
+
+#[test]
+fn sandbox_runs_the_seed_guard_rm_echo() {
+    let cmd = r#"echo '{"decision":"block","reason":"rm -rf is not allowed","user_message":"That command is blocked by policy."}'"#;
+    let d = sandboxed(json!({"command": cmd}), pre()).unwrap();
+    assert_eq!(d, Decision::block("rm -rf is not allowed").with_user_message("That command is blocked by policy."));
+}
+
+#[test]
+fn sandbox_delivers_everruns_env_and_payload_file_and_stdin_for_peers() {
+    let cmd = r#"test "$(jq -r .data.arguments.command "$EVERRUNS_HOOK_PAYLOAD_PATH")" = "$(echo "$EVERRUNS_HOOK_PAYLOAD_JSON" | jq -r .data.arguments.command)" && [ "$EVERRUNS_HOOK_TOOL_NAME" = bash ] && echo "{\"decision\":\"block\",\"reason\":\"$EVERRUNS_HOOK_EVENT\"}""#;
+    assert_eq!(sandboxed(json!({"command": cmd}), pre()).unwrap().block_reason(), Some("pre_tool_use"));
+    let peer = r#"INPUT=$(cat); echo "$INPUT" | jq -r .hook_event_name >&2; exit 2"#;
+    assert_eq!(sandboxed(json!({"command": peer, "dialect": "claude-code"}), pre()).unwrap().block_reason(), Some("PreToolUse"));
+    assert_eq!(sandboxed(json!({"command": peer, "dialect": "docker-agent"}), pre()).unwrap().block_reason(), Some("pre_tool_use"));
+}
+
+#[test]
+fn sandbox_has_no_host_tools_or_files() {
+    let err = sandboxed(json!({"command": "cargo fmt --check"}), pre()).unwrap_err();
+    assert!(err.starts_with("could not start the hook command"), "{err}");
+    // This crate's own manifest exists on the host, not in the virtual filesystem.
+    let host_file = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let cmd = format!("cat {host_file} >/dev/null 2>&1 && echo '{{\"decision\":\"block\",\"reason\":\"host file\"}}' || echo '{{}}'");
+    assert_eq!(sandboxed(json!({"command": cmd}), pre()).unwrap(), Decision::allow());
+    let env = sandboxed(json!({"command": "[ -z \"$HOME_SECRET$CARGO\" ] && echo '{}'"}), pre()).unwrap();
+    assert_eq!(env, Decision::allow(), "no host environment");
+}
+
+#[test]
+fn settings_are_checked() {
+    assert!(BashAdapter::validate_settings(&json!({"command": "true", "dialect": "claude-code", "mode": "host"})).is_ok());
+    let err = |v: Value| BashAdapter::validate_settings(&v).unwrap_err();
+    assert_eq!(err(json!({})), "settings.command (a bash script) or settings.argv is required");
+    assert_eq!(err(json!({"command": "x", "argv": ["y"]})), "set either settings.command or settings.argv, not both");
+    assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect \"zsh\" is not one of everruns, docker-agent, claude-code, starchild");
+    assert_eq!(err(json!({"command": "x", "shell": "zsh"})), "unknown setting \"shell\"; known settings are command, argv, env, working_dir, dialect, mode, timeout_ms");
+}

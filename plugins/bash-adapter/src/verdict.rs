@@ -1,0 +1,226 @@
+//! Reading a script's result, per dialect (DIALECTS.md §3), into a canonical decision.
+//! `Err` is an executor error: the hook's `on_error` decides what it means.
+
+use crate::dialect::{Dialect, Exit, Run};
+use hookhost_sdk::{Decision, Effect, Event, Value, Verdict};
+
+fn text(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+fn first_of(v: &Value, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| text(v, k))
+}
+
+fn nonempty(s: &str) -> Option<String> {
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+fn block(reason: Option<String>, user_message: Option<String>) -> Decision {
+    Decision { verdict: Verdict::Block { reason, user_message }, effects: Vec::new() }
+}
+
+/// Parse stdout as a JSON object, or say why it is not one.
+fn object(stdout: &str) -> Result<Value, String> {
+    let v: Value = serde_json::from_str(stdout.trim()).map_err(|e| format!("hook printed invalid JSON ({e})"))?;
+    if v.is_object() {
+        Ok(v)
+    } else {
+        Err("hook printed JSON that is not an object".into())
+    }
+}
+
+/// Events where docker-agent and Claude Code take plain stdout as added context.
+fn plain_text_is_context(dialect: Dialect, event: &Event) -> bool {
+    match dialect {
+        Dialect::ClaudeCode => matches!(event, Event::UserPromptSubmit { .. } | Event::SessionStart { .. }),
+        _ => matches!(
+            event,
+            Event::SessionStart { .. } | Event::UserPromptSubmit { .. } | Event::TurnStart | Event::PostToolUse(_) | Event::PreCompact(_) | Event::Stop(_)
+        ),
+    }
+}
+
+/// Interpret a finished run.
+pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision, String> {
+    let fail_open = dialect == Dialect::Starchild;
+    match &run.exit {
+        Exit::Overflow => return Err("hook output exceeded 64 KiB (stdout and stderr together)".into()),
+        Exit::TimedOut if fail_open => return Ok(Decision::pass()),
+        Exit::TimedOut => return Err("hook timed out".into()),
+        Exit::Signal(sig) => return Err(format!("hook was killed by signal {sig}")),
+        _ => {}
+    }
+    if let Some(why) = crate::dialect::start_failure_of(run) {
+        return if fail_open { Ok(Decision::pass()) } else { Err(why) };
+    }
+    let Exit::Code(code) = run.exit else { unreachable!("other exits handled above") };
+    let stdout = run.stdout.trim();
+    let stderr = nonempty(&run.stderr);
+    let mut decision = match dialect {
+        Dialect::Everruns => everruns(event, code, stdout, stderr)?,
+        Dialect::DockerAgent | Dialect::ClaudeCode => {
+            if code == 2 {
+                // Exit 2 blocks, whatever stdout says; a JSON reason wins over stderr.
+                let reason = object(stdout).ok().and_then(|v| first_of(&v, &["reason", "stopReason", "stop_reason"])).or(stderr);
+                block(reason, None)
+            } else if code != 0 {
+                let detail = stderr.map(|s| format!(": {s}")).unwrap_or_default();
+                return Err(format!("hook exited with status {code}{detail}"));
+            } else if stdout.is_empty() {
+                Decision::pass()
+            } else if stdout.starts_with('{') {
+                peer_json(dialect, event, &object(stdout)?)
+            } else if plain_text_is_context(dialect, event) {
+                Decision::pass().add_context(stdout)
+            } else {
+                Decision::pass()
+            }
+        }
+        Dialect::Starchild => {
+            if stdout.is_empty() {
+                match (code, stderr) {
+                    (2, Some(reason)) => block(Some(reason), None),
+                    _ => Decision::pass(),
+                }
+            } else if stdout.starts_with('{') {
+                match object(stdout) {
+                    Ok(v) => starchild_json(event, &v),
+                    Err(_) => Decision::pass(),
+                }
+            } else {
+                Decision::pass()
+            }
+        }
+    };
+    decision.effects.retain(|e| event.accepts(e));
+    Ok(decision)
+}
+
+fn everruns(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
+    if stdout.is_empty() {
+        return Ok(if code == 0 {
+            Decision::allow()
+        } else {
+            block(Some(stderr.unwrap_or_else(|| format!("hook exited with status {code}"))), None)
+        });
+    }
+    if !stdout.starts_with('{') {
+        let shown: String = stdout.chars().take(80).collect();
+        return Err(format!("hook printed neither nothing nor a JSON decision: {shown:?}"));
+    }
+    let v = object(stdout)?;
+    let mut d = match v.get("decision").and_then(Value::as_str) {
+        None | Some("allow") | Some("mutate") => Decision::allow(),
+        Some("block") => block(text(&v, "reason"), text(&v, "user_message")),
+        Some(other) => return Err(format!("unknown decision {other:?}; use allow, mutate or block")),
+    };
+    if let Verdict::Allow(r) = &mut d.verdict {
+        *r = text(&v, "reason");
+    }
+    if let Some(patch) = v.get("patch") {
+        d.effects.push(match event {
+            Event::UserPromptSubmit { .. } => match patch.get("message").and_then(Value::as_str) {
+                Some(m) => Effect::RewritePrompt(m.to_string()),
+                None => return Err("patch for user_prompt_submit must be {\"message\": \"...\"}".into()),
+            },
+            Event::PostToolUse(_) | Event::ToolResultTransform(_) => Effect::RewriteOutput(patch.get("result").cloned().unwrap_or_else(|| patch.clone())),
+            _ => match patch.get("arguments") {
+                Some(args) if args.is_object() => Effect::RewriteInput(args.clone()),
+                _ if patch.is_object() => Effect::RewriteInput(patch.clone()),
+                _ => return Err("patch must be a JSON object".into()),
+            },
+        });
+    }
+    Ok(d)
+}
+
+/// docker-agent (snake_case) and Claude Code (camelCase) JSON outputs.
+fn peer_json(dialect: Dialect, event: &Event, v: &Value) -> Decision {
+    let claude = dialect == Dialect::ClaudeCode;
+    let (spec_key, perm, perm_reason, updated_input, context, updated_output, system) = if claude {
+        ("hookSpecificOutput", "permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext", "updatedToolOutput", "systemMessage")
+    } else {
+        ("hook_specific_output", "permission_decision", "permission_decision_reason", "updated_input", "additional_context", "updated_tool_response", "system_message")
+    };
+    let spec = v.get(spec_key).cloned().unwrap_or(Value::Null);
+    let mut d = Decision::pass();
+    if v.get("continue") == Some(&Value::Bool(false)) {
+        d = Decision { verdict: Verdict::Halt(first_of(v, &["stopReason", "stop_reason"])), effects: Vec::new() };
+    } else if let Some(p) = spec.get(perm).and_then(Value::as_str) {
+        let reason = text(&spec, perm_reason);
+        d.verdict = match p {
+            "allow" => Verdict::Allow(reason),
+            "ask" => Verdict::Ask(reason),
+            "deny" => Verdict::Block { reason, user_message: None },
+            _ => Verdict::Pass,
+        };
+    } else if let Some(behavior) = spec.get("decision").and_then(|x| x.get("behavior")).and_then(Value::as_str) {
+        // Claude Code PermissionRequest.
+        let reason = spec.get("decision").and_then(|x| text(x, "message"));
+        d.verdict = match behavior {
+            "allow" => Verdict::Allow(reason),
+            "deny" => Verdict::Block { reason, user_message: None },
+            _ => Verdict::Pass,
+        };
+    } else {
+        match v.get("decision").and_then(Value::as_str) {
+            Some("block") => d.verdict = Verdict::Block { reason: text(v, "reason"), user_message: None },
+            Some("approve") => d.verdict = Verdict::Allow(text(v, "reason")),
+            _ => {}
+        }
+    }
+    if let Some(input) = spec.get(updated_input).filter(|x| x.is_object()) {
+        d.effects.push(Effect::RewriteInput(input.clone()));
+    }
+    if let Some(out) = spec.get(updated_output) {
+        d.effects.push(Effect::RewriteOutput(out.clone()));
+    }
+    if let Some(c) = text(&spec, context) {
+        d.effects.push(Effect::AddContext(c));
+    }
+    if let Some(s) = text(&spec, "summary") {
+        d.effects.push(Effect::ReplaceSummary(s));
+    }
+    if let Some(meta) = spec.get("metadata").and_then(Value::as_object) {
+        let pairs = meta.iter().map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))).collect();
+        d.effects.push(Effect::Annotate(pairs));
+    }
+    if let Some(m) = text(v, system) {
+        d.effects.push(Effect::NotifyUser(m));
+    }
+    let _ = event;
+    d
+}
+
+/// Starchild's own outputs, and Claude Code outputs translated the Starchild way.
+fn starchild_json(event: &Event, v: &Value) -> Decision {
+    let spec = v.get("hookSpecificOutput").cloned().unwrap_or(Value::Null);
+    let mut d = Decision::pass();
+    let denied = spec.get("permissionDecision").and_then(Value::as_str) == Some("deny");
+    if v.get("decision").and_then(Value::as_str) == Some("block") || denied || v.get("continue") == Some(&Value::Bool(false)) {
+        let reason = first_of(v, &["reason", "stopReason"]).or_else(|| text(&spec, "permissionDecisionReason"));
+        d.verdict = Verdict::Block { reason, user_message: None };
+    }
+    let new_input = v.get("tool_input").or_else(|| spec.get("updatedInput"));
+    if let (Some(Value::Object(new)), Some(call)) = (new_input, event.tool_call()) {
+        // Starchild rewrites existing keys only.
+        let mut args = call.arguments.clone();
+        if let Some(obj) = args.as_object_mut() {
+            for (k, val) in new {
+                if obj.contains_key(k) {
+                    obj.insert(k.clone(), val.clone());
+                }
+            }
+        }
+        d.effects.push(Effect::RewriteInput(args));
+    }
+    if let Some(c) = text(v, "context").or_else(|| text(&spec, "additionalContext")) {
+        d.effects.push(Effect::AddContext(c));
+    }
+    if let Some(m) = first_of(v, &["systemMessage", "add_warning"]) {
+        d.effects.push(Effect::NotifyUser(m));
+    }
+    d
+}
