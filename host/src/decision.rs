@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// The verdict of one hook or of a whole chain. Ordered by precedence:
 /// `halt > block > ask > allow > pass` (DESIGN.md §7).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictKind {
     Pass,

@@ -1,0 +1,108 @@
+//! Hostile shell hooks, in both modes: each ends in bounded time with an executor error
+//! (handled by on_error) — never a hang, a leaked process, or a block the hook did not ask for.
+
+use hookhost::VerdictKind;
+use hookhost_tests::{have, host, shell_hook, GRANT_PROCESS};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+fn config(mode: &str, dialect: &str, settings: &[(&str, &str)]) -> String {
+    let mut s = settings.to_vec();
+    s.push(("mode", mode));
+    s.push(("dialect", dialect));
+    let grant = if mode == "host" { GRANT_PROCESS } else { "" };
+    format!("{}{grant}", shell_hook("hostile", "pre_tool_use", "timeout_ms = 1000\non_error = \"warn\"", &s))
+}
+
+/// Run one hostile hook; it must fail as an executor error (never a block) within 5 s.
+async fn contained(mode: &str, dialect: &str, settings: &[(&str, &str)], error_has: &str) {
+    let h = host(&config(mode, dialect, settings)).await;
+    let started = Instant::now();
+    let out = h.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({"command": "ls"}))).await;
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "{mode} {settings:?}: took {took:?}");
+    assert_eq!(out.decision, VerdictKind::Pass, "{mode} {settings:?}: {out:?}");
+    let err = out.hooks[0].error.clone().unwrap_or_else(|| panic!("{mode} {settings:?}: no executor error: {out:?}"));
+    assert!(err.contains(error_has), "{mode} {settings:?}: {err}");
+}
+
+fn modes() -> Vec<&'static str> {
+    if have("bash") { vec!["sandbox", "host"] } else { vec!["sandbox"] }
+}
+
+#[tokio::test]
+async fn an_endless_loop_is_stopped() {
+    contained("sandbox", "everruns", &[("command", "while true; do :; done")], "ran out of fuel").await;
+    if have("bash") {
+        contained("host", "everruns", &[("command", "while true; do :; done")], "hook timed out").await;
+    }
+}
+
+#[tokio::test]
+async fn an_output_flood_is_an_error() {
+    contained("sandbox", "claude-code", &[("command", "while true; do echo yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy; done")], "ran out of fuel").await;
+    if have("yes") {
+        contained("host", "claude-code", &[("command", "yes")], "hook output exceeded 64 KiB").await;
+    }
+}
+
+#[tokio::test]
+async fn half_a_json_object_and_json_that_is_not_an_object() {
+    for mode in modes() {
+        contained(mode, "everruns", &[("command", r#"printf '{"decision":'"#)], "hook printed invalid JSON").await;
+        contained(mode, "claude-code", &[("command", r#"printf '{"hookSpecificOutput": {'"#)], "hook printed invalid JSON").await;
+        contained(mode, "everruns", &[("command", "echo '[1, 2]'")], "neither nothing nor a JSON decision").await;
+    }
+}
+
+#[tokio::test]
+async fn a_missing_interpreter_or_script_is_an_error_not_a_block() {
+    for mode in modes() {
+        contained(mode, "claude-code", &[("command", "python9 /nowhere/hook.py")], "could not start the hook command").await;
+        contained(mode, "docker-agent", &[("command", "./scripts/missing.sh")], "could not start the hook command").await;
+    }
+    if have("bash") {
+        let h = host(&config("host", "claude-code", &[("argv", "")]).replace("argv = \"\"", "argv = [\"/nonexistent/python9\", \"hook.py\"]")).await;
+        let out = h.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({"command": "ls"}))).await;
+        assert_eq!(out.decision, VerdictKind::Pass);
+        assert!(out.hooks[0].error.as_deref().unwrap().contains("cannot start \"/nonexistent/python9\""), "{out:?}");
+    }
+    if have("python3") {
+        contained("host", "claude-code", &[("command", "python3 /nowhere/hook.py")], "could not start the hook command: python3: can't open file").await;
+    }
+}
+
+#[tokio::test]
+async fn a_script_that_exits_without_reading_stdin_is_fine() {
+    for mode in modes() {
+        let h = host(&config(mode, "docker-agent", &[("command", "exit 0")])).await;
+        let out = h.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({"command": "x".repeat(200_000)}))).await;
+        assert_eq!((out.decision, out.hooks[0].error.clone()), (VerdictKind::Pass, None), "{mode}");
+    }
+}
+
+fn running(pattern: &str) -> bool {
+    std::process::Command::new("pgrep").arg("-f").arg(pattern).output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+#[tokio::test]
+async fn children_do_not_outlive_the_hook() {
+    if !have("bash") || !have("pgrep") {
+        return;
+    }
+    // A background child that would live for minutes, and one that ignores SIGTERM.
+    let marker = format!("31{}.5", std::process::id());
+    let script = format!("sleep {marker} & (trap '' TERM; sleep {marker}) & echo '{{}}'");
+    let h = host(&config("host", "everruns", &[("command", &script)])).await;
+    let out = h.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({"command": "ls"}))).await;
+    assert_eq!((out.decision, out.hooks[0].error.clone()), (VerdictKind::Allow, None), "{out:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!running(&format!("sleep {marker}")), "a child of the hook survived it");
+
+    // The same when the hook itself is cut off at its deadline.
+    let slow = format!("sleep {marker} & sleep {marker}");
+    let out = host(&config("host", "everruns", &[("command", &slow)])).await.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({}))).await;
+    assert!(out.hooks[0].error.as_deref().unwrap().contains("timed out"), "{out:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!running(&format!("sleep {marker}")), "a child of the timed-out hook survived it");
+}
