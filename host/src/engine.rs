@@ -19,8 +19,10 @@ pub const EPOCH_TICK: Duration = Duration::from_millis(2);
 /// traps quickly.
 const MAX_WASM_STACK: usize = 512 << 10;
 
-/// Bytes of each linear memory kept resident between instances (see `config`).
-const KEEP_RESIDENT: usize = 512 << 10;
+/// Bytes of each linear memory kept resident between instances (see `config`). 4 MiB covers the
+/// bash adapter's data (bashkit, jq) as well as small hooks: only pages a guest touched stay
+/// resident, and PAGEMAP_SCAN resets only those, so small hooks do not pay for the size.
+const KEEP_RESIDENT: usize = 4 << 20;
 
 /// Instances the pool can hold at once (concurrent dispatches × the hook running in each).
 const POOL_INSTANCES: u32 = 256;
@@ -50,8 +52,8 @@ fn config(allocation: Allocation) -> Config {
             .max_memory_size((MAX_MEMORY_MIB as usize) << 20)
             // Reset reused slots in place instead of unmapping them: with PAGEMAP_SCAN
             // (Linux 6.7+) only the pages a guest dirtied are reset, so a small hook's next
-            // instance takes no page faults and no madvise. This region covers a small Rust guest
-            // built with a 128 KiB shadow stack (as ours are): stack, data and a small heap. Without PAGEMAP_SCAN the same
+            // instance takes no page faults and no madvise. This region covers our guests (built with a
+            // 128 KiB shadow stack): stack, data and a small heap. Without PAGEMAP_SCAN the same
             // bytes would be memset on every reuse, so the region is kept small there.
             .pagemap_scan(if scan { Enabled::Yes } else { Enabled::No })
             .linear_memory_keep_resident(if scan { KEEP_RESIDENT } else { 64 << 10 })

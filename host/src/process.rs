@@ -76,17 +76,29 @@ async fn read_capped(mut from: impl AsyncRead + Unpin, used: &AtomicUsize, group
     }
 }
 
+/// Find `program` on the child's PATH, as the child would. Resolving here (not in the spawn)
+/// lets std use posix_spawn instead of fork: a fork of this process copies the page tables of
+/// the engine's large instance-pool reservation, which costs about a millisecond per hook.
+fn resolve(program: &str, path_var: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    if program.contains('/') {
+        return Some(program.into());
+    }
+    path_var.split(':').filter(|d| !d.is_empty()).map(|dir| std::path::Path::new(dir).join(program)).find(|candidate| {
+        std::fs::metadata(candidate).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
+
 /// Run a command to completion, the deadline, or the output cap.
 pub async fn run(cmd: Command, hook_deadline: Instant) -> Result<Output, String> {
     let Some(program) = cmd.argv.first() else { return Err("empty argv: nothing to run".into()) };
     let budget = hook_deadline.saturating_duration_since(Instant::now()).saturating_sub(DEADLINE_MARGIN);
     let timeout = if cmd.timeout.is_zero() { budget } else { cmd.timeout.min(budget) };
 
-    let mut command = tokio::process::Command::new(program);
-    command.args(&cmd.argv[1..]).env_clear().envs(cmd.env.iter().map(|(k, v)| (k, v)));
-    if !cmd.env.iter().any(|(k, _)| k == "PATH") {
-        command.env("PATH", DEFAULT_PATH);
-    }
+    let path_var = cmd.env.iter().find(|(k, _)| k == "PATH").map_or(DEFAULT_PATH, |(_, v)| v.as_str());
+    let resolved = resolve(program, path_var).ok_or_else(|| format!("cannot start {program:?}: not found on PATH {path_var:?}"))?;
+    let mut command = tokio::process::Command::new(&resolved);
+    command.arg0(program).args(&cmd.argv[1..]).env_clear().envs(cmd.env.iter().map(|(k, v)| (k, v))).env("PATH", path_var);
     if let Some(cwd) = &cmd.cwd {
         command.current_dir(cwd);
     }
