@@ -60,3 +60,20 @@ async fn settings_are_validated_by_the_plugin_at_load() {
     let text = try_host(builtin).await.err().unwrap().to_string();
     assert_eq!(text, "user:g: plugin builtin:guard-destructive rejected its settings: unknown setting \"strict\"; known settings are strict_rm, user_message; fix executor.settings");
 }
+
+#[tokio::test]
+async fn a_plugin_importing_process_needs_the_grant() {
+    let hook = format!("[[hooks]]\nid = \"p\"\nevent = \"session_start\"\nexecutor = {{ plugin = {:?} }}\n", fixtures::PROCESS_USER);
+    let text = try_host(&hook).await.err().unwrap().to_string();
+    assert_eq!(
+        text,
+        format!(
+            "user:p: plugin {0} needs the capability process:exec (it imports hookhost:hooks/process@0.1.0), which is not granted; if you trust it, add `[grants]` \"{0}\" = [\"process:exec\"]` to the config or pass `--grant process:exec`",
+            fixtures::PROCESS_USER
+        )
+    );
+    let granted = format!("[grants]\n{:?} = [\"process:exec\"]\n{hook}", fixtures::PROCESS_USER);
+    let out = try_host(&granted).await.unwrap().dispatch(&hookhost_tests::event(serde_json::json!({"event": "session_start"}))).await;
+    assert_eq!(out.hooks[0].error, None);
+    assert_eq!(serde_json::to_value(&out.effects).unwrap(), serde_json::json!([{"type": "add_context", "text": "from the host"}]));
+}

@@ -219,3 +219,19 @@ async fn host_mode_without_the_grant_does_not_load() {
         "user:h: plugin builtin:bash-adapter needs the capability process:exec (its settings ask for mode = \"host\", which runs a real process), which is not granted; if you trust it, add `[grants]` \"builtin:bash-adapter\" = [\"process:exec\"]` to the config or pass `--grant process:exec`"
     );
 }
+
+#[tokio::test]
+async fn host_mode_payload_file_is_owner_only_and_removed_and_the_environment_is_empty() {
+    if !have("bash") || !have("stat") {
+        return;
+    }
+    let script = r#"printf '{"decision":"block","reason":"%s %s %s %s"}' "$(stat -c %a "$EVERRUNS_HOOK_PAYLOAD_PATH")" "$EVERRUNS_HOOK_PAYLOAD_PATH" "${HOME:-nohome}" "$MY_VAR""#;
+    let h = host(&cfg("host", "probe", "pre_tool_use", "", &[("command", script)]).replace("mode = \"host\"", "mode = \"host\", env = { MY_VAR = \"mine\" }")).await;
+    let out = h.dispatch(&pre("bash", json!({"command": "ls"}))).await;
+    let reason = out.reason.unwrap_or_else(|| panic!("{:?}", out.hooks));
+    let parts: Vec<&str> = reason.split(' ').collect();
+    assert_eq!(parts[0], "600", "payload file permissions");
+    assert!(!std::path::Path::new(parts[1]).exists(), "payload file {} removed after the hook", parts[1]);
+    assert_eq!(parts[2], "nohome", "no inherited environment");
+    assert_eq!(parts[3], "mine", "the hook's own env is passed");
+}
