@@ -24,7 +24,7 @@ pub const DEFAULT_MEMORY_MIB: u64 = 64;
 pub const MAX_MEMORY_MIB: u64 = 1024;
 
 /// What to do when the executor itself fails (trap, timeout, out of fuel or memory, guest error).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OnError {
     /// Treat as a block with reason "hook failed: ...". For security-critical hooks.
@@ -47,7 +47,7 @@ impl OnError {
 }
 
 /// The config file as written.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawConfig {
     /// Append one JSON line per hook invocation to this file (relative to the config file).
@@ -59,12 +59,44 @@ pub struct RawConfig {
     /// Default limits for every hook.
     #[serde(default)]
     pub limits: RawLimits,
+    /// The user's own hooks (HookIds `user:{id}`), after every capability's hooks.
     #[serde(default)]
     pub hooks: Vec<RawHook>,
+    /// Groups of contributed hooks (HookIds `{capability}:{id}`), in chain order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<RawCapability>,
+    /// Contributed HookIds to mute, e.g. `"rust_pack:fmt_after_edit"`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disabled_contributions: Vec<String>,
+    /// Consecutive `stop` blocks allowed in one session before hookhost lets the agent stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_loop_cap: Option<u32>,
+    /// Where the user's hooks sit among the capabilities (Everruns files declare them in
+    /// order); `None` = after every capability.
+    #[serde(skip)]
+    pub user_position: Option<usize>,
+    /// Where the user's hooks sit in a peer file, for messages.
+    #[serde(skip)]
+    pub user_path: Option<String>,
     /// Capabilities granted to plugins: `"builtin:bash-adapter" = ["process:exec"]`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub grants: std::collections::BTreeMap<String, Vec<String>>,
 }
+
+/// A named group of contributed hooks (an Everruns capability, a bundle).
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawCapability {
+    pub id: String,
+    #[serde(default)]
+    pub hooks: Vec<RawHook>,
+    /// Where this group sits in a peer file, for messages (`capabilities[1].config.hooks`).
+    #[serde(skip)]
+    pub path: Option<String>,
+}
+
+/// Default of `stop_loop_cap`.
+pub const DEFAULT_STOP_LOOP_CAP: u32 = 3;
 
 /// The capabilities a host can grant.
 pub const CAPABILITIES: &[&str] = &["process:exec"];
@@ -73,7 +105,7 @@ pub const CAPABILITIES: &[&str] = &["process:exec"];
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Grants {
     all: std::collections::BTreeSet<String>,
-    per_plugin: HashMap<PluginRef, std::collections::BTreeSet<String>>,
+    pub(crate) per_plugin: HashMap<PluginRef, std::collections::BTreeSet<String>>,
 }
 
 impl Grants {
@@ -90,7 +122,7 @@ impl Grants {
     }
 }
 
-fn check_capability(capability: &str) -> Result<(), String> {
+pub(crate) fn check_capability(capability: &str) -> Result<(), String> {
     if CAPABILITIES.contains(&capability) {
         Ok(())
     } else {
@@ -98,7 +130,7 @@ fn check_capability(capability: &str) -> Result<(), String> {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawLimits {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,7 +140,7 @@ pub struct RawLimits {
 }
 
 /// One hook as written: the seed's `UserHookSpec`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawHook {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,7 +158,7 @@ pub struct RawHook {
 }
 
 /// Which plugin runs the hook, with what settings and limits.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawExecutor {
     /// `builtin:<name>` or a path to a `.wasm` component (relative to the config file).
@@ -188,6 +220,16 @@ pub struct Config {
     pub audit_log: Option<PathBuf>,
     pub cache_dir: Option<PathBuf>,
     pub grants: Grants,
+    /// Consecutive stop blocks allowed per session (0 = no cap).
+    pub stop_loop_cap: u32,
+    /// HookIds that were muted by `disabled_contributions`.
+    pub muted: Vec<String>,
+}
+
+/// The JSON Schema of the native config format (what `hookhost config schema` prints and
+/// `docs/config.schema.json` holds).
+pub fn schema() -> String {
+    serde_json::to_string_pretty(&schemars::schema_for!(RawConfig)).expect("schemas serialise")
 }
 
 /// A config that failed to load: the file and every problem found, each naming its field.
@@ -232,19 +274,52 @@ impl Config {
             .expect("the embedded default config is valid (tested)")
     }
 
-    /// Parse and validate config text. `base` resolves relative plugin and audit paths.
+    /// Parse and validate config text, detecting its format from the extension and contents.
+    /// `base` resolves relative plugin and audit paths.
     pub fn parse(text: &str, file: &Path, base: &Path) -> Result<Config, ConfigError> {
-        let fail = |problems| ConfigError { file: file.to_path_buf(), problems };
-        let raw: RawConfig = if file.extension().is_some_and(|e| e == "json") {
-            serde_json::from_str(text).map_err(|e| fail(vec![format!("invalid config: {e}")]))?
-        } else {
-            toml::from_str(text).map_err(|e| fail(vec![toml_problem(&e, text)]))?
-        };
-        raw.validate(base).map(|mut c| {
+        Self::parse_as(text, file, base, None)
+    }
+
+    /// Like [`Config::parse`], with the format forced (`--dialect`).
+    pub fn parse_as(text: &str, file: &Path, base: &Path, format: Option<peer::Format>) -> Result<Config, ConfigError> {
+        Self::raw(text, file, format)?.validate(base).map(|mut c| {
             c.source = file.to_path_buf();
             c
         })
-        .map_err(fail)
+        .map_err(|problems| ConfigError { file: file.to_path_buf(), problems })
+    }
+
+    /// Read and validate a config file with its format forced.
+    pub fn load_as(path: &Path, format: Option<peer::Format>) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.to_path_buf(),
+            problems: vec![format!("cannot read the config file ({e}); check the path given to --config")],
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::parse_as(&text, path, &base, format)
+    }
+
+    /// Parse text into the native form, whatever its format.
+    fn raw(text: &str, file: &Path, format: Option<peer::Format>) -> Result<RawConfig, ConfigError> {
+        let fail = |problems| ConfigError { file: file.to_path_buf(), problems };
+        let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let yaml = matches!(ext, "yaml" | "yml") || matches!(format, Some(peer::Format::DockerAgent | peer::Format::Starchild));
+        if !yaml && (ext != "json" && format.is_none_or(|f| f == peer::Format::Native)) {
+            return toml::from_str(text).map_err(|e| fail(vec![toml_problem(&e, text)]));
+        }
+        let doc: Value = if yaml {
+            serde_norway::from_str(text).map_err(|e| fail(vec![format!("invalid YAML: {e}")]))?
+        } else {
+            serde_json::from_str(text).map_err(|e| fail(vec![format!("invalid JSON: {e}")]))?
+        };
+        let format = match format {
+            Some(f) => f,
+            None => peer::detect(&doc, yaml).map_err(|e| fail(vec![e]))?,
+        };
+        match format {
+            peer::Format::Native => serde_json::from_value(doc).map_err(|e| fail(vec![format!("invalid config: {e}")])),
+            peer => peer::convert(peer, doc).map_err(fail),
+        }
     }
 }
 
@@ -262,116 +337,8 @@ fn toml_problem(e: &toml::de::Error, text: &str) -> String {
     }
 }
 
-impl RawConfig {
-    /// Validate every hook, collecting all problems.
-    pub fn validate(self, base: &Path) -> Result<Config, Vec<String>> {
-        let mut problems = Vec::new();
-        let default_fuel = self.limits.fuel.unwrap_or(DEFAULT_FUEL);
-        let default_mem = self.limits.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
-        check_limits("limits", self.limits.fuel, self.limits.memory_mib, &mut problems);
-        let mut hooks = Vec::new();
-        let mut seen = HashMap::new();
-        let mut grants = Grants::default();
-        for (plugin, caps) in &self.grants {
-            let key = match plugin.strip_prefix("builtin:") {
-                Some(name) => PluginRef::Builtin(name.to_string()),
-                None => PluginRef::Path(base.join(plugin)),
-            };
-            for cap in caps {
-                match check_capability(cap) {
-                    Ok(()) => {
-                        grants.per_plugin.entry(key.clone()).or_default().insert(cap.clone());
-                    }
-                    Err(msg) => problems.push(format!("grants.{plugin:?}: {msg}")),
-                }
-            }
-        }
-        for (index, raw) in self.hooks.into_iter().enumerate() {
-            let at = format!("hooks[{index}]");
-            let mut bad = |field: &str, msg: String| problems.push(format!("{at}.{field}: {msg}"));
-            let event = EventName::from_canonical(&raw.event);
-            if event.is_none() {
-                let known: Vec<_> = EventName::canonical_names().collect();
-                bad("event", format!("unknown event {:?}; use one of {}", raw.event, known.join(", ")));
-            }
-            let name = raw.id.clone().unwrap_or_else(|| format!("{}_{index}", raw.event));
-            if name.is_empty() || name.contains(':') || name.chars().any(char::is_whitespace) {
-                bad("id", format!("{name:?} is not a valid hook id; use letters, digits, '_' or '-' (no ':' or spaces)"));
-            }
-            let id = format!("user:{name}");
-            if let Some(first) = seen.insert(id.clone(), index) {
-                bad("id", format!("duplicate hook id {id:?} (also hooks[{first}]); give each hook a distinct id"));
-            }
-            let timeout_ms = raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
-            if !TIMEOUT_RANGE_MS.contains(&timeout_ms) {
-                bad("timeout_ms", format!("{timeout_ms} is out of range; use {}..={} milliseconds (default {DEFAULT_TIMEOUT_MS})", TIMEOUT_RANGE_MS.start(), TIMEOUT_RANGE_MS.end()));
-            }
-            let mut matcher = None;
-            if let (Some(spec), Some(ev)) = (&raw.matcher, &event) {
-                if !ev.is_tool_event() {
-                    bad("matcher", format!("matchers apply to tool events only (pre_tool_use, permission_request, post_tool_use, tool_result_transform), not {ev}; remove the matcher"));
-                } else {
-                    match spec.compile() {
-                        Ok(m) => matcher = Some(m),
-                        Err(errs) => errs.into_iter().for_each(|(field, msg)| bad(&format!("matcher.{field}"), msg)),
-                    }
-                }
-            }
-            let plugin = match raw.executor.plugin.strip_prefix("builtin:") {
-                Some(name) if crate::builtin::get(name).is_some() => Some(PluginRef::Builtin(name.to_string())),
-                Some(name) => {
-                    bad("executor.plugin", format!("unknown built-in plugin {name:?}; built-ins are {}", crate::builtin::names().map(|n| format!("builtin:{n}")).collect::<Vec<_>>().join(", ")));
-                    None
-                }
-                None if raw.executor.plugin.trim().is_empty() => {
-                    bad("executor.plugin", "is empty; name a .wasm component path or builtin:<name>".into());
-                    None
-                }
-                None => Some(PluginRef::Path(base.join(&raw.executor.plugin))),
-            };
-            drop(bad);
-            check_limits(&format!("{at}.executor"), raw.executor.fuel, raw.executor.memory_mib, &mut problems);
-            if let (Some(event), Some(plugin)) = (event, plugin) {
-                hooks.push(HookSpec {
-                    id,
-                    event,
-                    matcher,
-                    matcher_spec: raw.matcher,
-                    plugin,
-                    settings: raw.executor.settings.unwrap_or_else(|| Value::Object(Default::default())),
-                    limits: Limits {
-                        timeout: Duration::from_millis(timeout_ms),
-                        fuel: raw.executor.fuel.unwrap_or(default_fuel),
-                        memory_bytes: (raw.executor.memory_mib.unwrap_or(default_mem) as usize) << 20,
-                    },
-                    on_error: raw.on_error,
-                    description: raw.description,
-                });
-            }
-        }
-        if !problems.is_empty() {
-            return Err(problems);
-        }
-        Ok(Config {
-            source: PathBuf::new(),
-            hooks,
-            audit_log: self.audit_log.map(|p| base.join(p)),
-            cache_dir: self.cache_dir.map(|p| base.join(p)),
-            grants,
-        })
-    }
-}
-
-fn check_limits(at: &str, fuel: Option<u64>, memory_mib: Option<u64>, problems: &mut Vec<String>) {
-    if fuel == Some(0) {
-        problems.push(format!("{at}.fuel: must be greater than 0 (default {DEFAULT_FUEL})"));
-    }
-    if let Some(m) = memory_mib {
-        if m == 0 || m > MAX_MEMORY_MIB {
-            problems.push(format!("{at}.memory_mib: {m} is out of range; use 1..={MAX_MEMORY_MIB} (default {DEFAULT_MEMORY_MIB})"));
-        }
-    }
-}
+mod validate;
+pub mod peer;
 
 #[cfg(test)]
 mod tests {

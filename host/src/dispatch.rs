@@ -17,6 +17,10 @@ use std::sync::Arc;
 pub struct Host {
     hooks: Vec<LoadedHook>,
     audit: Option<AuditLog>,
+    /// Consecutive stop blocks allowed per session (0 = no cap).
+    stop_loop_cap: u32,
+    /// Consecutive stop blocks so far, per session.
+    stop_blocks: std::sync::Mutex<HashMap<String, u32>>,
 }
 
 struct LoadedHook {
@@ -121,7 +125,7 @@ impl Host {
             Some(path) => Some(AuditLog::open(path).map_err(|e| LoadError::AuditLog { path: path.clone(), reason: e.to_string() })?),
             None => None,
         };
-        Ok(Host { hooks, audit })
+        Ok(Host { hooks, audit, stop_loop_cap: config.stop_loop_cap, stop_blocks: Default::default() })
     }
 
     /// Write audit records to this file (overrides the config's `audit_log`).
@@ -147,14 +151,19 @@ impl Host {
         let mut patch = Map::new();
         let name = ev.name.clone();
         let can_block = name.can_block();
+        let is_stop = matches!(name, EventName::Stop | EventName::SubagentStop);
+        let loop_count = if is_stop { self.stop_count(&ev.session_id, None) } else { 0 };
+        if name == EventName::UserPromptSubmit {
+            self.stop_count(&ev.session_id, Some(0));
+        }
         for hook in self.hooks.iter().filter(|h| h.spec.event == name) {
             if let Some(m) = &hook.spec.matcher {
-                if !m.matches(ev.tool_name(), ev.arguments()) {
+                if !m.matches_event(&ev) {
                     continue;
                 }
             }
             tracing::debug!(name: "hook.invoked", hook_id = %hook.spec.id, event = %ev.name, "hook.invoked");
-            let (wit_event, ctx) = wit::to_wit(&ev, &hook.spec.id, &hook.settings_json, 0);
+            let (wit_event, ctx) = wit::to_wit(&ev, &hook.spec.id, &hook.settings_json, loop_count);
             let (answer, usage) = hook.plugin.handle(&hook.spec.id, wit_event, ctx, &hook.spec.limits, hook.process_granted).await;
             let result = match answer {
                 Ok(Ok(d)) => wit::from_wit(d, &ev.name).map_err(HookError::InvalidDecision),
@@ -199,7 +208,38 @@ impl Host {
         if !patch.is_empty() {
             outcome.patch = Some(patch);
         }
+        if is_stop {
+            self.cap_stop_loop(&ev.session_id, loop_count, &mut outcome);
+        }
         outcome
+    }
+
+    /// Read (or, with `set`, write) a session's consecutive stop-block count.
+    fn stop_count(&self, session: &str, set: Option<u32>) -> u32 {
+        let mut counts = self.stop_blocks.lock().unwrap_or_else(|p| p.into_inner());
+        match set {
+            Some(0) => counts.remove(session).map(|_| 0).unwrap_or(0),
+            Some(n) => *counts.entry(session.to_string()).and_modify(|c| *c = n).or_insert(n),
+            None => counts.get(session).copied().unwrap_or(0),
+        }
+    }
+
+    /// Stop hooks that keep blocking would keep the agent working forever: after
+    /// `stop_loop_cap` consecutive blocks in a session, the next block is overridden.
+    fn cap_stop_loop(&self, session: &str, loop_count: u32, outcome: &mut Outcome) {
+        if outcome.decision != VerdictKind::Block {
+            self.stop_count(session, Some(0));
+            return;
+        }
+        if self.stop_loop_cap > 0 && loop_count >= self.stop_loop_cap {
+            tracing::warn!(session, cap = self.stop_loop_cap, "stop hooks blocked too many times in a row; letting the agent stop");
+            outcome.decision = VerdictKind::Pass;
+            outcome.reason = Some(format!("stop hooks blocked {loop_count} times in a row; the stop_loop_cap of {} lets the agent stop", self.stop_loop_cap));
+            outcome.user_message = None;
+            self.stop_count(session, Some(0));
+        } else {
+            self.stop_count(session, Some(loop_count + 1));
+        }
     }
 
     fn record(&self, ev: &HookEvent, hook: &LoadedHook, d: &Decision, ignored: bool, error: Option<&str>, usage: Usage) {

@@ -23,6 +23,10 @@ struct HostArgs {
     /// runs the built-in guard-destructive and redact-secrets plugins.
     #[arg(long, short)]
     config: Option<PathBuf>,
+    /// The config file's format, when detection should not decide: native, everruns,
+    /// docker-agent, claude-code, starchild.
+    #[arg(long, value_name = "FORMAT")]
+    dialect: Option<String>,
     /// Append one audit record (JSON line) per hook invocation to this file.
     #[arg(long)]
     audit: Option<PathBuf>,
@@ -57,6 +61,23 @@ enum Command {
         #[command(flatten)]
         host: HostArgs,
     },
+    /// Inspect configuration.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Print the normalised hook list of a config (any supported format), without loading plugins.
+    Show {
+        #[command(flatten)]
+        host: HostArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the JSON Schema of the native config format.
+    Schema,
 }
 
 /// A failure the user must fix (bad config, bad input): exit code 2.
@@ -98,11 +119,19 @@ fn main() -> ExitCode {
     }
 }
 
-async fn load(args: &HostArgs) -> Result<Host> {
-    let mut config = match &args.config {
-        Some(path) => Config::load(path).map_err(usage)?,
-        None => Config::embedded_default(),
+fn read_config(args: &HostArgs) -> Result<Config> {
+    let format = match &args.dialect {
+        Some(name) => Some(hookhost::config::peer::Format::parse(name).ok_or_else(|| usage(format!("--dialect: unknown format {name:?}; use native, everruns, docker-agent, claude-code or starchild")))?),
+        None => None,
     };
+    Ok(match &args.config {
+        Some(path) => Config::load_as(path, format).map_err(usage)?,
+        None => Config::embedded_default(),
+    })
+}
+
+async fn load(args: &HostArgs) -> Result<Host> {
+    let mut config = read_config(args)?;
     for capability in &args.grant {
         config.grants.grant_all(capability).map_err(|e| usage(format!("--grant: {e}")))?;
     }
@@ -132,6 +161,19 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Replay { host, json, session } => replay(&load(&host).await?, &session, json).await,
+        Command::Config(ConfigCommand::Show { host, json }) => {
+            let config = read_config(&host)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&table::hooks_json(&config))?);
+            } else {
+                print!("{}", table::hooks_table(&config));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Config(ConfigCommand::Schema) => {
+            println!("{}", hookhost::config::schema());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Check { host } => {
             let loaded = load(&host).await?;
             let ids: Vec<&str> = loaded.hook_ids().collect();

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The matcher block of a hook, as written in config.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MatcherSpec {
     /// Exact tool name.
@@ -24,6 +24,17 @@ pub struct MatcherSpec {
     /// Also fires when the extracted value matches; names a deny pattern (seed 000's `guard_rm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deny_regex: Option<String>,
+    /// A Claude Code / docker-agent matcher: `*`, `""` = every tool; only letters, digits, `_`,
+    /// `-`, `,`, `|` and spaces = exact names separated by `|` or `,`; anything else = an
+    /// unanchored regex on the tool name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_pattern: Option<String>,
+    /// A Claude Code permission rule narrowing the hook: `Bash(rm *)`, `Edit(*.ts)`, `Read`.
+    #[serde(default, rename = "if", skip_serializing_if = "Option::is_none")]
+    pub if_rule: Option<String>,
+    /// Starchild: a regex over the event's JSON text; allowed on every event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_regex: Option<String>,
 }
 
 /// One step of a parsed `args_jsonpath`.
@@ -33,6 +44,21 @@ enum Step {
     Index(usize),
 }
 
+/// How a Claude-style tool pattern matches.
+#[derive(Debug, Clone)]
+enum ToolPattern {
+    Any,
+    Names(Vec<String>),
+    Regex(Regex),
+}
+
+/// A compiled Claude Code permission rule: `Tool` or `Tool(glob)`.
+#[derive(Debug, Clone)]
+struct IfRule {
+    tool: String,
+    glob: Option<String>,
+}
+
 /// A compiled matcher.
 #[derive(Debug, Clone)]
 pub struct Matcher {
@@ -40,9 +66,110 @@ pub struct Matcher {
     glob: Option<Vec<String>>,
     path: Option<Vec<Step>>,
     regex: Option<Regex>,
+    pattern: Option<ToolPattern>,
+    if_rule: Option<IfRule>,
+    payload: Option<Regex>,
+}
+
+fn compile_regex(field: &'static str, text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<Regex> {
+    match Regex::new(text) {
+        Ok(re) => Some(re),
+        Err(e) => {
+            let first = e.to_string().lines().last().unwrap_or("").trim().to_string();
+            problems.push((field, format!("invalid regex {text:?}: {first}")));
+            None
+        }
+    }
+}
+
+fn tool_pattern(text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<ToolPattern> {
+    let t = text.trim();
+    if t.is_empty() || t == "*" {
+        return Some(ToolPattern::Any);
+    }
+    if t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ',' | '|' | ' ')) {
+        return Some(ToolPattern::Names(t.split(['|', ',']).map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect()));
+    }
+    compile_regex("tool_pattern", t, problems).map(ToolPattern::Regex)
+}
+
+fn if_rule(text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<IfRule> {
+    let t = text.trim();
+    let (tool, glob) = match t.split_once('(') {
+        Some((tool, rest)) => match rest.strip_suffix(')') {
+            Some(glob) => (tool, Some(glob.to_string())),
+            None => {
+                problems.push(("if", format!("{t:?} is not a permission rule; use Tool or Tool(pattern), e.g. \"Bash(rm *)\"")));
+                return None;
+            }
+        },
+        None => (t, None),
+    };
+    if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        problems.push(("if", format!("{t:?} is not a permission rule; use Tool or Tool(pattern), e.g. \"Bash(rm *)\"")));
+        return None;
+    }
+    Some(IfRule { tool: tool.to_string(), glob })
+}
+
+/// `*` matches any run of characters, `?` one; everything else literally.
+fn glob_match(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+impl IfRule {
+    /// The rule's subject for a tool call: the command of a shell tool, the path of a file tool
+    /// (its file name when the pattern has no `/`), else the first string argument.
+    fn matches(&self, tool: &str, args: Option<&Value>) -> bool {
+        if self.tool != tool {
+            return false;
+        }
+        let Some(glob) = &self.glob else { return true };
+        let get = |k: &str| args.and_then(|a| a.get(k)).and_then(Value::as_str);
+        let subject = match tool {
+            "Bash" | "bash" | "shell" => get("command").or_else(|| get("cmd")),
+            "Edit" | "Write" | "Read" | "MultiEdit" | "NotebookEdit" => get("file_path").or_else(|| get("path")),
+            "WebFetch" => get("url"),
+            _ => args.and_then(Value::as_object).and_then(|o| o.values().find_map(Value::as_str)),
+        };
+        let Some(subject) = subject else { return false };
+        let is_path = matches!(tool, "Edit" | "Write" | "Read" | "MultiEdit" | "NotebookEdit");
+        let subject = if is_path && !glob.contains('/') { subject.rsplit('/').next().unwrap_or(subject) } else { subject };
+        glob_match(glob, subject)
+    }
 }
 
 impl MatcherSpec {
+    /// True when only `payload_regex` is set: the one matcher allowed on non-tool events.
+    pub fn is_payload_only(&self) -> bool {
+        self.payload_regex.is_some()
+            && self.tool_name.is_none()
+            && self.tool_name_glob.is_none()
+            && self.args_jsonpath.is_none()
+            && self.match_regex.is_none()
+            && self.deny_regex.is_none()
+            && self.tool_pattern.is_none()
+            && self.if_rule.is_none()
+    }
+
     /// Compile, collecting every problem as `(field, message)`.
     pub fn compile(&self) -> Result<Matcher, Vec<(&'static str, String)>> {
         let mut problems = Vec::new();
@@ -54,14 +181,7 @@ impl MatcherSpec {
             (None, Some(r)) => ("deny_regex", Some(r)),
             (None, None) => ("match_regex", None),
         };
-        let regex = regex_text.and_then(|text| match Regex::new(text) {
-            Ok(re) => Some(re),
-            Err(e) => {
-                let first = e.to_string().lines().last().unwrap_or("").trim().to_string();
-                problems.push((regex_field, format!("invalid regex {text:?}: {first}")));
-                None
-            }
-        });
+        let regex = regex_text.and_then(|text| compile_regex(regex_field, text, &mut problems));
         if regex_text.is_some() && self.args_jsonpath.is_none() {
             problems.push((regex_field, format!("{regex_field} needs args_jsonpath to say which argument to test (e.g. \"$.command\")")));
         }
@@ -81,10 +201,13 @@ impl MatcherSpec {
                 }
             }
         }
+        let pattern = self.tool_pattern.as_deref().and_then(|p| tool_pattern(p, &mut problems));
+        let if_rule = self.if_rule.as_deref().and_then(|r| if_rule(r, &mut problems));
+        let payload = self.payload_regex.as_deref().and_then(|r| compile_regex("payload_regex", r, &mut problems));
         if !problems.is_empty() {
             return Err(problems);
         }
-        Ok(Matcher { tool_name: self.tool_name.clone(), glob, path, regex })
+        Ok(Matcher { tool_name: self.tool_name.clone(), glob, path, regex, pattern, if_rule, payload })
     }
 }
 
@@ -126,9 +249,32 @@ fn parse_path(text: &str) -> Result<Vec<Step>, String> {
 }
 
 impl Matcher {
+    /// Whether a hook with this matcher fires for this event.
+    pub fn matches_event(&self, ev: &crate::HookEvent) -> bool {
+        if let Some(re) = &self.payload {
+            if !re.is_match(&Value::Object(ev.data.clone()).to_string()) {
+                return false;
+            }
+        }
+        if self.payload.is_some() && !ev.name.is_tool_event() {
+            return true;
+        }
+        self.matches(ev.tool_name(), ev.arguments())
+    }
+
     /// Whether a hook with this matcher fires for this tool call.
     pub fn matches(&self, tool_name: Option<&str>, arguments: Option<&Value>) -> bool {
         let tool = tool_name.unwrap_or("");
+        match &self.pattern {
+            Some(ToolPattern::Names(names)) if !names.iter().any(|n| n == tool) => return false,
+            Some(ToolPattern::Regex(re)) if !re.is_match(tool) => return false,
+            _ => {}
+        }
+        if let Some(rule) = &self.if_rule {
+            if !rule.matches(tool, arguments) {
+                return false;
+            }
+        }
         if let Some(name) = &self.tool_name {
             if name != tool {
                 return false;
@@ -221,5 +367,64 @@ mod tests {
         assert_eq!(lone[0].1, "match_regex needs args_jsonpath to say which argument to test (e.g. \"$.command\")");
         let glob = spec(json!({"tool_name_glob": "a*b"})).compile().unwrap_err();
         assert_eq!(glob[0].0, "tool_name_glob");
+    }
+
+    #[test]
+    fn claude_matcher_table() {
+        let tools = ["Bash", "Edit", "Write", "MultiEdit", "mcp__github__create_issue", "mcp__fs__read", "Read"];
+        let table: &[(&str, &[bool])] = &[
+            ("*", &[true, true, true, true, true, true, true]),
+            ("", &[true, true, true, true, true, true, true]),
+            ("Bash", &[true, false, false, false, false, false, false]),
+            ("Edit|Write", &[false, true, true, false, false, false, false]),
+            ("Edit, Write", &[false, true, true, false, false, false, false]),
+            ("Edit.*", &[false, true, false, true, false, false, false]),
+            ("^Edit$", &[false, true, false, false, false, false, false]),
+            ("mcp__.*", &[false, false, false, false, true, true, false]),
+            ("mcp__github__.*", &[false, false, false, false, true, false, false]),
+            ("Write|Edit|MultiEdit", &[false, true, true, true, false, false, false]),
+            ("read", &[false, false, false, false, false, false, false]),
+            ("ead", &[false, false, false, false, false, false, false]),
+            ("e.d", &[false, false, false, false, false, true, true]),
+        ];
+        for (pattern, want) in table {
+            let m = spec(json!({ "tool_pattern": pattern })).compile().unwrap();
+            for (tool, want) in tools.iter().zip(want.iter()) {
+                assert_eq!(m.matches(Some(tool), None), *want, "pattern {pattern:?} on {tool}");
+            }
+        }
+    }
+
+    #[test]
+    fn claude_if_rule_table() {
+        let cases: &[(&str, &str, Value, bool)] = &[
+            ("Bash(rm *)", "Bash", json!({"command": "rm -rf build"}), true),
+            ("Bash(rm *)", "Bash", json!({"command": "ls; rm x"}), false),
+            ("Bash(rm *)", "Bash", json!({"command": "rmdir x"}), false),
+            ("Bash(git push*)", "Bash", json!({"command": "git push --force"}), true),
+            ("Bash", "Bash", json!({"command": "anything"}), true),
+            ("Bash(rm *)", "Edit", json!({"file_path": "rm x"}), false),
+            ("Edit(*.ts)", "Edit", json!({"file_path": "/repo/src/app.ts"}), true),
+            ("Edit(*.ts)", "Edit", json!({"file_path": "/repo/src/app.tsx"}), false),
+            ("Edit(src/*)", "Edit", json!({"file_path": "src/main.rs"}), true),
+            ("Write(*.env)", "Write", json!({"file_path": "/x/.env"}), true),
+            ("Read(*.pem)", "Read", json!({}), false),
+        ];
+        for (rule, tool, args, want) in cases {
+            let m = spec(json!({ "if": rule })).compile().unwrap();
+            assert_eq!(m.matches(Some(tool), Some(args)), *want, "{rule} on {tool} {args}");
+        }
+        let bad = spec(json!({ "if": "Bash(rm *" })).compile().unwrap_err();
+        assert_eq!(bad[0], ("if", "\"Bash(rm *\" is not a permission rule; use Tool or Tool(pattern), e.g. \"Bash(rm *)\"".to_string()));
+    }
+
+    #[test]
+    fn payload_regex_matches_the_event_text() {
+        let m = spec(json!({ "payload_regex": "rm -rf|mkfs" })).compile().unwrap();
+        let hit = crate::HookEvent::pre_tool_use("bash", json!({"command": "sudo mkfs /dev/sda"}));
+        let miss = crate::HookEvent::pre_tool_use("bash", json!({"command": "ls"}));
+        assert!(m.matches_event(&hit));
+        assert!(!m.matches_event(&miss));
+        assert!(spec(json!({ "payload_regex": "x" })).is_payload_only());
     }
 }

@@ -53,17 +53,22 @@ impl Row {
 }
 
 pub fn render(rows: &[Row]) -> String {
-    let header = ["line", "event", "subject", "decision", "hooks", "reason / error"];
+    let cells: Vec<[String; 6]> = rows.iter().map(|r| r.cells.clone()).collect();
+    grid(["line", "event", "subject", "decision", "hooks", "reason / error"], &cells)
+}
+
+/// Columns padded to their widest cell; the last column is not padded.
+fn grid<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
     let mut widths = header.map(|h| h.chars().count());
     for row in rows {
-        for (w, cell) in widths.iter_mut().zip(&row.cells) {
+        for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let line = |cells: [&str; 6]| {
+    let line = |cells: [&str; N]| {
         let mut out = String::new();
         for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            if i == 5 {
+            if i == N - 1 {
                 out.push_str(cell);
             } else {
                 out.push_str(&format!("{cell:<w$}  "));
@@ -73,7 +78,55 @@ pub fn render(rows: &[Row]) -> String {
     };
     let mut out = line(header);
     for row in rows {
-        out.push_str(&line(row.cells.each_ref().map(String::as_str)));
+        out.push_str(&line(row.each_ref().map(String::as_str)));
     }
     out
+}
+
+fn executor(h: &hookhost::HookSpec) -> String {
+    let mut text = h.plugin.to_string();
+    let s = &h.settings;
+    if let Some(d) = s.get("dialect").and_then(|v| v.as_str()) {
+        text.push_str(&format!(" {d}"));
+    }
+    if let Some(m) = s.get("mode").and_then(|v| v.as_str()) {
+        text.push_str(&format!(" {m}"));
+    }
+    if let Some(c) = s.get("command").and_then(|v| v.as_str()) {
+        text.push_str(&format!(": {}", clip(c, 50)));
+    }
+    text
+}
+
+fn matcher(h: &hookhost::HookSpec) -> String {
+    h.matcher_spec.as_ref().map(|m| serde_json::to_string(m).unwrap_or_default()).unwrap_or_else(|| "-".into())
+}
+
+/// `hookhost config show`: one row per hook, in chain order.
+pub fn hooks_table(config: &hookhost::Config) -> String {
+    let rows: Vec<[String; 6]> = config
+        .hooks
+        .iter()
+        .map(|h| [h.id.clone(), h.event.to_string(), matcher(h), h.limits.timeout.as_millis().to_string(), h.on_error.as_str().to_string(), executor(h)])
+        .collect();
+    let mut out = grid(["id", "event", "matcher", "timeout_ms", "on_error", "executor"], &rows);
+    for id in &config.muted {
+        out.push_str(&format!("(muted by disabled_contributions: {id})\n"));
+    }
+    out
+}
+
+/// `hookhost config show --json`.
+pub fn hooks_json(config: &hookhost::Config) -> serde_json::Value {
+    let hooks: Vec<serde_json::Value> = config
+        .hooks
+        .iter()
+        .map(|h| {
+            serde_json::json!({
+                "id": h.id, "event": h.event.as_str(), "matcher": h.matcher_spec, "timeout_ms": h.limits.timeout.as_millis() as u64,
+                "on_error": h.on_error.as_str(), "plugin": h.plugin.to_string(), "settings": h.settings,
+            })
+        })
+        .collect();
+    serde_json::json!({"hooks": hooks, "muted": config.muted})
 }

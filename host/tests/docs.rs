@@ -41,3 +41,13 @@ fn every_toml_config_in_the_docs_is_valid() {
     }
     assert!(checked >= 2, "found only {checked} config blocks");
 }
+
+#[test]
+fn the_checked_in_json_schema_is_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/config.schema.json");
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        checked_in.trim() == hookhost::config::schema().trim(),
+        "docs/config.schema.json is stale; regenerate it with `cargo run -q -p hookhost -- config schema > docs/config.schema.json`"
+    );
+}
