@@ -192,7 +192,7 @@ fn everruns(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         Some(_) => problems.push("capabilities: must be a list".into()),
         None => {
             raw.hooks = take_config(&doc, "user_hooks", &mut raw, problems);
-            raw.user_path = Some("hooks".into());
+            raw.user_path = Some("user_hooks.hooks".into());
         }
     }
     raw
@@ -347,7 +347,7 @@ fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
             let pattern = group.get("matcher").and_then(Value::as_str).map(str::to_string);
             for (j, h) in group.get("hooks").and_then(Value::as_array).cloned().unwrap_or_default().iter().enumerate() {
                 let hat = format!("{at}[{i}].hooks[{j}]");
-                unknown_keys(&hat, h, &["type", "command", "timeout", "if", "async", "statusMessage"], problems);
+                unknown_keys(&hat, h, &["type", "command", "timeout", "if", "async", "statusMessage", "prompt", "model"], problems);
                 match h.get("type").and_then(Value::as_str) {
                     Some("command") => {}
                     other => {
