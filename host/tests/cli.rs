@@ -134,3 +134,22 @@ fn a_corrupted_precompile_cache_entry_is_replaced_not_executed() {
         assert!(std::fs::metadata(entry).unwrap().len() > 1000, "{} was rewritten", entry.display());
     }
 }
+
+#[test]
+fn config_show_prints_the_normalised_chain_of_a_peer_file() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/config/peers/claude-settings.json");
+    let out = hookhost(&["config", "show", "--config", file], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("id ") && lines[0].ends_with("executor"), "{text}");
+    assert_eq!(lines[1].split_whitespace().take(2).collect::<Vec<_>>(), ["user:pre_tool_use_0", "pre_tool_use"], "{text}");
+    assert!(lines[1].contains(r#"{"tool_pattern":"Bash","if":"Bash(rm *)"}"#), "{text}");
+    assert!(lines[1].contains("builtin:bash-adapter claude-code: echo 'rm is not allowed here'"), "{text}");
+
+    let forced = hookhost(&["config", "show", "--json", "--dialect", "everruns", "--config", file], "");
+    assert_eq!(forced.status.code(), Some(2), "a Claude file read as Everruns");
+    assert!(stderr(&forced).ends_with("  - user_hooks.permissions: unknown field; known fields are hooks, disabled_contributions\n  - user_hooks.hooks: must be a list of hooks"), "{}", stderr(&forced));
+    let bad = hookhost(&["config", "show", "--dialect", "zsh", "--config", file], "");
+    assert_eq!(stderr(&bad), "hookhost: error: --dialect: unknown format \"zsh\"; use native, everruns, docker-agent, claude-code or starchild");
+}

@@ -167,7 +167,14 @@ fn everruns(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         if let Some(list) = config.get("disabled_contributions").and_then(Value::as_array) {
             raw.disabled_contributions.extend(list.iter().filter_map(Value::as_str).map(str::to_string));
         }
-        let hooks = config.get("hooks").and_then(Value::as_array).cloned().unwrap_or_default();
+        let hooks = match config.get("hooks") {
+            None => Vec::new(),
+            Some(Value::Array(list)) => list.clone(),
+            Some(_) => {
+                problems.push(format!("{at}.hooks: must be a list of hooks"));
+                Vec::new()
+            }
+        };
         hooks.iter().enumerate().filter_map(|(i, h)| everruns_hook(&format!("{at}.hooks[{i}]"), h, problems)).collect()
     };
     match doc.get("capabilities") {
