@@ -112,7 +112,8 @@ impl Host {
                     return Err(LoadError::CapabilityNotGranted { hook: spec.id, plugin: plugin.name.clone(), capability: "process:exec", why });
                 }
             }
-            let process_granted = granted && (plugin.imports_process || needs_process(&spec, &plugin).is_some());
+            // Only a plugin that imports `process` can call it at all.
+            let process_granted = granted && plugin.imports_process;
             let settings_json = spec.settings.to_string();
             match plugin.validate_settings(&spec.id, &settings_json, &spec.limits).await {
                 Ok(Ok(())) => {}
@@ -152,9 +153,9 @@ impl Host {
         let name = ev.name.clone();
         let can_block = name.can_block();
         let is_stop = matches!(name, EventName::Stop | EventName::SubagentStop);
-        let loop_count = if is_stop { self.stop_count(&ev.session_id, None) } else { 0 };
+        let loop_count = if is_stop { self.stop_count(&ev.session_id) } else { 0 };
         if name == EventName::UserPromptSubmit {
-            self.stop_count(&ev.session_id, Some(0));
+            self.set_stop_count(&ev.session_id, 0);
         }
         for hook in self.hooks.iter().filter(|h| h.spec.event == name) {
             if let Some(m) = &hook.spec.matcher {
@@ -214,13 +215,18 @@ impl Host {
         outcome
     }
 
-    /// Read (or, with `set`, write) a session's consecutive stop-block count.
-    fn stop_count(&self, session: &str, set: Option<u32>) -> u32 {
+    /// A session's consecutive stop-block count.
+    fn stop_count(&self, session: &str) -> u32 {
+        self.stop_blocks.lock().unwrap_or_else(|p| p.into_inner()).get(session).copied().unwrap_or(0)
+    }
+
+    /// Set a session's consecutive stop-block count (0 forgets the session).
+    fn set_stop_count(&self, session: &str, n: u32) {
         let mut counts = self.stop_blocks.lock().unwrap_or_else(|p| p.into_inner());
-        match set {
-            Some(0) => counts.remove(session).map(|_| 0).unwrap_or(0),
-            Some(n) => *counts.entry(session.to_string()).and_modify(|c| *c = n).or_insert(n),
-            None => counts.get(session).copied().unwrap_or(0),
+        if n == 0 {
+            counts.remove(session);
+        } else {
+            counts.insert(session.to_string(), n);
         }
     }
 
@@ -228,7 +234,7 @@ impl Host {
     /// `stop_loop_cap` consecutive blocks in a session, the next block is overridden.
     fn cap_stop_loop(&self, session: &str, loop_count: u32, outcome: &mut Outcome) {
         if outcome.decision != VerdictKind::Block {
-            self.stop_count(session, Some(0));
+            self.set_stop_count(session, 0);
             return;
         }
         if self.stop_loop_cap > 0 && loop_count >= self.stop_loop_cap {
@@ -236,9 +242,9 @@ impl Host {
             outcome.decision = VerdictKind::Pass;
             outcome.reason = Some(format!("stop hooks blocked {loop_count} times in a row; the stop_loop_cap of {} lets the agent stop", self.stop_loop_cap));
             outcome.user_message = None;
-            self.stop_count(session, Some(0));
+            self.set_stop_count(session, 0);
         } else {
-            self.stop_count(session, Some(loop_count + 1));
+            self.set_stop_count(session, loop_count + 1);
         }
     }
 
@@ -318,9 +324,8 @@ impl Outcome {
     }
 }
 
-#[allow(dead_code)]
-fn _assert_send_sync() {
+// A host is shared across tasks and threads.
+const _: fn() = || {
     fn check<T: Send + Sync>() {}
     check::<Host>();
-    let _ = EventName::PreToolUse;
-}
+};

@@ -146,19 +146,21 @@ fn engine_fingerprint(engine: &Engine) -> String {
 ///
 /// Within one process each distinct component is compiled or loaded once, however many hosts
 /// load it; concurrent loads of the same bytes wait for the first.
-pub fn load_component(engine: &Engine, bytes: &[u8], cache: Option<&Path>) -> wasmtime::Result<Component> {
+/// `digest` is the hex sha256 of `bytes` (the caller has it already; hashing a 12 MB plugin
+/// costs tens of milliseconds).
+pub fn load_component(engine: &Engine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
     type Cell = Arc<OnceLock<Result<Component, String>>>;
     static LOADED: OnceLock<Mutex<HashMap<(String, Option<PathBuf>), Cell>>> = OnceLock::new();
-    let key = (sha256_hex(bytes), cache.map(Path::to_path_buf));
+    let key = (digest.to_string(), cache.map(Path::to_path_buf));
     let cell = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner()).entry(key).or_default().clone();
-    cell.get_or_init(|| load_uncached(engine, bytes, cache).map_err(|e| format!("{e:#}")))
+    cell.get_or_init(|| load_uncached(engine, bytes, digest, cache).map_err(|e| format!("{e:#}")))
         .clone()
         .map_err(wasmtime::Error::msg)
 }
 
-fn load_uncached(engine: &Engine, bytes: &[u8], cache: Option<&Path>) -> wasmtime::Result<Component> {
+fn load_uncached(engine: &Engine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
     let Some(dir) = cache else { return Component::new(engine, bytes) };
-    let path = dir.join(format!("{}-{}.cwasm", sha256_hex(bytes), engine_fingerprint(engine)));
+    let path = dir.join(format!("{digest}-{}.cwasm", engine_fingerprint(engine)));
     if path.exists() {
         // SAFETY: the file was written by `precompile_component` below, under a name that
         // pins the source digest and this engine's configuration. The cache directory must be

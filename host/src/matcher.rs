@@ -252,7 +252,7 @@ impl Matcher {
     /// Whether a hook with this matcher fires for this event.
     pub fn matches_event(&self, ev: &crate::HookEvent) -> bool {
         if let Some(re) = &self.payload {
-            if !re.is_match(&Value::Object(ev.data.clone()).to_string()) {
+            if !re.is_match(&serde_json::to_string(&ev.data).unwrap_or_default()) {
                 return false;
             }
         }

@@ -161,7 +161,8 @@ impl Plugin {
     pub fn load(engine: &Engine, linker: &Linker<State>, hook: &str, name: &str, bytes: &[u8], cache: Option<&Path>) -> Result<Plugin, LoadError> {
         let not_component = |reason: String, fix: &'static str| LoadError::NotAComponent { hook: hook.into(), plugin: name.into(), reason, fix };
         sniff(bytes).map_err(|(reason, fix)| not_component(reason, fix))?;
-        let component = engine::load_component(engine, bytes, cache)
+        let digest = engine::sha256_hex(bytes);
+        let component = engine::load_component(engine, bytes, &digest, cache)
             .map_err(|e| not_component(format!("it does not validate ({})", first_line(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
         let imports_process = check_shape(engine, &component, hook, name)?;
         let instance_pre = linker.instantiate_pre(&component).map_err(|e| LoadError::UnsupportedImport {
@@ -175,7 +176,7 @@ impl Plugin {
             expected: wit::HANDLER_EXPORT,
             found: first_line(&e),
         })?;
-        Ok(Plugin { name: name.into(), digest: engine::sha256_hex(bytes), imports_process, pre })
+        Ok(Plugin { name: name.into(), digest, imports_process, pre })
     }
 
     /// Call `validate-settings` once, in a fresh store with the hook's limits.

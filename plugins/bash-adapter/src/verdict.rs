@@ -71,7 +71,7 @@ pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision,
             } else if stdout.is_empty() {
                 Decision::pass()
             } else if stdout.starts_with('{') {
-                peer_json(dialect, event, &object(stdout)?)
+                peer_json(dialect, &object(stdout)?)
             } else if plain_text_is_context(dialect, event) {
                 Decision::pass().add_context(stdout)
             } else {
@@ -137,7 +137,7 @@ fn everruns(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> R
 }
 
 /// docker-agent (snake_case) and Claude Code (camelCase) JSON outputs.
-fn peer_json(dialect: Dialect, event: &Event, v: &Value) -> Decision {
+fn peer_json(dialect: Dialect, v: &Value) -> Decision {
     let claude = dialect == Dialect::ClaudeCode;
     let (spec_key, perm, perm_reason, updated_input, context, updated_output, system) = if claude {
         ("hookSpecificOutput", "permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext", "updatedToolOutput", "systemMessage")
@@ -190,7 +190,6 @@ fn peer_json(dialect: Dialect, event: &Event, v: &Value) -> Decision {
     if let Some(m) = text(v, system) {
         d.effects.push(Effect::NotifyUser(m));
     }
-    let _ = event;
     d
 }
 
