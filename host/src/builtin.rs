@@ -3,12 +3,12 @@
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
-/// The component bytes of a built-in plugin.
-pub fn get(name: &str) -> Option<&'static [u8]> {
-    BUILTINS.iter().find(|(n, _)| *n == name).map(|(_, bytes)| *bytes)
+/// The component bytes of a built-in plugin and their hex sha256 (computed at build time).
+pub fn get(name: &str) -> Option<(&'static [u8], &'static str)> {
+    BUILTINS.iter().find(|(n, ..)| *n == name).map(|(_, bytes, digest)| (*bytes, *digest))
 }
 
 /// The names of every built-in plugin.
 pub fn names() -> impl Iterator<Item = &'static str> {
-    BUILTINS.iter().map(|(n, _)| *n)
+    BUILTINS.iter().map(|(n, ..)| *n)
 }

@@ -90,10 +90,13 @@ impl Host {
             let plugin = match plugins.get(&spec.plugin) {
                 Some(p) => p.clone(),
                 None => {
-                    let bytes: std::borrow::Cow<[u8]> = match &spec.plugin {
-                        PluginRef::Builtin(name) => crate::builtin::get(name).expect("validated at parse").into(),
+                    let (bytes, digest): (std::borrow::Cow<[u8]>, Option<&str>) = match &spec.plugin {
+                        PluginRef::Builtin(name) => {
+                            let (bytes, digest) = crate::builtin::get(name).expect("validated at parse");
+                            (bytes.into(), Some(digest))
+                        }
                         PluginRef::Path(path) => match std::fs::read(path) {
-                            Ok(b) => b.into(),
+                            Ok(b) => (b.into(), None),
                             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                                 return Err(LoadError::PluginMissing { hook: spec.id, path: path.clone() })
                             }
@@ -101,7 +104,7 @@ impl Host {
                         },
                     };
                     let name = spec.plugin.to_string();
-                    let p = Arc::new(Plugin::load(engine, &linker, &spec.id, &name, &bytes, cache.as_deref())?);
+                    let p = Arc::new(Plugin::load(engine, &linker, &spec.id, &name, &bytes, digest, cache.as_deref())?);
                     plugins.insert(spec.plugin.clone(), p.clone());
                     p
                 }

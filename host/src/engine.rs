@@ -158,7 +158,7 @@ pub fn load_component(engine: &Engine, bytes: &[u8], digest: &str, cache: Option
         .map_err(wasmtime::Error::msg)
 }
 
-fn load_uncached(engine: &Engine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
+pub(crate) fn load_uncached(engine: &Engine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
     let Some(dir) = cache else { return Component::new(engine, bytes) };
     let path = dir.join(format!("{digest}-{}.cwasm", engine_fingerprint(engine)));
     if path.exists() {

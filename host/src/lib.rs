@@ -24,6 +24,8 @@ mod engine;
 mod error;
 mod event;
 pub mod matcher;
+#[doc(hidden)]
+pub mod perf;
 mod plugin;
 mod process;
 mod wit;

@@ -7,6 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bench;
 mod table;
 
 /// Run agent lifecycle hooks as sandboxed WebAssembly components.
@@ -64,6 +65,23 @@ enum Command {
     /// Inspect configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Measure one policy (block destructive shell commands) four ways side by side: wasm hook,
+    /// bash adapter sandbox, bash + jq spawned per call, native binary spawned per call.
+    Bench {
+        /// Seconds to spend on each way (at least one round of the payload mix runs).
+        #[arg(long, default_value_t = 3.0, value_parser = positive_seconds, allow_negative_numbers = true)]
+        seconds: f64,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn positive_seconds(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v <= 3600.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a number of seconds between 0 and 3600")),
+    }
 }
 
 #[derive(Subcommand)]
@@ -172,6 +190,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Config(ConfigCommand::Schema) => {
             println!("{}", hookhost::config::schema());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { seconds, json } => {
+            let report = bench::run(seconds).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", bench::render(&report));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Check { host } => {

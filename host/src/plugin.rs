@@ -157,11 +157,12 @@ fn sniff(bytes: &[u8]) -> Result<(), (String, &'static str)> {
 }
 
 impl Plugin {
-    /// Load a plugin for `hook` from bytes. `name` is how messages refer to it.
-    pub fn load(engine: &Engine, linker: &Linker<State>, hook: &str, name: &str, bytes: &[u8], cache: Option<&Path>) -> Result<Plugin, LoadError> {
+    /// Load a plugin for `hook` from bytes. `name` is how messages refer to it; `digest` is the
+    /// bytes' hex sha256 when it is known already (built-ins), else it is computed here.
+    pub fn load(engine: &Engine, linker: &Linker<State>, hook: &str, name: &str, bytes: &[u8], digest: Option<&str>, cache: Option<&Path>) -> Result<Plugin, LoadError> {
         let not_component = |reason: String, fix: &'static str| LoadError::NotAComponent { hook: hook.into(), plugin: name.into(), reason, fix };
         sniff(bytes).map_err(|(reason, fix)| not_component(reason, fix))?;
-        let digest = engine::sha256_hex(bytes);
+        let digest = digest.map_or_else(|| engine::sha256_hex(bytes), str::to_string);
         let component = engine::load_component(engine, bytes, &digest, cache)
             .map_err(|e| not_component(format!("it does not validate ({})", first_line(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
         let imports_process = check_shape(engine, &component, hook, name)?;
@@ -197,14 +198,9 @@ impl Plugin {
         .await
     }
 
-    async fn run<R: Send + 'static>(
-        &self,
-        hook_id: &str,
-        limits: &Limits,
-        process_granted: bool,
-        call: impl for<'a> FnOnce(&'a Hook, &'a mut Store<State>) -> std::pin::Pin<Box<dyn std::future::Future<Output = wasmtime::Result<R>> + Send + 'a>> + Send,
-    ) -> (Result<R, HookError>, Usage) {
-        let started = Instant::now();
+    /// A fresh store with the hook's limits: deny-by-default WASI with captured stdio, the
+    /// memory limiter, fuel and the epoch deadline. Also returns the captured stderr.
+    fn store(&self, hook_id: &str, limits: &Limits, process_granted: bool, started: Instant) -> Result<(Store<State>, MemoryOutputPipe), HookError> {
         let stderr = MemoryOutputPipe::new(STDIO_CAP);
         let wasi = WasiCtx::builder().stdout(MemoryOutputPipe::new(STDIO_CAP)).stderr(stderr.clone()).build();
         let state = State {
@@ -218,11 +214,33 @@ impl Plugin {
         };
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|s| &mut s.limiter);
-        if let Err(e) = store.set_fuel(limits.fuel) {
-            return (Err(HookError::Instantiate(first_line(&e))), Usage::default());
-        }
+        store.set_fuel(limits.fuel).map_err(|e| HookError::Instantiate(first_line(&e)))?;
         store.set_epoch_deadline(engine::ticks_for(limits.timeout));
         store.epoch_deadline_trap();
+        Ok((store, stderr))
+    }
+
+    /// Instantiate, handle one event, and keep the instance alive (the benchmarks measure the
+    /// resident memory of live instances with this).
+    pub(crate) async fn handle_and_keep(&self, event: wit::WitEvent, ctx: wit::Context, limits: &Limits) -> Result<impl Send, HookError> {
+        let (mut store, _stderr) = self.store("bench", limits, false, Instant::now())?;
+        let hook = self.pre.instantiate_async(&mut store).await.map_err(|e| HookError::Instantiate(first_line(&e)))?;
+        hook.hookhost_hooks_handler().call_handle(&mut store, &event, &ctx).await.map_err(|e| HookError::Trap(first_line(&e)))?.map_err(HookError::Guest)?;
+        Ok((store, hook))
+    }
+
+    async fn run<R: Send + 'static>(
+        &self,
+        hook_id: &str,
+        limits: &Limits,
+        process_granted: bool,
+        call: impl for<'a> FnOnce(&'a Hook, &'a mut Store<State>) -> std::pin::Pin<Box<dyn std::future::Future<Output = wasmtime::Result<R>> + Send + 'a>> + Send,
+    ) -> (Result<R, HookError>, Usage) {
+        let started = Instant::now();
+        let (mut store, stderr) = match self.store(hook_id, limits, process_granted, started) {
+            Ok(s) => s,
+            Err(e) => return (Err(e), Usage::default()),
+        };
         let work = async {
             let hook = self.pre.instantiate_async(&mut store).await.map_err(|e| (e, true))?;
             call(&hook, &mut store).await.map_err(|e| (e, false))

@@ -153,3 +153,61 @@ fn config_show_prints_the_normalised_chain_of_a_peer_file() {
     let bad = hookhost(&["config", "show", "--dialect", "zsh", "--config", file], "");
     assert_eq!(stderr(&bad), "hookhost: error: --dialect: unknown format \"zsh\"; use native, everruns, docker-agent, claude-code or starchild");
 }
+
+#[test]
+fn bench_runs_the_four_ways_and_checks_every_decision() {
+    let out = hookhost(&["bench", "--seconds", "0", "--json"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["payloads"], 12);
+    assert_eq!(report["blocked"], 4);
+    let ways = report["ways"].as_array().unwrap();
+    let names: Vec<&str> = ways.iter().map(|w| w["way"].as_str().unwrap()).collect();
+    assert_eq!(names, ["wasm", "sandbox", "bash-jq", "native"]);
+    let jq = std::env::split_paths(&std::env::var_os("PATH").unwrap()).any(|d| d.join("jq").is_file());
+    for w in ways {
+        if w["way"] == "bash-jq" && !jq {
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "jq is required in CI (.ci/run installs it)");
+            assert_eq!(w["skipped"], "jq is not on PATH (install it: apt-get install jq)");
+            continue;
+        }
+        assert!(w.get("skipped").is_none(), "{w}");
+        // At least one timed round of the 12 payloads after the checked warm-up round.
+        assert!(w["calls"].as_u64().unwrap() >= 12, "{w}");
+        assert!(w["p50_us"].as_f64().unwrap() > 0.0 && w["p99_us"].as_f64().unwrap() >= w["p50_us"].as_f64().unwrap(), "{w}");
+    }
+    assert_eq!(ways[0]["p50_vs_wasm"], 1.0);
+}
+
+#[test]
+fn bench_rejects_a_bad_duration() {
+    for bad in ["-1", "abc", "1e9"] {
+        let out = hookhost(&["bench", "--seconds", bad], "");
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(stderr(&out).contains(&format!("{bad:?} is not a number of seconds between 0 and 3600")), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn native_guard_follows_the_claude_code_contract() {
+    let guard = |stdin: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost-native-guard"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = guard(r#"{"tool_name":"Bash","tool_input":{"command":"mkfs.ext4 /dev/sda"}}"#);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), "destructive command blocked: mkfs.ext4 formats a filesystem");
+    let out = guard(r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#);
+    assert_eq!(out.status.code(), Some(0));
+    let out = guard(r#"{"tool_name":"Read","tool_input":{"path":"x"}}"#);
+    assert_eq!(out.status.code(), Some(0));
+    let out = guard("not json");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("hookhost-native-guard: stdin is not JSON: "), "{}", stderr(&out));
+}
