@@ -52,6 +52,15 @@ fn dispatch(c: &mut Criterion) {
     g.bench_function("chain_of_10", |b| b.iter(|| rt.block_on(chain.dispatch(&ls))));
     g.bench_function("rewrite_input", |b| b.iter(|| rt.block_on(redact.dispatch(&secret))));
     g.finish();
+
+    // The layers under one guard dispatch: a fresh store + instance alone, then instance +
+    // `handle` without the host's chain, matchers and bookkeeping.
+    let plugin = perf::load("guard-destructive", hookhost::EventName::PreToolUse).unwrap();
+    rt.block_on(plugin.handle(&ls)).unwrap();
+    let mut g = c.benchmark_group("floor");
+    g.bench_function("instantiate_only", |b| b.iter(|| rt.block_on(plugin.instantiate()).unwrap()));
+    g.bench_function("instantiate_and_handle", |b| b.iter(|| rt.block_on(plugin.handle(&ls)).unwrap()));
+    g.finish();
 }
 
 /// Loading a plugin: from the precompile cache (mmap) against compiling it.

@@ -24,12 +24,13 @@ fn main() {
     let mut kept = Vec::new();
     for name in ["guard-destructive", "redact-secrets"] {
         // One instance first, so code pages and one-time set-up are not counted.
-        let warm = rt.block_on(perf::live_instances(name, &ls, 1)).unwrap();
+        let plugin = perf::load(name, hookhost::EventName::PreToolUse).unwrap();
+        let warm = rt.block_on(plugin.live_instances(&ls, 1)).unwrap();
         let before = perf::resident_bytes().unwrap();
-        let live = rt.block_on(perf::live_instances(name, &ls, LIVE)).unwrap();
+        let live = rt.block_on(plugin.live_instances(&ls, LIVE)).unwrap();
         let after = perf::resident_bytes().unwrap();
         println!("  {name:<20} {:>7.1} KiB per instance", (after.saturating_sub(before)) as f64 / LIVE as f64 / 1024.0);
-        kept.push((warm, live));
+        kept.push((plugin, warm, live));
     }
     drop(kept);
 

@@ -17,27 +17,50 @@ pub fn load_builtin(name: &str, cache: Option<&Path>) -> Result<Duration, String
     Ok(started.elapsed())
 }
 
-/// Instances kept alive by `live_instances`.
-pub struct LiveInstances(#[allow(dead_code)] Vec<Box<dyn Send>>);
+/// A built-in plugin loaded on its own (no host), with the default limits.
+pub struct Loaded {
+    plugin: crate::plugin::Plugin,
+    limits: Limits,
+}
 
-/// Load a built-in plugin and create `n` instances of it, each after handling `event`, all
-/// kept alive: the resident memory they add is what a live instance costs.
-pub async fn live_instances(name: &str, event: &HookEvent, n: usize) -> Result<LiveInstances, String> {
+/// Load a built-in plugin for the layer-by-layer benchmarks.
+pub fn load(name: &str, event: crate::EventName) -> Result<Loaded, String> {
     let engine = engine::engine()?;
     let linker = crate::plugin::linker(engine).map_err(|e| format!("{e:#}"))?;
     let (bytes, digest) = crate::builtin::get(name).ok_or_else(|| format!("no built-in plugin {name}"))?;
-    let plugin = crate::plugin::Plugin::load(engine, &linker, "bench", name, bytes, Some(digest), None).map_err(|e| e.to_string())?;
+    let cache = engine::cache_dir(None);
+    let plugin = crate::plugin::Plugin::load(engine, &linker, "bench", name, bytes, Some(digest), cache.as_deref()).map_err(|e| e.to_string())?;
     // The default limits, as a config without a `limits` table gives them.
-    let toml = format!("[[hooks]]\nevent = \"{}\"\nexecutor = {{ plugin = \"builtin:{name}\" }}\n", event.name);
+    let toml = format!("[[hooks]]\nevent = \"{event}\"\nexecutor = {{ plugin = \"builtin:{name}\" }}\n");
     let config = crate::Config::parse(&toml, Path::new("bench.toml"), Path::new(".")).map_err(|e| e.to_string())?;
-    let limits: Limits = config.hooks[0].limits;
-    let mut live: Vec<Box<dyn Send>> = Vec::with_capacity(n);
-    for _ in 0..n {
-        let (ev, ctx) = wit::to_wit(event, "bench", "{}", 0);
-        live.push(Box::new(plugin.handle_and_keep(ev, ctx, &limits).await.map_err(|e| e.to_string())?));
-    }
-    Ok(LiveInstances(live))
+    Ok(Loaded { plugin, limits: config.hooks[0].limits })
 }
+
+impl Loaded {
+    /// A fresh store and instance; no call.
+    pub async fn instantiate(&self) -> Result<(), String> {
+        self.plugin.instantiate_only(&self.limits).await.map_err(|e| e.to_string())
+    }
+
+    /// A fresh instance handling `event` (no matcher, no chain, no audit).
+    pub async fn handle(&self, event: &HookEvent) -> Result<(), String> {
+        let (ev, ctx) = wit::to_wit(event, "bench", "{}", 0);
+        self.plugin.handle("bench", ev, ctx, &self.limits, false).await.0.map_err(|e| e.to_string())?.map(drop)
+    }
+
+    /// `n` instances that each handled `event`, all kept alive.
+    pub async fn live_instances(&self, event: &HookEvent, n: usize) -> Result<LiveInstances, String> {
+        let mut live: Vec<Box<dyn Send>> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (ev, ctx) = wit::to_wit(event, "bench", "{}", 0);
+            live.push(Box::new(self.plugin.handle_and_keep(ev, ctx, &self.limits).await.map_err(|e| e.to_string())?));
+        }
+        Ok(LiveInstances(live))
+    }
+}
+
+/// Instances kept alive by `live_instances`.
+pub struct LiveInstances(#[allow(dead_code)] Vec<Box<dyn Send>>);
 
 /// This process's resident set, in bytes (Linux; `None` elsewhere).
 pub fn resident_bytes() -> Option<u64> {

@@ -229,6 +229,13 @@ impl Plugin {
         Ok((store, hook))
     }
 
+    /// Create a fresh store and instantiate, calling nothing (the benchmarks' floor).
+    pub(crate) async fn instantiate_only(&self, limits: &Limits) -> Result<(), HookError> {
+        let (mut store, _stderr) = self.store("bench", limits, false, Instant::now())?;
+        self.pre.instantiate_async(&mut store).await.map_err(|e| HookError::Instantiate(first_line(&e)))?;
+        Ok(())
+    }
+
     async fn run<R: Send + 'static>(
         &self,
         hook_id: &str,
