@@ -262,6 +262,8 @@ impl Host {
             "hook.completed"
         );
         let Some(audit) = &self.audit else { return };
+        // A block's record is on disk before the block is returned.
+        let durable = !ignored && d.verdict.stops_chain();
         audit.append(&AuditRecord {
             ts: now_rfc3339(),
             hook_id: hook.spec.id.clone(),
@@ -281,7 +283,7 @@ impl Host {
             peak_memory: usage.peak_memory,
             error: error.map(str::to_string),
             on_error: error.map(|_| hook.spec.on_error.as_str()),
-        });
+        }, durable);
     }
 }
 

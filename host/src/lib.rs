@@ -30,7 +30,7 @@ mod plugin;
 mod process;
 mod wit;
 
-pub use audit::{AuditLog, AuditRecord};
+pub use audit::{verify as verify_audit_log, AuditLog, AuditOpenError, AuditRecord, ChainBroken, Verified};
 pub use config::{Config, ConfigError, HookSpec, OnError, PluginRef};
 pub use decision::{Decision, Effect, Verdict, VerdictKind};
 pub use dispatch::{HookTrace, Host, Outcome};

@@ -65,6 +65,9 @@ enum Command {
     /// Inspect configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Work with audit logs.
+    #[command(subcommand)]
+    Audit(AuditCommand),
     /// Measure one policy (block destructive shell commands) four ways side by side: wasm hook,
     /// bash adapter sandbox, bash + jq spawned per call, native binary spawned per call.
     Bench {
@@ -82,6 +85,16 @@ fn positive_seconds(s: &str) -> std::result::Result<f64, String> {
         Ok(v) if v.is_finite() && v >= 0.0 && v <= 3600.0 => Ok(v),
         _ => Err(format!("{s:?} is not a number of seconds between 0 and 3600")),
     }
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Check an audit log's hash chain: exit 0 and print the record count and head hash when
+    /// intact; exit 1 naming the first line that was edited, removed or reordered.
+    Verify {
+        /// The audit log (JSONL) to check.
+        file: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -191,6 +204,20 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Config(ConfigCommand::Schema) => {
             println!("{}", hookhost::config::schema());
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Audit(AuditCommand::Verify { file }) => {
+            let text = std::fs::read(&file).map_err(|e| usage(format!("cannot read the audit log {}: {e}", file.display())))?;
+            let text = String::from_utf8(text).map_err(|_| usage(format!("{}: not UTF-8 text, so not a hookhost audit log", file.display())))?;
+            match hookhost::verify_audit_log(&text) {
+                Ok(v) => {
+                    println!("ok: {} records, chain intact; head hash {}", v.records, v.head);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(broken) => {
+                    eprintln!("hookhost: {}:{}: {}", file.display(), broken.line, broken.problem);
+                    Ok(ExitCode::from(1))
+                }
+            }
         }
         Command::Bench { seconds, json } => {
             let report = bench::run(seconds).await?;

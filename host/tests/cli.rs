@@ -211,3 +211,61 @@ fn native_guard_follows_the_claude_code_contract() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).starts_with("hookhost-native-guard: stdin is not JSON: "), "{}", stderr(&out));
 }
+
+#[test]
+fn audit_verify_accepts_an_intact_log_and_names_the_first_broken_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let log_s = log.display().to_string();
+    let session = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/session.jsonl");
+    let out = hookhost(&["replay", "--json", "--audit", &log_s, session], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = hookhost(&["audit", "verify", &log_s], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let n = text.lines().count();
+    assert!(n >= 5, "{text}");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.starts_with(&format!("ok: {n} records, chain intact; head hash ")), "{printed}");
+
+    // A second run appends to the same chain.
+    let out = hookhost(&["replay", "--json", "--audit", &log_s, session], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = hookhost(&["audit", "verify", &log_s], "");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(&format!("ok: {} records", 2 * n)), "{}", stderr(&out));
+
+    // Turn a recorded block into a pass.
+    let lines: Vec<&str> = text.lines().collect();
+    let block = lines.iter().position(|l| l.contains(r#""decision":"block""#)).expect("the session has a block");
+    let mut edited: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    edited[block] = edited[block].replace(r#""decision":"block""#, r#""decision":"pass""#);
+    let bad = write(dir.path(), "edited.jsonl", (edited.join("\n") + "\n").as_bytes());
+    let out = hookhost(&["audit", "verify", &bad], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), format!("hookhost: {bad}:{}: record {block} does not match its hash: it was edited", block + 1));
+
+    // Drop a record.
+    let mut removed: Vec<&str> = lines.clone();
+    removed.remove(1);
+    let bad = write(dir.path(), "removed.jsonl", (removed.join("\n") + "\n").as_bytes());
+    let out = hookhost(&["audit", "verify", &bad], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), format!("hookhost: {bad}:2: record 2 where record 1 should be: records were removed or reordered"));
+
+    let out = hookhost(&["audit", "verify", &dir.path().join("missing.jsonl").display().to_string()], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with("hookhost: error: cannot read the audit log "), "{}", stderr(&out));
+}
+
+#[test]
+fn a_torn_audit_log_is_refused_not_appended_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let torn = write(dir.path(), "torn.jsonl", br#"{"seq":0,"prev":"00"#);
+    let out = hookhost(&["run", "--audit", &torn], r#"{"event":"session_start","data":{}}"#);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!("hookhost: error: cannot open the audit log {torn}: its last line is not a complete hookhost audit record (it ends without a newline: a write was cut short); check it with `hookhost audit verify` and point the host at a new file; check --audit")
+    );
+    assert_eq!(std::fs::read_to_string(&torn).unwrap(), r#"{"seq":0,"prev":"00"#);
+}
