@@ -23,6 +23,9 @@ pub enum LoadError {
     #[error("{hook}: plugin {plugin} does not export {expected}; it exports [{found}]. Build it against the `hook` world of wit/hooks.wit (in Rust: hookhost-sdk's export_hook!)")]
     WrongWorld { hook: String, plugin: String, expected: &'static str, found: String },
 
+    #[error("{hook}: plugin {plugin} was built for {found}, a version of the hook contract this hookhost does not speak (it speaks {expected}); rebuild the plugin against this hookhost's wit/hooks.wit, or run a hookhost that supports {found}")]
+    WitVersion { hook: String, plugin: String, expected: &'static str, found: String },
+
     #[error("{hook}: plugin {plugin} imports {import}, which hookhost does not provide; plugins may import WASI 0.2 and hookhost:hooks/log@0.1.0 only")]
     UnsupportedImport { hook: String, plugin: String, import: String },
 

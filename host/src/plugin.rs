@@ -316,6 +316,12 @@ fn check_shape(engine: &Engine, component: &Component, hook: &str, name: &str) -
     let ty = component.component_type();
     let exports: Vec<String> = ty.exports(engine).map(|(n, _)| n.to_string()).collect();
     if !exports.iter().any(|n| n == wit::HANDLER_EXPORT) {
+        // The same interface at another version: say so, rather than "wrong world".
+        let unversioned = wit::HANDLER_EXPORT.split('@').next().unwrap_or_default();
+        if let Some(other) = exports.iter().find(|n| n.split('@').next() == Some(unversioned)) {
+            let package = |export: &str| export.replace("/handler", "");
+            return Err(LoadError::WitVersion { hook: hook.into(), plugin: name.into(), expected: wit::PACKAGE, found: package(other) });
+        }
         return Err(LoadError::WrongWorld {
             hook: hook.into(),
             plugin: name.into(),

@@ -20,6 +20,8 @@ pub use t::Event as WitEvent;
 
 /// The exported interface name every hook plugin must have.
 pub const HANDLER_EXPORT: &str = "hookhost:hooks/handler@0.1.0";
+/// The WIT package (and version) this host implements.
+pub const PACKAGE: &str = "hookhost:hooks@0.1.0";
 /// The interfaces hookhost provides to plugins (besides deny-by-default WASI).
 pub const LOG_IMPORT: &str = "hookhost:hooks/log@0.1.0";
 pub const TYPES_IMPORT: &str = "hookhost:hooks/types@0.1.0";

@@ -77,3 +77,42 @@ async fn a_plugin_importing_process_needs_the_grant() {
     assert_eq!(out.hooks[0].error, None);
     assert_eq!(serde_json::to_value(&out.effects).unwrap(), serde_json::json!([{"type": "add_context", "text": "from the host"}]));
 }
+
+/// A plugin that cannot even be instantiated is refused at load (its `validate-settings` call is
+/// the first instantiation), within its limits, and no host exists afterwards.
+async fn refused_in_bounded_time(path: &str) -> LoadError {
+    let started = std::time::Instant::now();
+    let toml = format!("[[hooks]]\nid = \"h\"\nevent = \"pre_tool_use\"\ntimeout_ms = 500\nexecutor = {{ plugin = {path:?}, memory_mib = 64 }}\n");
+    let err = try_host(&toml).await.err().unwrap_or_else(|| panic!("{path} loaded"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
+    err
+}
+
+#[tokio::test]
+async fn a_plugin_that_loops_while_instantiating_is_refused_at_load() {
+    let err = refused_in_bounded_time(fixtures::START_LOOP).await;
+    let text = err.to_string();
+    let prefix = format!("user:h: plugin {} failed while checking its settings: ", fixtures::START_LOOP);
+    assert!(text.starts_with(&prefix), "{text}");
+    let cause = &text[prefix.len()..];
+    assert!(
+        cause == hookhost::HookError::OutOfFuel(100_000_000).to_string() || cause == hookhost::HookError::Timeout(std::time::Duration::from_millis(500)).to_string(),
+        "{cause}"
+    );
+}
+
+#[tokio::test]
+async fn a_plugin_declaring_a_huge_initial_memory_is_refused_at_load() {
+    let err = refused_in_bounded_time(fixtures::BIG_MEMORY).await;
+    assert_eq!(err.to_string(), format!("user:h: plugin {} failed while checking its settings: {}", fixtures::BIG_MEMORY, hookhost::HookError::MemoryLimit(64 << 20)));
+}
+
+#[tokio::test]
+async fn a_plugin_for_an_unknown_wit_version_says_which_versions() {
+    let err = try_host(&with_plugin(fixtures::FUTURE_WIT)).await.err().unwrap();
+    assert!(matches!(err, LoadError::WitVersion { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!("user:h: plugin {} was built for hookhost:hooks@0.2.0, a version of the hook contract this hookhost does not speak (it speaks hookhost:hooks@0.1.0); rebuild the plugin against this hookhost's wit/hooks.wit, or run a hookhost that supports hookhost:hooks@0.2.0", fixtures::FUTURE_WIT)
+    );
+}

@@ -2,7 +2,9 @@
 //! can misbehave and then serve a normal event:
 //! `loop` spins forever, `bomb` allocates until stopped, `huge` asks for 1 GiB at once,
 //! `panic` panics, `recurse` recurses without bound, `sleep` parks in a host call (WASI sleep),
-//! `flood` writes to stdout without end, `probe` reports what the sandbox lets it reach;
+//! `flood` writes to stdout without end, `probe` reports what the sandbox lets it reach,
+//! `trap` executes `unreachable`, `bigdecision` returns a 50 MB reason, `logflood` logs 1 MB
+//! and then allows, `wrongeffect` rewrites the output of a call that has not run yet;
 //! anything else allows.
 
 use hookhost_sdk::prelude::*;
@@ -55,6 +57,25 @@ impl Hook for Hostile {
                 let args = std::env::args().count().to_string();
                 Ok(Decision::pass().annotate("env", env).annotate("file", file).annotate("dir", dir).annotate("net", net).annotate("args", args))
             }
+            "trap" => {
+                #[cfg(target_arch = "wasm32")]
+                core::arch::wasm32::unreachable();
+                #[cfg(not(target_arch = "wasm32"))]
+                unreachable!()
+            }
+            "bigdecision" => {
+                // SAFETY: all bytes are ASCII.
+                let reason = unsafe { String::from_utf8_unchecked(vec![b'x'; 50 << 20]) };
+                Ok(Decision::block(reason))
+            }
+            "logflood" => {
+                let line = "y".repeat(1024);
+                for _ in 0..1024 {
+                    hookhost_sdk::log::warn(&line);
+                }
+                Ok(Decision::allow_because("logged"))
+            }
+            "wrongeffect" => Ok(Decision::pass().rewrite_output(hookhost_sdk::serde_json::json!("forged"))),
             _ => Ok(Decision::allow_because("behaved")),
         }
     }
