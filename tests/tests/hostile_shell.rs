@@ -106,3 +106,39 @@ async fn children_do_not_outlive_the_hook() {
     std::thread::sleep(Duration::from_millis(200));
     assert!(!running(&format!("sleep {marker}")), "a child of the timed-out hook survived it");
 }
+
+#[tokio::test]
+async fn sleeping_past_the_deadline_is_cut_off() {
+    for mode in modes() {
+        // In the sandbox bashkit's sleep is virtual time on the same clock as the deadline.
+        contained(mode, "claude-code", &[("command", "sleep 30; echo '{}'")], "timed out").await;
+    }
+}
+
+/// An 8 MB tool input reaches the hook whole on stdin (the hook counts it), in bounded time, and
+/// the host's resident memory does not grow by more than a few copies of it.
+#[tokio::test]
+async fn a_huge_stdin_is_delivered_and_bounded() {
+    let big = "a".repeat(8 << 20);
+    let event = hookhost::HookEvent::pre_tool_use("bash", json!({ "command": big }));
+    for mode in modes() {
+        // Block (exit 2) when the payload is over 8 MB, so the decision proves it all arrived.
+        let script = r#"n=$(wc -c | tr -d ' '); if [ "$n" -gt 8388608 ]; then echo "got $n bytes" >&2; exit 2; fi; exit 0"#;
+        // The sandbox interprets `wc` over 8 MB inside wasm: give it the fuel and memory.
+        let toml = config(mode, "claude-code", &[("command", script)])
+            .replace("timeout_ms = 1000", "timeout_ms = 10000")
+            .replace("plugin = \"builtin:bash-adapter\",", "plugin = \"builtin:bash-adapter\", fuel = 20000000000, memory_mib = 512,");
+        let h = host(&toml).await;
+        let before = hookhost::perf::resident_bytes().unwrap();
+        let started = Instant::now();
+        let out = h.dispatch(&event).await;
+        assert!(started.elapsed() < Duration::from_secs(10), "{mode}: took {:?}", started.elapsed());
+        assert_eq!(out.hooks[0].error, None, "{mode}: {out:?}");
+        assert_eq!(out.decision, VerdictKind::Block, "{mode}: {:?}", out.reason);
+        // The 8 MiB command plus the rest of the Claude Code payload (a few hundred bytes).
+        let n: usize = out.reason.as_deref().unwrap().trim_start_matches("got ").trim_end_matches(" bytes").parse().unwrap();
+        assert!((8 << 20) < n && n < (8 << 20) + 1024, "{mode}: {n} bytes");
+        let grown = hookhost::perf::resident_bytes().unwrap().saturating_sub(before);
+        assert!(grown < 256 << 20, "{mode}: resident memory grew by {} MiB", grown >> 20);
+    }
+}
