@@ -4,6 +4,8 @@ use hookhost::{Config, Host, HookEvent, LoadError};
 use serde_json::Value;
 use std::path::Path;
 
+pub mod soak;
+
 /// Paths of the test guests, built from tests/guests by build.rs.
 pub mod fixtures {
     include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
