@@ -25,6 +25,8 @@ mod error;
 mod event;
 pub mod matcher;
 #[doc(hidden)]
+pub mod fuzz;
+#[doc(hidden)]
 pub mod perf;
 mod plugin;
 mod process;

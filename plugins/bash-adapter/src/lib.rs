@@ -10,6 +10,8 @@
 use hookhost_sdk::prelude::*;
 
 pub mod dialect;
+#[doc(hidden)]
+pub mod fuzz;
 mod sandbox;
 pub mod verdict;
 

@@ -1,0 +1,100 @@
+//! A short, deterministic run of each fuzz target (`fuzz/`): every corpus input, and a few
+//! hundred mutations of each, through the same function `cargo fuzz` drives. The real runs
+//! are `cargo fuzz run <target>` (fuzz/README.md).
+
+use std::path::Path;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// Every file under these repository directories, recursively.
+fn corpus(dirs: &[&str]) -> Vec<Vec<u8>> {
+    fn walk(dir: &Path, out: &mut Vec<Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for dir in dirs {
+        walk(&Path::new(ROOT).join(dir), &mut out);
+    }
+    assert!(!out.is_empty(), "empty corpus {dirs:?}");
+    out
+}
+
+/// xorshift64: deterministic, so a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One mutation of `seed`: flip, insert or delete bytes, splice in a JSON/TOML token, or cut.
+fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
+    const TOKENS: &[&[u8]] = &[b"{", b"}", b"[", b"]", b"\"", b"\\u0000", b"null", b"1e999", b"-0", b"=", b"\n[[hooks]]\n", b":", b",", b"\xff", b"\x00", b"'''"];
+    let mut v = seed.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(v.len() + 1);
+        match rng.below(5) {
+            0 if !v.is_empty() => {
+                let i = at.min(v.len() - 1);
+                v[i] ^= 1 << rng.below(8);
+            }
+            1 => v.insert(at, rng.next() as u8),
+            2 if at < v.len() => {
+                let end = (at + 1 + rng.below(16)).min(v.len());
+                v.drain(at..end);
+            }
+            3 => {
+                let token = TOKENS[rng.below(TOKENS.len())];
+                v.splice(at..at, token.iter().copied());
+            }
+            _ => v.truncate(at),
+        }
+    }
+    v
+}
+
+fn smoke(dirs: &[&str], per_seed: usize, target: impl Fn(&[u8])) -> usize {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut runs = 0;
+    for seed in corpus(dirs) {
+        target(&seed);
+        for _ in 0..per_seed {
+            target(&mutate(&seed, &mut rng));
+            runs += 1;
+        }
+    }
+    runs
+}
+
+#[test]
+fn config_target() {
+    let runs = smoke(&["fuzz/corpus/config", "tests/config", "examples"], 100, hookhost::fuzz::config);
+    assert!(runs >= 1000, "{runs}");
+}
+
+#[test]
+fn event_target() {
+    let runs = smoke(&["fuzz/corpus/event"], 2000, hookhost::fuzz::event);
+    assert!(runs >= 6000, "{runs}");
+}
+
+#[test]
+fn dialect_output_target() {
+    let runs = smoke(&["fuzz/corpus/dialect_output"], 2000, bash_adapter::fuzz::dialect_output);
+    assert!(runs >= 8000, "{runs}");
+}
