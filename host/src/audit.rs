@@ -91,12 +91,8 @@ impl AuditLog {
         let head = match last_line(&mut file)? {
             None => Head { seq: 0, hash: GENESIS.to_string() },
             Some(line) => {
-                let (seq, hash) = parse_line(&line).map_err(AuditOpenError::NotChained)?;
-                let own = body_hash(&line).ok_or_else(|| AuditOpenError::NotChained("no hash field".into()))?;
-                if own != hash {
-                    return Err(AuditOpenError::NotChained("its hash does not match its content".into()));
-                }
-                Head { seq: seq + 1, hash }
+                let record = Link::parse(&line).map_err(AuditOpenError::NotChained)?;
+                Head { seq: record.seq + 1, hash: record.hash }
             }
         };
         Ok(AuditLog { path: path.to_path_buf(), inner: Mutex::new((file, head)) })
@@ -144,12 +140,25 @@ fn body_hash(line: &str) -> Option<String> {
     Some(hex(&hasher.finalize()))
 }
 
-/// `seq` and `hash` of a record line.
-fn parse_line(line: &str) -> Result<(u64, String), String> {
-    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
-    let seq = v.get("seq").and_then(serde_json::Value::as_u64).ok_or("no seq field")?;
-    let hash = v.get("hash").and_then(serde_json::Value::as_str).ok_or("no hash field")?;
-    Ok((seq, hash.to_string()))
+/// The chain fields of one record line, whose own hash has been checked.
+struct Link {
+    seq: u64,
+    prev: String,
+    hash: String,
+}
+
+impl Link {
+    fn parse(line: &str) -> Result<Link, String> {
+        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("not a JSON record ({e})"))?;
+        let field = |name: &str| v.get(name).ok_or_else(|| format!("no `{name}` field: not a hookhost audit record"));
+        let seq = field("seq")?.as_u64().ok_or("`seq` is not a number: not a hookhost audit record")?;
+        let text = |name: &str| field(name)?.as_str().map(str::to_string).ok_or_else(|| format!("`{name}` is not a string: not a hookhost audit record"));
+        let (prev, hash) = (text("prev")?, text("hash")?);
+        if body_hash(line).as_deref() != Some(hash.as_str()) {
+            return Err(format!("record {seq} does not match its hash: it was edited"));
+        }
+        Ok(Link { seq, prev, hash })
+    }
 }
 
 /// The file's last line, if it has any; an unterminated last line (a torn write) is an error.
@@ -206,20 +215,14 @@ pub fn verify(text: &str) -> Result<Verified, ChainBroken> {
     }
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
-        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| broken(n, format!("not a JSON record ({e})")))?;
-        let seq = v.get("seq").and_then(serde_json::Value::as_u64).ok_or_else(|| broken(n, "no `seq` field: not a hookhost audit record".into()))?;
-        let own = v.get("hash").and_then(serde_json::Value::as_str).ok_or_else(|| broken(n, "no `hash` field: not a hookhost audit record".into()))?;
-        let link = v.get("prev").and_then(serde_json::Value::as_str).ok_or_else(|| broken(n, "no `prev` field: not a hookhost audit record".into()))?;
-        if body_hash(line).as_deref() != Some(own) {
-            return Err(broken(n, format!("record {seq} does not match its hash: it was edited")));
-        }
+        let Link { seq, prev: link, hash: own } = Link::parse(line).map_err(|problem| broken(n, problem))?;
         if seq != expected_seq {
             return Err(broken(n, format!("record {seq} where record {expected_seq} should be: records were removed or reordered")));
         }
         if link != prev {
             return Err(broken(n, format!("record {seq} does not link to the record before it: that record was edited, or records were removed or reordered")));
         }
-        prev = own.to_string();
+        prev = own;
         expected_seq += 1;
     }
     Ok(Verified { records: expected_seq, head: prev })
@@ -332,7 +335,7 @@ mod tests {
         assert_eq!(verify(&text).unwrap_err().problem, "the last line has no newline: a write was cut short, or the file was edited");
         std::fs::write(&path, "{\"hook_id\":\"x\"}\n").unwrap();
         let err = AuditLog::open(&path).err().unwrap().to_string();
-        assert!(err.contains("(no seq field)"), "{err}");
+        assert!(err.contains("(no `seq` field: not a hookhost audit record)"), "{err}");
         assert_eq!(verify("{\"hook_id\":\"x\"}\n").unwrap_err().problem, "no `seq` field: not a hookhost audit record");
         assert_eq!(verify("nonsense\n").unwrap_err().line, 1);
     }

@@ -157,22 +157,23 @@ async fn in_host(host: &Host, events: &[(HookEvent, bool)], budget: Duration) ->
         if let Some(error) = outcome.hooks.iter().find_map(|h| h.error.as_deref()) {
             bail!("the bench hook failed on {}: {error}", event.to_value());
         }
-        check(outcome.is_block(), *blocked, &event.to_value())?;
+        check(outcome.is_block(), *blocked, || event.to_value().to_string())?;
     }
     while samples.len() < events.len() || started.elapsed() < budget {
         for (event, blocked) in events {
             let t = Instant::now();
             let outcome = host.dispatch(event).await;
             samples.push(t.elapsed());
-            check(outcome.is_block(), *blocked, &event.to_value())?;
+            check(outcome.is_block(), *blocked, || event.to_value().to_string())?;
         }
     }
     Ok(samples)
 }
 
-fn check(got_block: bool, want_block: bool, what: &dyn std::fmt::Display) -> Result<()> {
+/// `what` names the input, built only when the decision is wrong.
+fn check(got_block: bool, want_block: bool, what: impl FnOnce() -> String) -> Result<()> {
     if got_block != want_block {
-        bail!("wrong decision for {what}: {} (expected {})", verdict(got_block), verdict(want_block));
+        bail!("wrong decision for {}: {} (expected {})", what(), verdict(got_block), verdict(want_block));
     }
     Ok(())
 }
@@ -204,14 +205,14 @@ async fn spawned(argv: Vec<std::ffi::OsString>, payloads: Vec<(String, bool)>, b
         let mut samples = Vec::new();
         let started = Instant::now();
         for (payload, blocked) in &payloads {
-            check(once(payload)?, *blocked, payload)?;
+            check(once(payload)?, *blocked, || payload.clone())?;
         }
         while samples.len() < payloads.len() || started.elapsed() < budget {
             for (payload, blocked) in &payloads {
                 let t = Instant::now();
                 let block = once(payload)?;
                 samples.push(t.elapsed());
-                check(block, *blocked, payload)?;
+                check(block, *blocked, || payload.clone())?;
             }
         }
         Ok(samples)
