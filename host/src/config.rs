@@ -81,6 +81,16 @@ pub struct RawConfig {
     /// Capabilities granted to plugins: `"builtin:bash-adapter" = ["process:exec"]`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub grants: std::collections::BTreeMap<String, Vec<String>>,
+    /// Signed bundles whose hooks join the chain (before the user's hooks), in this order:
+    /// `registry/namespace/name@version` or `registry/namespace/name@sha256:<digest>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bundles: Vec<String>,
+    /// Where bundles come from, by name (`local` is the local directory registry by default).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub registries: std::collections::BTreeMap<String, crate::bundle::resolve::RawRegistry>,
+    /// Which keys are trusted to sign which bundles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<crate::bundle::trust::RawTrust>,
 }
 
 /// A named group of contributed hooks (an Everruns capability, a bundle).
@@ -177,6 +187,20 @@ pub struct RawExecutor {
 pub enum PluginRef {
     Builtin(String),
     Path(PathBuf),
+    /// A file of a bundle (or `builtin:<name>` used by a bundle's hook), kept apart from the
+    /// same plugin used elsewhere so grants never leak between them.
+    Bundle { bundle: String, file: String },
+}
+
+impl PluginRef {
+    /// The built-in plugin this names, if any (also when used by a bundle).
+    pub fn builtin_name(&self) -> Option<&str> {
+        match self {
+            PluginRef::Builtin(name) => Some(name),
+            PluginRef::Bundle { file, .. } => file.strip_prefix("builtin:"),
+            PluginRef::Path(_) => None,
+        }
+    }
 }
 
 impl fmt::Display for PluginRef {
@@ -184,6 +208,7 @@ impl fmt::Display for PluginRef {
         match self {
             PluginRef::Builtin(name) => write!(f, "builtin:{name}"),
             PluginRef::Path(p) => write!(f, "{}", p.display()),
+            PluginRef::Bundle { bundle, file } => write!(f, "{bundle}:{file}"),
         }
     }
 }
@@ -224,6 +249,33 @@ pub struct Config {
     pub stop_loop_cap: u32,
     /// HookIds that were muted by `disabled_contributions`.
     pub muted: Vec<String>,
+    /// `disabled_contributions` as written (bundle hooks are muted when bundles resolve).
+    pub disabled_contributions: Vec<String>,
+    /// Bundles to resolve when the host loads, in order.
+    pub bundles: Vec<BundleDecl>,
+    pub registries: std::collections::BTreeMap<String, crate::bundle::resolve::Registry>,
+    pub trust: crate::bundle::trust::Policy,
+    /// How the lock file next to the config is used (`--locked`).
+    pub lock_mode: crate::bundle::resolve::LockMode,
+    /// Default (fuel, memory MiB) of hooks, for bundle hooks validated later.
+    pub(crate) defaults: (u64, u64),
+    /// Verified plugin bytes of resolved bundles, and their sha256.
+    pub(crate) bundle_plugins: HashMap<PluginRef, (std::sync::Arc<[u8]>, String)>,
+}
+
+/// One entry of `bundles`.
+#[derive(Debug, Clone)]
+pub struct BundleDecl {
+    /// `bundles[0]`, for messages.
+    pub at: String,
+    pub reference: crate::bundle::resolve::BundleRef,
+    /// Report pulls on stderr (the CLI on a terminal).
+    pub progress: bool,
+}
+
+/// Validate one hook spec of a bundle (HookId `{prefix}:{name}`); `None` with problems pushed.
+pub(crate) fn validate_hook(raw: RawHook, prefix: &str, index: usize, at: &str, defaults: (u64, u64), problems: &mut Vec<String>) -> Option<HookSpec> {
+    validate::hook(raw, prefix, index, at, Path::new(""), defaults, problems)
 }
 
 /// The JSON Schema of the native config format (what `hookhost config schema` prints and

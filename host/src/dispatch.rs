@@ -38,7 +38,7 @@ const BASH_ADAPTER: &str = "bash-adapter";
 /// built-in bash adapter, which declares it only for hooks whose settings ask for host mode.
 fn needs_process(spec: &HookSpec, plugin: &Plugin) -> Option<String> {
     match &spec.plugin {
-        PluginRef::Builtin(name) if name == BASH_ADAPTER => (spec.settings.get("mode").and_then(Value::as_str) == Some("host"))
+        p if p.builtin_name() == Some(BASH_ADAPTER) => (spec.settings.get("mode").and_then(Value::as_str) == Some("host"))
             .then(|| "its settings ask for mode = \"host\", which runs a real process".to_string()),
         _ => plugin.imports_process.then(|| format!("it imports {}", wit::PROCESS_IMPORT)),
     }
@@ -80,7 +80,13 @@ pub struct Outcome {
 impl Host {
     /// Load every hook of a config: read, check, compile (or load from cache) and pre-link each
     /// plugin, then call its `validate-settings`. Any failure fails the whole load.
-    pub async fn load(config: Config) -> Result<Host, LoadError> {
+    pub async fn load(mut config: Config) -> Result<Host, LoadError> {
+        // Bundles are fetched and verified (digests, then the trust policy) before anything
+        // is compiled.
+        if !config.bundles.is_empty() {
+            let mode = config.lock_mode;
+            crate::bundle::resolve::resolve(&mut config, mode).await?;
+        }
         let engine = engine::engine().map_err(LoadError::Engine)?;
         let linker = crate::plugin::linker(engine).map_err(|e| LoadError::Engine(format!("cannot set up the linker: {e:#}")))?;
         let cache = engine::cache_dir(config.cache_dir.as_deref());
@@ -94,6 +100,14 @@ impl Host {
                         PluginRef::Builtin(name) => {
                             let (bytes, digest) = crate::builtin::get(name).expect("validated at parse");
                             (bytes.into(), Some(digest))
+                        }
+                        PluginRef::Bundle { file, .. } if file.starts_with("builtin:") => {
+                            let (bytes, digest) = crate::builtin::get(&file["builtin:".len()..]).expect("validated at resolve");
+                            (bytes.into(), Some(digest))
+                        }
+                        PluginRef::Bundle { .. } => {
+                            let (bytes, digest) = config.bundle_plugins.get(&spec.plugin).expect("resolved with its bundle");
+                            (std::borrow::Cow::Borrowed(&bytes[..]), Some(digest.as_str()))
                         }
                         PluginRef::Path(path) => match std::fs::read(path) {
                             Ok(b) => (b.into(), None),

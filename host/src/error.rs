@@ -41,6 +41,11 @@ pub enum LoadError {
     #[error("cannot open the audit log {}: {reason}; check audit_log in the config", path.display())]
     AuditLog { path: PathBuf, reason: String },
 
+    /// A bundle could not be fetched, failed its checks, or was refused by the trust policy.
+    /// Nothing of it was compiled or cached.
+    #[error(transparent)]
+    Bundle(#[from] crate::bundle::BundleError),
+
     #[error("{0}")]
     Engine(String),
 }

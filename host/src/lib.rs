@@ -17,6 +17,7 @@
 
 mod audit;
 mod builtin;
+pub mod bundle;
 pub mod config;
 mod decision;
 mod dispatch;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod bench;
+mod cli_bundle;
 mod table;
 
 /// Run agent lifecycle hooks as sandboxed WebAssembly components.
@@ -19,7 +20,7 @@ struct Cli {
 }
 
 #[derive(clap::Args)]
-struct HostArgs {
+pub(crate) struct HostArgs {
     /// Config file (TOML, or JSON with a .json extension). Default: the embedded config, which
     /// runs the built-in guard-destructive and redact-secrets plugins.
     #[arg(long, short)]
@@ -35,6 +36,9 @@ struct HostArgs {
     /// bash adapter run hooks with `mode = "host"` as real processes). Repeatable.
     #[arg(long, value_name = "CAPABILITY")]
     grant: Vec<String>,
+    /// Refuse any bundle the lock file next to the config does not pin.
+    #[arg(long)]
+    locked: bool,
 }
 
 #[derive(Subcommand)]
@@ -65,6 +69,20 @@ enum Command {
     /// Inspect configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Build, sign, check and inspect hook bundles.
+    #[command(subcommand)]
+    Bundle(cli_bundle::BundleCommand),
+    /// Signing keys.
+    #[command(subcommand)]
+    Key(cli_bundle::KeyCommand),
+    /// Move bundles to and from registries (a local directory, or oci://host[:port]/prefix).
+    #[command(subcommand)]
+    Registry(cli_bundle::RegistryCommand),
+    /// Resolve every bundle of a config and write the lock file next to it.
+    Lock {
+        #[command(flatten)]
+        host: HostArgs,
+    },
     /// Work with audit logs.
     #[command(subcommand)]
     Audit(AuditCommand),
@@ -123,7 +141,7 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
+pub(crate) fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
     UsageError(msg.to_string()).into()
 }
 
@@ -150,19 +168,27 @@ fn main() -> ExitCode {
     }
 }
 
-fn read_config(args: &HostArgs) -> Result<Config> {
+pub(crate) fn read_config(args: &HostArgs) -> Result<Config> {
+    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let format = match &args.dialect {
         Some(name) => Some(hookhost::config::peer::Format::parse(name).ok_or_else(|| usage(format!("--dialect: unknown format {name:?}; use native, everruns, docker-agent, claude-code or starchild")))?),
         None => None,
     };
-    Ok(match &args.config {
+    let mut config = match &args.config {
         Some(path) => Config::load_as(path, format).map_err(usage)?,
         None => Config::embedded_default(),
-    })
+    };
+    for b in &mut config.bundles {
+        b.progress = progress;
+    }
+    Ok(config)
 }
 
 async fn load(args: &HostArgs) -> Result<Host> {
     let mut config = read_config(args)?;
+    if args.locked {
+        config.lock_mode = hookhost::bundle::resolve::LockMode::Locked;
+    }
     for capability in &args.grant {
         config.grants.grant_all(capability).map_err(|e| usage(format!("--grant: {e}")))?;
     }
@@ -228,6 +254,10 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Bundle(cmd) => cli_bundle::bundle(cmd).await,
+        Command::Key(cmd) => cli_bundle::key(cmd),
+        Command::Registry(cmd) => cli_bundle::registry(cmd).await,
+        Command::Lock { host } => cli_bundle::lock(&host).await,
         Command::Check { host } => {
             let loaded = load(&host).await?;
             let ids: Vec<&str> = loaded.hook_ids().collect();

@@ -64,14 +64,36 @@ impl RawConfig {
             }
         }
         for id in &self.disabled_contributions {
-            if !muted.contains(id) {
+            // Ids with a '/' name bundle hooks, checked when bundles resolve.
+            if !muted.contains(id) && !id.contains('/') {
                 tracing::warn!(hook_id = %id, "disabled_contributions names no contributed hook of this config");
+            }
+        }
+        let trust = self.trust.unwrap_or_default().validate(base, &mut problems);
+        let registries = crate::bundle::resolve::registries(&self.registries, base, &mut problems);
+        let mut bundles = Vec::new();
+        for (i, text) in self.bundles.iter().enumerate() {
+            let at = format!("bundles[{i}]");
+            match crate::bundle::resolve::BundleRef::parse(text) {
+                Ok(r) if !registries.contains_key(&r.registry) => {
+                    let known: Vec<&str> = registries.keys().map(String::as_str).collect();
+                    problems.push(format!("{at}: no registry named {:?}; define [registries.{}] or use one of {}", r.registry, r.registry, known.join(", ")));
+                }
+                Ok(reference) => bundles.push(BundleDecl { at, reference, progress: false }),
+                Err(e) => problems.push(format!("{at}: {e}")),
             }
         }
         if !problems.is_empty() {
             return Err(problems);
         }
         Ok(Config {
+            disabled_contributions: self.disabled_contributions,
+            bundles,
+            registries,
+            trust,
+            lock_mode: Default::default(),
+            defaults,
+            bundle_plugins: HashMap::new(),
             source: PathBuf::new(),
             hooks,
             audit_log: self.audit_log.map(|p| base.join(p)),
@@ -86,9 +108,10 @@ impl RawConfig {
 fn grants(raw: &std::collections::BTreeMap<String, Vec<String>>, base: &Path, problems: &mut Vec<String>) -> Grants {
     let mut grants = Grants::default();
     for (plugin, caps) in raw {
-        let key = match plugin.strip_prefix("builtin:") {
-            Some(name) => PluginRef::Builtin(name.to_string()),
-            None => PluginRef::Path(base.join(plugin)),
+        let key = match (plugin.strip_prefix("builtin:"), plugin.split_once(':')) {
+            (Some(name), _) => PluginRef::Builtin(name.to_string()),
+            (None, Some((bundle, file))) if crate::bundle::valid_bundle_name(bundle) => PluginRef::Bundle { bundle: bundle.to_string(), file: file.to_string() },
+            _ => PluginRef::Path(base.join(plugin)),
         };
         for cap in caps {
             match check_capability(cap) {
@@ -103,7 +126,7 @@ fn grants(raw: &std::collections::BTreeMap<String, Vec<String>>, base: &Path, pr
 }
 
 /// Validate one hook; `None` when it has problems (recorded in `problems`).
-fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Path, defaults: (u64, u64), problems: &mut Vec<String>) -> Option<HookSpec> {
+pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Path, defaults: (u64, u64), problems: &mut Vec<String>) -> Option<HookSpec> {
     let before = problems.len();
     let mut bad = |field: &str, msg: String| problems.push(format!("{at}.{field}: {msg}"));
     let event = EventName::from_canonical(&raw.event);

@@ -1,0 +1,212 @@
+//! OCI registries: push and pull bundle artifacts (see [`super::store`] for the layout) with
+//! `oci-client`, credentials from the standard Docker config file, plain HTTP only for loopback
+//! unless the registry is configured `insecure_http`.
+//!
+//! Every failure says which of the distinct things went wrong — not found (404), refused
+//! (401/403), a blob whose bytes do not match its digest, a wrong media type, an unreachable
+//! registry — and names the registry and the reference.
+
+use super::store::{Artifact, Layout, MAX_OCI_MANIFEST_BYTES};
+use super::BundleError;
+use oci_client::client::{ClientConfig, ClientProtocol};
+use oci_client::errors::{DigestError, OciDistributionError};
+use oci_client::manifest::OCI_IMAGE_MEDIA_TYPE;
+use oci_client::secrets::RegistryAuth;
+use oci_client::{Client, Reference};
+use std::collections::BTreeMap;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// An OCI registry location: `host[:port]` plus an optional repository prefix.
+#[derive(Clone)]
+pub struct Remote {
+    /// `host[:port]`.
+    pub registry: String,
+    /// Repository prefix (`hooks` in `127.0.0.1:5000/hooks`), may be empty.
+    pub prefix: String,
+    client: Client,
+    auth: RegistryAuth,
+    /// Print one line per blob moved (on a terminal).
+    pub progress: bool,
+}
+
+fn is_loopback(registry: &str) -> bool {
+    let host = match registry.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => registry,
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Credentials for `registry` from `$DOCKER_CONFIG/config.json` or `~/.docker/config.json`.
+fn credentials(registry: &str) -> RegistryAuth {
+    match docker_credential::get_credential(registry) {
+        Ok(docker_credential::DockerCredential::UsernamePassword(user, password)) => RegistryAuth::Basic(user, password),
+        Ok(docker_credential::DockerCredential::IdentityToken(token)) => RegistryAuth::Bearer(token),
+        Err(_) => RegistryAuth::Anonymous,
+    }
+}
+
+/// The OCI tag of a version (`+` is not allowed in tags).
+pub fn tag_of(version: &str) -> String {
+    version.replace('+', "_")
+}
+
+impl Remote {
+    /// `location` is `host[:port][/prefix]`, optionally with an `oci://` scheme.
+    pub fn new(location: &str, insecure_http: bool) -> Result<Remote, BundleError> {
+        let rest = location.strip_prefix("oci://").unwrap_or(location).trim_end_matches('/');
+        let (registry, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        if registry.is_empty() || registry.contains(char::is_whitespace) {
+            return Err(BundleError(format!("{location:?} is not an OCI registry location; write host[:port][/prefix], like 127.0.0.1:5000/hooks")));
+        }
+        let protocol = if is_loopback(registry) || insecure_http { ClientProtocol::HttpsExcept(vec![registry.to_string()]) } else { ClientProtocol::Https };
+        let config = ClientConfig {
+            protocol,
+            connect_timeout: Some(std::time::Duration::from_secs(10)),
+            read_timeout: Some(std::time::Duration::from_secs(60)),
+            platform_resolver: None,
+            ..Default::default()
+        };
+        Ok(Remote { registry: registry.to_string(), prefix: prefix.to_string(), client: Client::new(config), auth: credentials(registry), progress: false })
+    }
+
+    /// The repository of a bundle: `{prefix}/{namespace}/{name}`.
+    pub fn repository(&self, name: &str) -> String {
+        if self.prefix.is_empty() { name.to_string() } else { format!("{}/{name}", self.prefix) }
+    }
+
+    fn at_tag(&self, name: &str, tag: &str) -> Reference {
+        Reference::with_tag(self.registry.clone(), self.repository(name), tag.to_string())
+    }
+
+    fn at_digest(&self, name: &str, digest: &str) -> Reference {
+        Reference::with_digest(self.registry.clone(), self.repository(name), digest.to_string())
+    }
+
+    /// Explain a registry failure; `what` is the reference or blob being moved.
+    fn explain(&self, e: OciDistributionError, what: &str) -> BundleError {
+        let reg = &self.registry;
+        let status = match &e {
+            OciDistributionError::ServerError { code, .. } => Some(*code),
+            OciDistributionError::UnauthorizedError { .. } | OciDistributionError::AuthenticationFailure(_) => Some(401),
+            OciDistributionError::ImageManifestNotFoundError(_) => Some(404),
+            OciDistributionError::RegistryError { envelope, .. } => {
+                let codes: Vec<String> = envelope.errors.iter().map(|e| format!("{:?}", e.code)).collect();
+                if codes.iter().any(|c| c.contains("Unknown")) {
+                    Some(404)
+                } else if codes.iter().any(|c| c.contains("Unauthorized") || c.contains("Denied")) {
+                    Some(401)
+                } else {
+                    None
+                }
+            }
+            OciDistributionError::RequestError(r) => r.status().map(|s| s.as_u16()),
+            _ => None,
+        };
+        let msg = match (&e, status) {
+            (OciDistributionError::DigestError(DigestError::VerificationError { expected, actual }), _) => {
+                format!("digest mismatch: {reg} served {what} with content that hashes to {actual}, not {expected}; the registry's storage is corrupt or something in between altered it; nothing was cached or run")
+            }
+            (_, Some(404)) => format!("not found (404): {reg} has no {what}; check the name and version (`hookhost registry list oci://{reg}/{}`)", self.prefix),
+            (_, Some(401 | 403)) => format!("refused (401 unauthorized): {reg} wants credentials for {what}, or rejected the ones given; run `docker login {reg}` (hookhost reads $DOCKER_CONFIG/config.json, else ~/.docker/config.json)"),
+            (OciDistributionError::RequestError(r), None) if r.is_connect() || r.is_timeout() => format!("cannot reach the registry {reg} ({r}); check the address and that it is running"),
+            (_, Some(code)) => format!("{reg} answered {code} for {what}: {e}"),
+            _ => format!("{reg}: {what}: {e}"),
+        };
+        BundleError(msg)
+    }
+
+    fn note(&self, line: String) {
+        if self.progress {
+            eprintln!("{line}");
+        }
+    }
+
+    /// Push an artifact tagged `tag` under the bundle's repository. Returns its digest.
+    pub async fn push(&self, name: &str, tag: &str, artifact: &Artifact) -> Result<String, BundleError> {
+        let reference = self.at_tag(name, tag);
+        let shown = format!("{}:{tag}", self.repository(name));
+        self.client.store_auth_if_needed(&self.registry, &self.auth).await;
+        for (digest, bytes) in &artifact.blobs {
+            self.note(format!("  ↑ {digest} ({} bytes)", bytes.len()));
+            self.client.push_blob(&reference, bytes.clone(), digest).await.map_err(|e| self.explain(e, &format!("blob {digest} of {shown}")))?;
+        }
+        let content_type = http::HeaderValue::from_static(OCI_IMAGE_MEDIA_TYPE);
+        self.client.push_manifest_raw(&reference, artifact.manifest.clone(), content_type).await.map_err(|e| self.explain(e, &shown))?;
+        Ok(artifact.digest())
+    }
+
+    /// The digest a tag points at.
+    pub async fn resolve(&self, name: &str, tag: &str) -> Result<String, BundleError> {
+        let reference = self.at_tag(name, tag);
+        self.client.fetch_manifest_digest(&reference, &self.auth).await.map_err(|e| self.explain(e, &format!("{}:{tag}", self.repository(name))))
+    }
+
+    /// Fetch an artifact by digest: its manifest, checked (media types, sizes), then every
+    /// blob, each checked against its digest and size as it arrives.
+    pub async fn fetch(&self, name: &str, digest: &str) -> Result<Artifact, BundleError> {
+        let reference = self.at_digest(name, digest);
+        let shown = format!("{}@{digest}", self.repository(name));
+        let (bytes, _) = self.client.pull_manifest_raw(&reference, &self.auth, &[OCI_IMAGE_MEDIA_TYPE]).await.map_err(|e| self.explain(e, &shown))?;
+        if bytes.len() > MAX_OCI_MANIFEST_BYTES {
+            return Err(BundleError(format!("{}/{shown}: the manifest is {} bytes, over the cap", self.registry, bytes.len())));
+        }
+        let actual = format!("sha256:{}", super::sha256_hex(&bytes));
+        if actual != digest {
+            return Err(BundleError(format!("digest mismatch: {} served a manifest for {shown} that hashes to {actual}; nothing was cached or run", self.registry)));
+        }
+        let layout = Layout::parse(&bytes, &format!("{}/{shown}", self.registry))?;
+        let mut blobs = BTreeMap::new();
+        for d in layout.blobs() {
+            self.note(format!("  ↓ {} ({} bytes)", d.annotations.as_ref().and_then(|a| a.get("org.opencontainers.image.title")).map_or(d.digest.as_str(), |t| t.as_str()), d.size));
+            let mut out = Capped { buf: Vec::with_capacity(d.size as usize), cap: d.size as usize };
+            self.client.pull_blob(&reference, d, &mut out).await.map_err(|e| match e {
+                OciDistributionError::IoError(io) if io.kind() == std::io::ErrorKind::FileTooLarge => {
+                    BundleError(format!("{}: blob {} of {shown} is larger than the {} bytes its descriptor declares; refused (archive bomb?)", self.registry, d.digest, d.size))
+                }
+                e => self.explain(e, &format!("blob {} of {shown}", d.digest)),
+            })?;
+            blobs.insert(d.digest.clone(), out.buf);
+        }
+        Ok(Artifact { manifest: bytes.to_vec(), blobs })
+    }
+
+    /// Every bundle repository under the prefix, with its tags.
+    pub async fn list(&self) -> Result<Vec<(String, Vec<String>)>, BundleError> {
+        let probe = self.at_tag("x/x", "x");
+        let catalog = self.client.catalog(&probe, &self.auth, None, None).await.map_err(|e| self.explain(e, "the catalog"))?;
+        let mut out = Vec::new();
+        let prefix = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
+        for repo in catalog.repositories {
+            let Some(name) = repo.strip_prefix(&prefix) else { continue };
+            let reference = Reference::with_tag(self.registry.clone(), repo.clone(), "latest".into());
+            let tags = self.client.list_tags(&reference, &self.auth, None, None).await.map_err(|e| self.explain(e, &repo))?;
+            out.push((name.to_string(), tags.tags));
+        }
+        Ok(out)
+    }
+}
+
+/// A writer that refuses more bytes than declared.
+struct Capped {
+    buf: Vec<u8>,
+    cap: usize,
+}
+
+impl tokio::io::AsyncWrite for Capped {
+    fn poll_write(mut self: Pin<&mut Self>, _: &mut Context<'_>, data: &[u8]) -> Poll<std::io::Result<usize>> {
+        if self.buf.len() + data.len() > self.cap {
+            return Poll::Ready(Err(std::io::Error::new(std::io::ErrorKind::FileTooLarge, "blob larger than declared")));
+        }
+        self.buf.extend_from_slice(data);
+        Poll::Ready(Ok(data.len()))
+    }
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}

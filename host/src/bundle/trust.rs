@@ -1,0 +1,240 @@
+//! Signatures (Ed25519, minisign format, over the manifest bytes) and the trust policy that
+//! decides whether a bundle may run: which keys are trusted, for which bundle names, how many
+//! distinct signers are needed.
+//!
+//! A signature's trusted comment is `hookhost-bundle {name}@{version} sha256:{manifest digest}`,
+//! so a valid signature cannot be moved onto another bundle, another version, or another
+//! manifest of the same version. Files made by the `minisign` tool with that trusted comment
+//! verify here, and ours verify with `minisign -V`.
+
+use super::{Bundle, BundleError};
+use serde::{Deserialize, Serialize};
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+/// The prefix of every bundle signature's trusted comment.
+pub const COMMENT_PREFIX: &str = "hookhost-bundle";
+
+/// The trusted comment a signature over this bundle must carry.
+pub fn trusted_comment(bundle: &Bundle) -> String {
+    format!("{COMMENT_PREFIX} {} {}", bundle.manifest.id(), bundle.manifest_digest)
+}
+
+/// A minisign key id as the `minisign` tool prints it (16 uppercase hex digits).
+fn key_id(keynum: &[u8]) -> String {
+    let mut le = [0u8; 8];
+    le.copy_from_slice(&keynum[..8]);
+    format!("{:016X}", u64::from_le_bytes(le))
+}
+
+/// `[trust]` as written in the host config.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawTrust {
+    /// Refuse bundles without enough trusted signatures (default: true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub require_signed: Option<bool>,
+    /// Distinct trusted signers a bundle needs (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_signers: Option<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<RawKey>,
+}
+
+/// One trusted public key.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawKey {
+    /// A label for messages (`"acme security team"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The public key: the base64 line of a minisign `.pub` file (`RWQ…`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_key: Option<String>,
+    /// Or a minisign `.pub` file (relative to the config file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_key_file: Option<PathBuf>,
+    /// Bundle-name patterns this key may sign: `acme/*`, `acme/secret-guard`, `*`.
+    pub allow: Vec<String>,
+}
+
+/// A trusted key.
+#[derive(Debug, Clone)]
+pub struct TrustedKey {
+    pub id: String,
+    pub label: String,
+    pub allow: Vec<String>,
+    /// Where it is configured, for messages (`trust.keys[0]`).
+    pub at: String,
+    key: minisign::PublicKey,
+}
+
+/// The trust policy: checked before anything of a bundle is compiled or cached.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub keys: Vec<TrustedKey>,
+    pub require_signed: bool,
+    pub min_signers: usize,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy { keys: Vec::new(), require_signed: true, min_signers: 1 }
+    }
+}
+
+/// Parse a public key: a whole minisign `.pub` file or just its base64 line.
+pub fn parse_public_key(text: &str) -> Result<minisign::PublicKey, String> {
+    let line = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("untrusted comment:")).last().unwrap_or("");
+    minisign::PublicKey::from_base64(line).map_err(|e| format!("not a minisign public key ({e})"))
+}
+
+/// Whether `pattern` (`*`, `acme/*`, `acme/secret-guard`) matches a bundle name.
+pub fn pattern_matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => pattern == name,
+    }
+}
+
+impl RawTrust {
+    /// Validate, reading key files relative to `base`; problems are pushed with their field.
+    pub fn validate(&self, base: &Path, problems: &mut Vec<String>) -> Policy {
+        let mut keys = Vec::new();
+        for (i, raw) in self.keys.iter().enumerate() {
+            let at = format!("trust.keys[{i}]");
+            let text = match (&raw.public_key, &raw.public_key_file) {
+                (Some(k), None) => k.clone(),
+                (None, Some(file)) => match std::fs::read_to_string(base.join(file)) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        problems.push(format!("{at}.public_key_file: cannot read {} ({e})", base.join(file).display()));
+                        continue;
+                    }
+                },
+                _ => {
+                    problems.push(format!("{at}: give exactly one of public_key (the base64 line of a minisign .pub file) or public_key_file"));
+                    continue;
+                }
+            };
+            let key = match parse_public_key(&text) {
+                Ok(k) => k,
+                Err(e) => {
+                    problems.push(format!("{at}.public_key: {e}"));
+                    continue;
+                }
+            };
+            if raw.allow.is_empty() {
+                problems.push(format!("{at}.allow: empty; list the bundle names this key may sign, like [\"acme/*\"]"));
+            }
+            for p in &raw.allow {
+                let ok = p == "*" || super::valid_bundle_name(p) || p.strip_suffix("/*").is_some_and(|ns| super::valid_bundle_name(&format!("{ns}/x")));
+                if !ok {
+                    problems.push(format!("{at}.allow: {p:?} is not a bundle-name pattern; use \"namespace/name\", \"namespace/*\" or \"*\""));
+                }
+            }
+            let id = key_id(key.keynum());
+            keys.push(TrustedKey { label: raw.name.clone().unwrap_or_else(|| id.clone()), id, allow: raw.allow.clone(), at, key });
+        }
+        let min_signers = self.min_signers.unwrap_or(1) as usize;
+        if self.min_signers == Some(0) {
+            problems.push("trust.min_signers: must be at least 1 (turn signing off with require_signed = false)".into());
+        }
+        Policy { keys, require_signed: self.require_signed.unwrap_or(true), min_signers }
+    }
+}
+
+impl Policy {
+    /// Check a bundle's signatures against this policy. Returns the trusted signers' key ids.
+    ///
+    /// A signature that does not verify, or verifies for another bundle, always fails the
+    /// bundle (it was tampered with or replayed), whether or not signatures are required.
+    pub fn check(&self, bundle: &Bundle, signatures: &[String], from: &str) -> Result<Vec<String>, BundleError> {
+        let name = &bundle.manifest.name;
+        let want = trusted_comment(bundle);
+        let fail = |msg: String| Err(BundleError(format!("{from} ({}): {msg}", bundle.manifest.id())));
+        let mut signers: Vec<String> = Vec::new();
+        let mut untrusted: Vec<String> = Vec::new();
+        for (i, text) in signatures.iter().enumerate() {
+            let sig = match minisign::SignatureBox::from_string(text) {
+                Ok(s) => s,
+                Err(e) => return fail(format!("signature {} is not a minisign signature ({e}); re-sign with `hookhost bundle sign`", i + 1)),
+            };
+            let id = key_id(sig.keynum());
+            let Some(key) = self.keys.iter().find(|k| k.id == id) else {
+                untrusted.push(id);
+                continue;
+            };
+            if minisign::verify(&key.key, &sig, Cursor::new(&bundle.parts.manifest), true, false, false).is_err() {
+                return fail(format!("the signature by key {id} ({}) does not verify against the manifest: the manifest or the signature was altered; nothing was loaded", key.label));
+            }
+            let comment = sig.trusted_comment().unwrap_or_default();
+            if comment != want {
+                let signed_for = comment.strip_prefix(COMMENT_PREFIX).map(str::trim).unwrap_or(&comment);
+                return fail(format!("the signature by key {id} ({}) was made for {signed_for:?}, not for this bundle ({} {}): a signature cannot be reused for another bundle, version or manifest (replayed); ask the publisher to sign this release", key.label, bundle.manifest.id(), bundle.manifest_digest));
+            }
+            if !key.allow.iter().any(|p| pattern_matches(p, name)) {
+                return fail(format!("key {id} ({}) is trusted only for [{}] ({}.allow), not for {name}; use a key trusted for this namespace", key.label, key.allow.join(", "), key.at));
+            }
+            if !signers.contains(&id) {
+                signers.push(id);
+            }
+        }
+        if self.require_signed && signers.len() < self.min_signers {
+            let untrusted_note = if untrusted.is_empty() {
+                String::new()
+            } else {
+                format!("; it is also signed by {}, which trust.keys does not list (add a key there only if you trust it)", untrusted.join(", "))
+            };
+            return match (signatures.len(), signers.len()) {
+                (0, _) => fail("is not signed, and trust.require_signed is on; sign it with `hookhost bundle sign --key KEY` or set require_signed = false for unsigned development bundles".into()),
+                (_, 0) if !untrusted.is_empty() => fail(format!("is signed only by key {}, which trust.keys does not list; add its public key to [[trust.keys]] if you trust it", untrusted.join(", "))),
+                (_, n) => fail(format!("has {n} trusted signer(s) ({}), but trust.min_signers requires {}{untrusted_note}", signers.join(", "), self.min_signers)),
+            };
+        }
+        Ok(signers)
+    }
+}
+
+/// A new key pair: (secret key file text, public key file text, key id).
+pub fn generate_key(label: &str) -> Result<(String, String, String), String> {
+    let pair = minisign::KeyPair::generate_unencrypted_keypair().map_err(|e| format!("cannot generate a key: {e}"))?;
+    let id = key_id(pair.pk.keynum());
+    let public = pair.pk.to_box().map_err(|e| e.to_string())?.into_string();
+    let public = public.replacen("minisign public key", &format!("hookhost {label} public key"), 1);
+    let secret = pair.sk.to_box(Some(&format!("hookhost {label} secret key {id}"))).map_err(|e| e.to_string())?.into_string();
+    Ok((secret, public, id))
+}
+
+/// Sign a bundle's manifest with a secret key (minisign format, unencrypted, or encrypted with
+/// the password in `password`). Returns the signature file text and the key id.
+pub fn sign(bundle: &Bundle, secret_key: &str, password: Option<String>) -> Result<(String, String), String> {
+    let boxed = minisign::SecretKeyBox::from_string(secret_key).map_err(|_| "not a minisign secret key".to_string())?;
+    let key = match password {
+        Some(pw) => boxed.into_secret_key(Some(pw)),
+        None => boxed.into_unencrypted_secret_key(),
+    }
+    .map_err(|_| "cannot open the secret key: it is encrypted (set HOOKHOST_KEY_PASSWORD) or damaged".to_string())?;
+    let sig = minisign::sign(None, &key, Cursor::new(&bundle.parts.manifest), Some(&trusted_comment(bundle)), Some(&format!("signature of hookhost bundle {}", bundle.manifest.id())))
+        .map_err(|e| format!("cannot sign: {e}"))?;
+    let id = key_id(sig.keynum());
+    Ok((sig.into_string(), id))
+}
+
+impl Policy {
+    /// A policy trusting these public keys for every bundle name (`bundle verify --key`).
+    pub fn trusting(keys: &[(String, String)]) -> Result<Policy, String> {
+        let mut out = Policy::default();
+        for (i, (label, text)) in keys.iter().enumerate() {
+            let key = parse_public_key(text).map_err(|e| format!("{label}: {e}"))?;
+            let id = key_id(key.keynum());
+            out.keys.push(TrustedKey { label: label.clone(), id, allow: vec!["*".into()], at: format!("--key #{}", i + 1), key });
+        }
+        Ok(out)
+    }
+}
+
+/// The key id a signature claims (unverified), or why it is not a signature.
+pub fn signature_key_id(signature: &str) -> Result<String, String> {
+    minisign::SignatureBox::from_string(signature).map(|s| key_id(s.keynum())).map_err(|e| format!("(not a minisign signature: {e})"))
+}
