@@ -165,13 +165,18 @@ impl Policy {
                 untrusted.push(id);
                 continue;
             };
-            if minisign::verify(&key.key, &sig, Cursor::new(&bundle.parts.manifest), true, false, false).is_err() {
-                return fail(format!("the signature by key {id} ({}) does not verify against the manifest: the manifest or the signature was altered; nothing was loaded", key.label));
-            }
+            // The comment first: a signature made for another bundle would also fail the
+            // cryptographic check below, and this says why.
             let comment = sig.trusted_comment().unwrap_or_default();
             if comment != want {
                 let signed_for = comment.strip_prefix(COMMENT_PREFIX).map(str::trim).unwrap_or(&comment);
+                if let Some(signed_digest) = signed_for.strip_prefix(&format!("{} ", bundle.manifest.id())) {
+                    return fail(format!("the manifest is not the one key {id} ({}) signed (it signed {signed_digest}, this manifest is {}): the manifest was altered after signing, or this is another build of the same version; nothing was loaded", key.label, bundle.manifest_digest));
+                }
                 return fail(format!("the signature by key {id} ({}) was made for {signed_for:?}, not for this bundle ({} {}): a signature cannot be reused for another bundle, version or manifest (replayed); ask the publisher to sign this release", key.label, bundle.manifest.id(), bundle.manifest_digest));
+            }
+            if minisign::verify(&key.key, &sig, Cursor::new(&bundle.parts.manifest), true, false, false).is_err() {
+                return fail(format!("the signature by key {id} ({}) does not verify against the manifest: the manifest or the signature was altered; nothing was loaded", key.label));
             }
             if !key.allow.iter().any(|p| pattern_matches(p, name)) {
                 return fail(format!("key {id} ({}) is trusted only for [{}] ({}.allow), not for {name}; use a key trusted for this namespace", key.label, key.allow.join(", "), key.at));
