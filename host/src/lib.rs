@@ -40,6 +40,11 @@ pub use dispatch::{HookTrace, Host, Outcome};
 pub use error::{HookError, LoadError};
 pub use event::{EventError, EventName, HookEvent};
 
+/// The component bytes of a built-in plugin (to ship it in a bundle, or inspect it).
+pub fn builtin_plugin(name: &str) -> Option<&'static [u8]> {
+    builtin::get(name).map(|(bytes, _)| bytes)
+}
+
 /// The names of the built-in plugins (`builtin:<name>`).
 pub fn builtin_plugins() -> impl Iterator<Item = &'static str> {
     builtin::names()
