@@ -126,6 +126,10 @@ impl Host {
             let granted = config.grants.allows(&spec.plugin, "process:exec");
             if let Some(why) = needs_process(&spec, &plugin) {
                 if !granted {
+                    let why = match &spec.plugin {
+                        PluginRef::Bundle { file, .. } if !file.starts_with("builtin:") => format!("{why}; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it"),
+                        _ => why,
+                    };
                     return Err(LoadError::CapabilityNotGranted { hook: spec.id, plugin: plugin.name.clone(), capability: "process:exec", why });
                 }
             }

@@ -30,7 +30,9 @@ pub struct Remote {
     pub progress: bool,
 }
 
-fn is_loopback(registry: &str) -> bool {
+/// Whether `registry` (`host[:port]`) is on this machine: the only place plain HTTP is used
+/// without `insecure_http`.
+pub fn is_loopback(registry: &str) -> bool {
     let host = match registry.rsplit_once(':') {
         Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
         _ => registry,
@@ -208,5 +210,18 @@ impl tokio::io::AsyncWrite for Capped {
     }
     fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plain_http_only_for_loopback() {
+        for yes in ["127.0.0.1:5000", "localhost:5000", "localhost", "[::1]:5000", "127.8.9.1"] {
+            assert!(super::is_loopback(yes), "{yes}");
+        }
+        for no in ["registry.example.com", "10.0.0.1:5000", "ghcr.io", "localhost.evil.com:80", "127.0.0.1.nip.io"] {
+            assert!(!super::is_loopback(no), "{no}");
+        }
     }
 }
