@@ -524,6 +524,29 @@ fn oci_not_found_and_wrong_media_type_are_told_apart() {
 }
 
 #[test]
+fn oci_blob_larger_than_its_descriptor_is_refused() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    let src = w.source("src", "acme/guard", "1.0.0");
+    let b = hookhost::bundle::pack(&src).unwrap();
+    let (secret, public, _) = hookhost::bundle::trust::generate_key("t").unwrap();
+    w.write("t.pub", &public);
+    let (sig, _) = hookhost::bundle::trust::sign(&b, &secret, None).unwrap();
+    let mut artifact = hookhost::bundle::store::Artifact::of(&b, &[sig]);
+    // The OCI manifest under-declares the plugin layer's size by a byte.
+    let mut m: serde_json::Value = serde_json::from_slice(&artifact.manifest).unwrap();
+    let wasm = m["layers"].as_array_mut().unwrap().iter_mut().find(|l| l["mediaType"] == "application/wasm").unwrap();
+    let declared = wasm["size"].as_i64().unwrap() - 1;
+    wasm["size"] = declared.into();
+    artifact.manifest = serde_json::to_vec(&m).unwrap();
+    let remote = hookhost::bundle::oci::Remote::new(&reg.location(), false).unwrap();
+    tokio::runtime::Runtime::new().unwrap().block_on(remote.push("acme/guard", "1.0.0", &artifact)).unwrap();
+    let err = w.fails(&["registry", "pull", &format!("{}/acme/guard@1.0.0", reg.location()), "--key", "t.pub"], 1);
+    assert!(err.contains(&format!("is larger than the {declared} bytes its descriptor declares; refused")), "{err}");
+    w.assert_nothing_cached();
+}
+
+#[test]
 fn oci_blob_digest_mismatch_is_refused_and_a_corrupt_cache_is_refetched() {
     let Some(reg) = Registry::start(None) else { return };
     let w = Work::new();

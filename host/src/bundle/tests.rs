@@ -344,3 +344,20 @@ fn manifest_problems_are_all_reported() {
         assert!(msg.contains(want), "missing {want:?} in:\n{msg}");
     }
 }
+
+#[test]
+fn packing_does_not_follow_a_symlink_out_of_the_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("secret.txt");
+    std::fs::write(&outside, "not for the bundle").unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    std::os::unix::fs::symlink(&outside, src.join("guard.wasm")).unwrap();
+    std::fs::write(src.join(SOURCE_FILE), "name = \"acme/guard\"\nversion = \"1.0.0\"\n[[plugins]]\nfile = \"guard.wasm\"\n").unwrap();
+    let msg = refused(pack(&src));
+    assert!(msg.contains("plugins[0].file: cannot read \"guard.wasm\" inside"), "{msg}");
+    // And `..` in bundle.toml never reads outside either.
+    std::fs::write(src.join(SOURCE_FILE), "name = \"acme/guard\"\nversion = \"1.0.0\"\n[[plugins]]\nfile = \"../secret.txt\"\n").unwrap();
+    let msg = refused(pack(&src));
+    assert!(msg.ends_with("plugins[0].file: \"../secret.txt\" points outside the bundle ('..')"), "{msg}");
+}
