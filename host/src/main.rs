@@ -117,7 +117,8 @@ enum AuditCommand {
 
 #[derive(Subcommand)]
 enum ConfigCommand {
-    /// Print the normalised hook list of a config (any supported format), without loading plugins.
+    /// Print the normalised hook list of a config (any supported format), without compiling
+    /// plugins (bundles are fetched and verified so their hooks can be listed).
     Show {
         #[command(flatten)]
         host: HostArgs,
@@ -219,7 +220,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Replay { host, json, session } => replay(&load(&host).await?, &session, json).await,
         Command::Config(ConfigCommand::Show { host, json }) => {
-            let config = read_config(&host)?;
+            let mut config = read_config(&host)?;
+            // Bundles are fetched and verified (not compiled) so their hooks show in the chain.
+            if !config.bundles.is_empty() {
+                let mode = if host.locked { hookhost::bundle::resolve::LockMode::Locked } else { Default::default() };
+                hookhost::bundle::resolve::resolve(&mut config, mode).await.map_err(usage)?;
+            }
             if json {
                 println!("{}", serde_json::to_string_pretty(&table::hooks_json(&config))?);
             } else {

@@ -210,6 +210,9 @@ fn bundle_hooks_join_the_chain_before_user_hooks_and_can_be_muted() {
     let base = format!("[registries.local]\npath = \"reg\"\n{}\n[[hooks]]\nid = \"mine\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:redact-secrets\" }}\n", trust_toml("acme.pub", "acme/*"));
     w.write("hooks.toml", format!("bundles = [\"local/acme/guard@1.0.0\"]\n{base}"));
     assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 2 hook(s) loaded: acme/guard:no-rm, user:mine");
+    let shown: serde_json::Value = serde_json::from_str(&w.ok(&["config", "show", "--json", "--config", "hooks.toml"])).unwrap();
+    assert_eq!(shown["hooks"][0]["id"], "acme/guard:no-rm");
+    assert_eq!(shown["hooks"][0]["plugin"], "acme/guard:guard.wasm");
     let v = run_json(&w, "hooks.toml");
     assert_eq!(v["decision"], "block");
     assert_eq!(v["reason"], "destructive command blocked: recursive delete of /");
