@@ -37,3 +37,30 @@ pub fn event(data: &[u8]) {
     // What a hook would be handed.
     let _ = crate::wit::to_wit(&event, "user:fuzz", "{}", 0);
 }
+
+/// Bundle bytes as an archive, a manifest, an OCI manifest and a signature: never a panic, and
+/// an archive that is accepted round-trips (re-packing gives the same parts, and so does the
+/// OCI artifact made from it).
+pub fn bundle(data: &[u8]) {
+    use crate::bundle::{read_archive, store, trust, Bundle, Manifest};
+    if let Ok(parts) = read_archive(data, "fuzz.hhb") {
+        if let Ok(b) = Bundle::from_parts(parts, "fuzz.hhb") {
+            let again = read_archive(&b.archive(), "repacked").unwrap_or_else(|e| panic!("a re-packed bundle does not read back: {e}"));
+            assert_eq!(again, b.parts, "re-packing changed the bundle");
+            let artifact = store::Artifact::of(&b, &[]);
+            let (from_oci, sigs) = store::open_artifact(&artifact, "artifact").unwrap_or_else(|e| panic!("a bundle's own artifact does not open: {e}"));
+            assert_eq!(from_oci.parts, b.parts, "the OCI artifact changed the bundle");
+            assert!(sigs.is_empty());
+            let _ = trust::Policy::default().check(&b, &[String::from_utf8_lossy(data).into_owned()], "fuzz");
+        }
+    }
+    let _ = Manifest::parse(data, "fuzz manifest");
+    if let Ok(layout) = store::Layout::parse(data, "fuzz oci manifest") {
+        let _ = layout.assemble(&Default::default(), "fuzz");
+    }
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = trust::signature_key_id(text);
+        let _ = trust::parse_public_key(text);
+        let _ = crate::bundle::resolve::BundleRef::parse(text);
+    }
+}

@@ -98,3 +98,9 @@ fn dialect_output_target() {
     let runs = smoke(&["fuzz/corpus/dialect_output"], 2000, bash_adapter::fuzz::dialect_output);
     assert!(runs >= 8000, "{runs}");
 }
+
+#[test]
+fn bundle_target() {
+    let runs = smoke(&["fuzz/corpus/bundle"], 1000, hookhost::fuzz::bundle);
+    assert!(runs >= 4000, "{runs}");
+}

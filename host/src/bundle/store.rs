@@ -232,6 +232,7 @@ impl Store {
         std::fs::create_dir_all(dir).map_err(|e| self.io(e))?;
         let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| self.io(e))?;
         std::fs::write(tmp.path(), bytes).map_err(|e| self.io(e))?;
+        readable(tmp.path()).map_err(|e| self.io(e))?;
         tmp.persist(&path).map_err(|e| self.io(e.error))?;
         Ok(digest)
     }
@@ -272,6 +273,7 @@ impl Store {
         manifests.push(entry);
         let tmp = tempfile::NamedTempFile::new_in(&self.root).map_err(|e| self.io(e))?;
         std::fs::write(tmp.path(), serde_json::to_vec_pretty(&index).expect("json")).map_err(|e| self.io(e))?;
+        readable(tmp.path()).map_err(|e| self.io(e))?;
         tmp.persist(self.root.join("index.json")).map_err(|e| self.io(e.error))?;
         Ok(digest)
     }
@@ -330,6 +332,13 @@ impl Store {
             let _ = std::fs::remove_file(path);
         }
     }
+}
+
+/// Store files are world-readable like any shared registry's (temp files start owner-only);
+/// content is public, integrity comes from the digests.
+fn readable(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
 }
 
 /// Split an artifact into a checked bundle and its signatures.

@@ -310,6 +310,10 @@ fn a_corrupt_store_blob_is_reported_not_returned() {
     assert_eq!(digest, artifact.digest());
     assert_eq!(store.resolve("acme/guard:1.0.0").unwrap().as_deref(), Some(digest.as_str()));
     assert_eq!(store.get(&digest).unwrap().blobs, artifact.blobs);
+    use std::os::unix::fs::PermissionsExt;
+    for f in [dir.path().join("index.json"), dir.path().join("blobs/sha256").join(digest.trim_start_matches("sha256:"))] {
+        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o644, "{}", f.display());
+    }
     let plugin = dir.path().join("blobs/sha256").join(sha256_hex(PLUGIN));
     let mut bytes = std::fs::read(&plugin).unwrap();
     bytes[0] ^= 1;
