@@ -126,9 +126,14 @@ impl Grants {
         Ok(())
     }
 
-    /// Whether `plugin` holds `capability`.
+    /// Whether `plugin` holds `capability`. A bundle's plugin needs a grant by its own name:
+    /// `--grant` (every plugin of the config) does not reach bundles.
     pub fn allows(&self, plugin: &PluginRef, capability: &str) -> bool {
-        self.all.contains(capability) || self.per_plugin.get(plugin).is_some_and(|caps| caps.contains(capability))
+        let named = self.per_plugin.get(plugin).is_some_and(|caps| caps.contains(capability));
+        match plugin {
+            PluginRef::Bundle { .. } => named,
+            _ => named || self.all.contains(capability),
+        }
     }
 }
 
@@ -259,8 +264,21 @@ pub struct Config {
     pub lock_mode: crate::bundle::resolve::LockMode,
     /// Default (fuel, memory MiB) of hooks, for bundle hooks validated later.
     pub(crate) defaults: (u64, u64),
+    /// Capabilities each bundle plugin's manifest declares.
+    pub(crate) bundle_caps: HashMap<PluginRef, std::collections::BTreeSet<String>>,
     /// Verified plugin bytes of resolved bundles, and their sha256.
     pub(crate) bundle_plugins: HashMap<PluginRef, (std::sync::Arc<[u8]>, String)>,
+}
+
+impl Config {
+    /// Whether a plugin declares `capability`: a bundle's plugin file in its manifest; anything
+    /// else declares by importing the interface (checked at load).
+    pub(crate) fn declares(&self, plugin: &PluginRef, capability: &str) -> bool {
+        match plugin {
+            PluginRef::Bundle { file, .. } if !file.starts_with("builtin:") => self.bundle_caps.get(plugin).is_some_and(|c| c.contains(capability)),
+            _ => true,
+        }
+    }
 }
 
 /// One entry of `bundles`.

@@ -92,7 +92,7 @@ impl Host {
         let cache = engine::cache_dir(config.cache_dir.as_deref());
         let mut plugins: HashMap<PluginRef, Arc<Plugin>> = HashMap::new();
         let mut hooks = Vec::with_capacity(config.hooks.len());
-        for spec in config.hooks {
+        for spec in std::mem::take(&mut config.hooks) {
             let plugin = match plugins.get(&spec.plugin) {
                 Some(p) => p.clone(),
                 None => {
@@ -123,7 +123,7 @@ impl Host {
                     p
                 }
             };
-            let granted = config.grants.allows(&spec.plugin, "process:exec");
+            let granted = config.grants.allows(&spec.plugin, "process:exec") && config.declares(&spec.plugin, "process:exec");
             if let Some(why) = needs_process(&spec, &plugin) {
                 if !granted {
                     let why = match &spec.plugin {

@@ -57,6 +57,18 @@ async fn declared_but_not_granted_is_refused_and_nothing_is_compiled() {
 }
 
 #[tokio::test]
+async fn a_grant_to_every_plugin_does_not_reach_a_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let trust = publish(dir.path(), true);
+    let cache = dir.path().join("cache");
+    let text = format!("cache_dir = {:?}\nbundles = [\"local/acme/echo@1.0.0\"]\n[registries.local]\npath = \"reg\"\n{trust}", cache);
+    let mut config = Config::parse(&text, &dir.path().join("hooks.toml"), dir.path()).unwrap();
+    config.grants.grant_all("process:exec").unwrap(); // what `--grant process:exec` does
+    let err = Host::load(config).await.err().expect("refused");
+    assert!(matches!(err, LoadError::CapabilityNotGranted { .. }), "{err}");
+}
+
+#[tokio::test]
 async fn granted_but_not_declared_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let trust = publish(dir.path(), false);

@@ -291,15 +291,13 @@ pub async fn resolve(config: &mut Config, mode: LockMode) -> Result<Lock, crate:
             };
             spec.plugin = PluginRef::Bundle { bundle: m.name.clone(), file: file.clone() };
             // A bundle's plugin holds a capability only when its manifest declares it and the
-            // host grants it.
-            let granted: Vec<String> = config.grants.per_plugin.get(&spec.plugin).map(|c| c.iter().cloned().collect()).unwrap_or_default();
-            for cap in granted {
-                let is_declared = declared.get(file.as_str()).is_some_and(|d| d.contains(&cap)) || file.starts_with("builtin:");
-                if !is_declared {
-                    tracing::warn!(plugin = %spec.plugin, capability = %cap, "granted, but the bundle's manifest does not declare it; not granted");
-                    if let Some(set) = config.grants.per_plugin.get_mut(&spec.plugin) {
-                        set.remove(&cap);
-                    }
+            // host grants it to that plugin by name (see `Config::declares`, `Grants::allows`).
+            if let Some(caps) = declared.get(file.as_str()) {
+                config.bundle_caps.insert(spec.plugin.clone(), caps.iter().cloned().collect());
+            }
+            if let Some(granted) = config.grants.per_plugin.get(&spec.plugin) {
+                for cap in granted.iter().filter(|c| !file.starts_with("builtin:") && !declared.get(file.as_str()).is_some_and(|d| d.contains(*c))) {
+                    tracing::warn!(plugin = %spec.plugin, capability = %cap, "granted, but the bundle's manifest does not declare it: not in effect");
                 }
             }
             if !file.starts_with("builtin:") && !config.bundle_plugins.contains_key(&spec.plugin) {

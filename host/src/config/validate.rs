@@ -94,6 +94,7 @@ impl RawConfig {
             lock_mode: Default::default(),
             defaults,
             bundle_plugins: HashMap::new(),
+            bundle_caps: HashMap::new(),
             source: PathBuf::new(),
             hooks,
             audit_log: self.audit_log.map(|p| base.join(p)),
