@@ -269,7 +269,11 @@ impl Store {
             "annotations": reference.map(|r| json!({ REF_NAME: r })).unwrap_or_else(|| json!({})),
         });
         let manifests = index["manifests"].as_array_mut().expect("index checked");
-        manifests.retain(|m| !(m["digest"] == digest.as_str() && reference.is_none()) && !(reference.is_some() && m["annotations"][REF_NAME] == reference.unwrap_or_default()));
+        // One entry per tag (a re-push moves it); untagged entries (the cache) once per digest.
+        manifests.retain(|m| match reference {
+            Some(r) => m["annotations"][REF_NAME] != r,
+            None => !(m["digest"] == digest.as_str() && m["annotations"][REF_NAME].is_null()),
+        });
         manifests.push(entry);
         let tmp = tempfile::NamedTempFile::new_in(&self.root).map_err(|e| self.io(e))?;
         std::fs::write(tmp.path(), serde_json::to_vec_pretty(&index).expect("json")).map_err(|e| self.io(e))?;
