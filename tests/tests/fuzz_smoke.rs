@@ -68,13 +68,17 @@ fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
     v
 }
 
-fn smoke(dirs: &[&str], per_seed: usize, target: impl Fn(&[u8])) -> usize {
+/// Every corpus input once, then `budget` mutations spread evenly over the inputs (at least 5
+/// each), so a grown corpus does not slow the suite down.
+fn smoke(dirs: &[&str], budget: usize, target: impl Fn(&[u8])) -> usize {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut runs = 0;
-    for seed in corpus(dirs) {
-        target(&seed);
-        for _ in 0..per_seed {
-            target(&mutate(&seed, &mut rng));
+    let seeds = corpus(dirs);
+    let (share, extra) = (budget / seeds.len(), budget % seeds.len());
+    for (i, seed) in seeds.iter().enumerate() {
+        target(seed);
+        for _ in 0..(share + usize::from(i < extra)).max(5) {
+            target(&mutate(seed, &mut rng));
             runs += 1;
         }
     }
@@ -83,24 +87,24 @@ fn smoke(dirs: &[&str], per_seed: usize, target: impl Fn(&[u8])) -> usize {
 
 #[test]
 fn config_target() {
-    let runs = smoke(&["fuzz/corpus/config", "tests/config", "examples"], 100, hookhost::fuzz::config);
-    assert!(runs >= 1000, "{runs}");
+    let runs = smoke(&["fuzz/corpus/config", "tests/config", "examples"], 3000, hookhost::fuzz::config);
+    assert!(runs >= 3000, "{runs}");
 }
 
 #[test]
 fn event_target() {
-    let runs = smoke(&["fuzz/corpus/event"], 2000, hookhost::fuzz::event);
+    let runs = smoke(&["fuzz/corpus/event"], 6000, hookhost::fuzz::event);
     assert!(runs >= 6000, "{runs}");
 }
 
 #[test]
 fn dialect_output_target() {
-    let runs = smoke(&["fuzz/corpus/dialect_output"], 2000, bash_adapter::fuzz::dialect_output);
+    let runs = smoke(&["fuzz/corpus/dialect_output"], 8000, bash_adapter::fuzz::dialect_output);
     assert!(runs >= 8000, "{runs}");
 }
 
 #[test]
 fn bundle_target() {
-    let runs = smoke(&["fuzz/corpus/bundle"], 1000, hookhost::fuzz::bundle);
+    let runs = smoke(&["fuzz/corpus/bundle"], 4000, hookhost::fuzz::bundle);
     assert!(runs >= 4000, "{runs}");
 }
