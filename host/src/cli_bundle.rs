@@ -133,10 +133,11 @@ fn signatures(bundle: &Path, explicit: &SigArgs) -> Result<Vec<String>> {
     files.iter().map(|f| std::fs::read_to_string(f).map_err(|e| usage(format!("cannot read the signature {}: {e}", f.display())))).collect()
 }
 
-fn policy(args: &TrustArgs) -> Result<Policy> {
-    match (&args.config, args.key.is_empty()) {
+/// The trust policy of `--config` (already loaded as `config`) or of `--key` files.
+fn policy(args: &TrustArgs, config: Option<&hookhost::Config>) -> Result<Policy> {
+    match (config, args.key.is_empty()) {
         (Some(_), false) => Err(usage("give --config or --key, not both")),
-        (Some(path), true) => Ok(hookhost::Config::load(path).map_err(usage)?.trust),
+        (Some(config), true) => Ok(config.trust.clone()),
         (None, false) => {
             let keys = args.key.iter().map(|p| std::fs::read_to_string(p).map(|t| (p.display().to_string(), t)).map_err(|e| usage(format!("cannot read the key {}: {e}", p.display())))).collect::<Result<Vec<_>>>()?;
             Policy::trusting(&keys).map_err(usage)
@@ -196,7 +197,8 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         BundleCommand::Verify { bundle, trust, sigs } => {
-            let policy = policy(&trust)?;
+            let config = trust.config.as_deref().map(hookhost::Config::load).transpose().map_err(usage)?;
+            let policy = policy(&trust, config.as_ref())?;
             let b = read_bundle(&bundle)?;
             let sigs = signatures(&bundle, &sigs)?;
             let signers = policy.check(&b, &sigs, &bundle.display().to_string())?;
@@ -256,8 +258,8 @@ fn split_reference(text: &str, config: Option<&hookhost::Config>) -> Result<(Bun
     // reference with a placeholder registry and keep what precedes namespace/name.
     let (path, _) = text.rsplit_once('@').ok_or_else(|| usage(format!("{text:?} has no @version; write REGISTRY/namespace/name@version")))?;
     let r = BundleRef::parse(text).map_err(usage)?;
-    let location = &path[..path.len() - r.name.len()].trim_end_matches('/');
-    let registry = match config.and_then(|c| c.registries.get(*location)) {
+    let location = path[..path.len() - r.name.len()].trim_end_matches('/');
+    let registry = match config.and_then(|c| c.registries.get(location)) {
         Some(reg) => reg.clone(),
         None => Registry::from_location(location),
     };
@@ -284,16 +286,13 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         RegistryCommand::Pull { reference, trust, to } => {
-            let config = match &trust.config {
-                Some(p) => Some(hookhost::Config::load(p).map_err(usage)?),
-                None => None,
-            };
-            let policy = policy(&trust)?;
+            let config = trust.config.as_deref().map(hookhost::Config::load).transpose().map_err(usage)?;
+            let policy = policy(&trust, config.as_ref())?;
             let (r, registry) = split_reference(&reference, config.as_ref())?;
             let cache = hookhost::bundle::cache_dir(config.as_ref().and_then(|c| c.cache_dir.as_deref()));
             let fetched = hookhost::bundle::resolve::fetch(&r, &registry, None, cache.as_deref(), &policy, progress).await?;
             if let Some(dir) = to {
-                let sigs = signatures_of(&registry, &r, &fetched.digest, cache.as_deref()).await?;
+                let sigs = signatures_of(&registry, &fetched.digest, cache.as_deref())?;
                 Store::new(&dir).put(&Artifact::of(&fetched.bundle, &sigs), Some(&format!("{}:{}", r.name, tag_of(&fetched.bundle.manifest.version)))).map_err(|e| anyhow::anyhow!("{e}"))?;
             }
             println!("pulled {} ({}); trusted signer(s): {}", fetched.bundle.manifest.id(), fetched.digest, fetched.signers.join(", "));
@@ -323,7 +322,7 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
 }
 
 /// The signatures of a fetched bundle, read back from where it now is (cache or directory).
-async fn signatures_of(registry: &Registry, _r: &BundleRef, digest: &str, cache: Option<&Path>) -> Result<Vec<String>> {
+fn signatures_of(registry: &Registry, digest: &str, cache: Option<&Path>) -> Result<Vec<String>> {
     let store = match registry {
         Registry::Dir(dir) => Store::new(dir),
         Registry::Oci { .. } => Store::new(cache.ok_or_else(|| anyhow::anyhow!("no cache directory"))?.join("bundles")),
