@@ -229,6 +229,28 @@ fn bundle_hooks_join_the_chain_before_user_hooks_and_can_be_muted() {
     assert!(err.ends_with("hooks.toml: bundles[0]: no registry named \"corp\"; define [registries.corp] or use one of local"), "{err}");
 }
 
+#[test]
+fn the_readme_walkthrough_with_the_example_bundle() {
+    let w = Work::new();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/bundle");
+    w.ok(&["key", "generate", "-o", "acme"]);
+    w.ok(&["bundle", "pack", example, "-o", "policy.hhb"]);
+    w.ok(&["bundle", "sign", "--key", "acme.key", "policy.hhb"]);
+    w.ok(&["registry", "push", "policy.hhb", "registry"]);
+    w.write("hooks.toml", format!("bundles = [\"local/acme/shell-policy@1.0.0\"]\n[registries.local]\npath = \"registry\"\n{}", trust_toml("acme.pub", "acme/*")));
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 2 hook(s) loaded: acme/shell-policy:no-rm-rf, acme/shell-policy:no-force-push-main");
+    for (command, hook, reason) in [("git push --force origin main", 1, "acme policy: no force-push to main"), ("rm -rf build", 0, "destructive command blocked: rm -rf is not allowed")] {
+        w.write("ev.json", format!(r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"{command}"}}}}"#));
+        let v: serde_json::Value = serde_json::from_str(&w.ok(&["run", "--config", "hooks.toml", "--event", "ev.json"])).unwrap();
+        assert_eq!(v["decision"], "block", "{command}: {v}");
+        assert_eq!(v["reason"], reason);
+        assert_eq!(v["hooks"][hook]["decision"], "block");
+    }
+    w.write("ev.json", r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin main"}}"#);
+    let v: serde_json::Value = serde_json::from_str(&w.ok(&["run", "--config", "hooks.toml", "--event", "ev.json"])).unwrap();
+    assert_eq!(v["decision"], "pass", "{v}");
+}
+
 /// Push `file` (with its signatures) to `reg` and try to load it; return the error.
 fn refused_load(w: &Work, version: &str, trust: &str, extra: &str) -> String {
     w.write("hooks.toml", format!("bundles = [\"local/acme/guard@{version}\"]\n{extra}[registries.local]\npath = \"reg\"\n{trust}"));
