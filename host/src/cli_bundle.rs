@@ -301,6 +301,9 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
         RegistryCommand::List { registry } => {
             let rows: Vec<(String, Vec<String>)> = match Registry::from_location(&registry) {
                 Registry::Dir(dir) => {
+                    if !dir.join("index.json").is_file() {
+                        return Err(usage(format!("{} is not a directory registry (no index.json); push a bundle there first, or check the path", dir.display())));
+                    }
                     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
                     for (reference, _) in Store::new(&dir).list().map_err(|e| anyhow::anyhow!("{e}"))? {
                         let (name, tag) = reference.rsplit_once(':').unwrap_or((&reference, ""));

@@ -207,6 +207,8 @@ fn bundle_hooks_join_the_chain_before_user_hooks_and_can_be_muted() {
     let pushed = w.ok(&["registry", "push", "g.hhb", "reg"]);
     assert!(pushed.starts_with("pushed acme/guard@1.0.0 with 1 signature(s) → reg/acme/guard@1.0.0 (sha256:"), "{pushed}");
     assert_eq!(w.ok(&["registry", "list", "reg"]), "acme/guard  1.0.0");
+    let err = w.fails(&["registry", "list", "regg"], 2);
+    assert!(err.ends_with("regg is not a directory registry (no index.json); push a bundle there first, or check the path"), "{err}");
     let base = format!("[registries.local]\npath = \"reg\"\n{}\n[[hooks]]\nid = \"mine\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:redact-secrets\" }}\n", trust_toml("acme.pub", "acme/*"));
     w.write("hooks.toml", format!("bundles = [\"local/acme/guard@1.0.0\"]\n{base}"));
     assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 2 hook(s) loaded: acme/guard:no-rm, user:mine");
