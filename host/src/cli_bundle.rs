@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::Subcommand;
 use hookhost::bundle::oci::{tag_of, Remote};
 use hookhost::bundle::resolve::{BundleRef, Registry};
-use hookhost::bundle::store::{open_artifact, Artifact, Store};
+use hookhost::bundle::store::{Artifact, Store};
 use hookhost::bundle::trust::{self, Policy};
 use hookhost::bundle::{self, Bundle, BundleError};
 use std::io::IsTerminal;
@@ -292,8 +292,7 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
             let cache = hookhost::bundle::cache_dir(config.as_ref().and_then(|c| c.cache_dir.as_deref()));
             let fetched = hookhost::bundle::resolve::fetch(&r, &registry, None, cache.as_deref(), &policy, progress).await?;
             if let Some(dir) = to {
-                let sigs = signatures_of(&registry, &fetched.digest, cache.as_deref())?;
-                Store::new(&dir).put(&Artifact::of(&fetched.bundle, &sigs), Some(&format!("{}:{}", r.name, tag_of(&fetched.bundle.manifest.version)))).map_err(|e| anyhow::anyhow!("{e}"))?;
+                Store::new(&dir).put(&Artifact::of(&fetched.bundle, &fetched.signatures), Some(&format!("{}:{}", r.name, tag_of(&fetched.bundle.manifest.version)))).map_err(|e| anyhow::anyhow!("{e}"))?;
             }
             println!("pulled {} ({}); trusted signer(s): {}", fetched.bundle.manifest.id(), fetched.digest, fetched.signers.join(", "));
             Ok(ExitCode::SUCCESS)
@@ -322,16 +321,6 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// The signatures of a fetched bundle, read back from where it now is (cache or directory).
-fn signatures_of(registry: &Registry, digest: &str, cache: Option<&Path>) -> Result<Vec<String>> {
-    let store = match registry {
-        Registry::Dir(dir) => Store::new(dir),
-        Registry::Oci { .. } => Store::new(cache.ok_or_else(|| anyhow::anyhow!("no cache directory"))?.join("bundles")),
-    };
-    let artifact = store.get(digest).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(open_artifact(&artifact, digest)?.1)
 }
 
 pub async fn lock(host: &HostArgs) -> Result<ExitCode> {

@@ -271,13 +271,15 @@ pub struct Config {
 }
 
 impl Config {
-    /// Whether a plugin declares `capability`: a bundle's plugin file in its manifest; anything
-    /// else declares by importing the interface (checked at load).
-    pub(crate) fn declares(&self, plugin: &PluginRef, capability: &str) -> bool {
-        match plugin {
+    /// Whether a plugin holds `capability`: granted (a bundle's plugin by its own name only)
+    /// and, for a bundle's plugin file, declared in its manifest. Anything else declares by
+    /// importing the interface (checked at load).
+    pub(crate) fn holds(&self, plugin: &PluginRef, capability: &str) -> bool {
+        let declared = match plugin {
             PluginRef::Bundle { file, .. } if !file.starts_with("builtin:") => self.bundle_caps.get(plugin).is_some_and(|c| c.contains(capability)),
             _ => true,
-        }
+        };
+        declared && self.grants.allows(plugin, capability)
     }
 }
 

@@ -123,7 +123,7 @@ impl Host {
                     p
                 }
             };
-            let granted = config.grants.allows(&spec.plugin, "process:exec") && config.declares(&spec.plugin, "process:exec");
+            let granted = config.holds(&spec.plugin, "process:exec");
             if let Some(why) = needs_process(&spec, &plugin) {
                 if !granted {
                     let why = match &spec.plugin {

@@ -182,14 +182,14 @@ pub(crate) fn read_config(args: &HostArgs) -> Result<Config> {
     for b in &mut config.bundles {
         b.progress = progress;
     }
+    if args.locked {
+        config.lock_mode = hookhost::bundle::resolve::LockMode::Locked;
+    }
     Ok(config)
 }
 
 async fn load(args: &HostArgs) -> Result<Host> {
     let mut config = read_config(args)?;
-    if args.locked {
-        config.lock_mode = hookhost::bundle::resolve::LockMode::Locked;
-    }
     for capability in &args.grant {
         config.grants.grant_all(capability).map_err(|e| usage(format!("--grant: {e}")))?;
     }
@@ -223,7 +223,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let mut config = read_config(&host)?;
             // Bundles are fetched and verified (not compiled) so their hooks show in the chain.
             if !config.bundles.is_empty() {
-                let mode = if host.locked { hookhost::bundle::resolve::LockMode::Locked } else { Default::default() };
+                let mode = config.lock_mode;
                 hookhost::bundle::resolve::resolve(&mut config, mode).await.map_err(usage)?;
             }
             if json {

@@ -176,19 +176,21 @@ pub struct Fetched {
     pub digest: String,
     /// Trusted signers' key ids.
     pub signers: Vec<String>,
+    /// Every signature it carries (what a mirror copies along).
+    pub signatures: Vec<String>,
 }
 
 /// Fetch and check one bundle. Nothing reaches the cache before it is checked; a corrupt cache
 /// entry is evicted and fetched again.
 pub async fn fetch(r: &BundleRef, registry: &Registry, pinned: Option<&str>, cache: Option<&Path>, policy: &super::trust::Policy, progress: bool) -> Result<Fetched, BundleError> {
     let from = format!("bundle {r}");
-    let check = |artifact: &Artifact| -> Result<(Bundle, Vec<String>), BundleError> {
+    let check = |artifact: &Artifact, digest: &str| -> Result<Fetched, BundleError> {
         let (bundle, signatures) = open_artifact(artifact, &from)?;
         if bundle.manifest.name != r.name || r.version.as_ref().is_some_and(|v| *v != bundle.manifest.version) {
             return Err(BundleError(format!("{from}: the registry served {} instead; a registry may not substitute one bundle for another", bundle.manifest.id())));
         }
         let signers = policy.check(&bundle, &signatures, &from)?;
-        Ok((bundle, signers))
+        Ok(Fetched { bundle, digest: digest.to_string(), signers, signatures })
     };
     let digest_hint = r.digest.as_deref().or(pinned);
     match registry {
@@ -206,8 +208,7 @@ pub async fn fetch(r: &BundleRef, registry: &Registry, pinned: Option<&str>, cac
                 StoreError::Corrupt(m) => BundleError(format!("{from}: the registry is corrupt: {m}; push the bundle again")),
                 StoreError::Io(m) => BundleError(format!("{from}: {m}")),
             })?;
-            let (bundle, signers) = check(&artifact)?;
-            Ok(Fetched { bundle, digest, signers })
+            check(&artifact, &digest)
         }
         Registry::Oci { location, insecure_http } => {
             let mut remote = Remote::new(location, *insecure_http)?;
@@ -220,8 +221,7 @@ pub async fn fetch(r: &BundleRef, registry: &Registry, pinned: Option<&str>, cac
             if let Some(cache) = &cache {
                 match cache.get(&digest) {
                     Ok(artifact) => {
-                        let (bundle, signers) = check(&artifact)?;
-                        return Ok(Fetched { bundle, digest, signers });
+                        return check(&artifact, &digest);
                     }
                     Err(StoreError::Missing(_)) => {}
                     Err(e) => {
@@ -234,13 +234,13 @@ pub async fn fetch(r: &BundleRef, registry: &Registry, pinned: Option<&str>, cac
                 eprintln!("pulling {} from {} ({digest})", r.name, remote.registry);
             }
             let artifact = remote.fetch(&r.name, &digest).await.map_err(|e| BundleError(format!("{from}: {e}")))?;
-            let (bundle, signers) = check(&artifact)?;
+            let fetched = check(&artifact, &digest)?;
             if let Some(cache) = &cache {
                 if let Err(e) = cache.put(&artifact, None) {
                     tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
                 }
             }
-            Ok(Fetched { bundle, digest, signers })
+            Ok(fetched)
         }
     }
 }
@@ -250,14 +250,13 @@ pub async fn fetch(r: &BundleRef, registry: &Registry, pinned: Option<&str>, cac
 /// (what `hookhost lock` writes).
 pub async fn resolve(config: &mut Config, mode: LockMode) -> Result<Lock, crate::LoadError> {
     let bad = |m: String| crate::LoadError::Bundle(BundleError(m));
-    let lock_file = (!config.bundles.is_empty()).then(|| lock_path(&config.source));
-    let lock = match (&lock_file, mode) {
-        (Some(path), LockMode::Prefer | LockMode::Locked) => Lock::read(path).map_err(crate::LoadError::Bundle)?,
-        _ => None,
+    let lock_file = lock_path(&config.source);
+    let lock = match mode {
+        LockMode::Prefer | LockMode::Locked => Lock::read(&lock_file).map_err(crate::LoadError::Bundle)?,
+        LockMode::Update => None,
     };
     if mode == LockMode::Locked && lock.is_none() && config.bundles.iter().any(|b| b.reference.digest.is_none()) {
-        let path = lock_file.as_deref().unwrap_or(Path::new("hooks.lock"));
-        return Err(bad(format!("{}: --locked, but there is no lock file {}; run `hookhost lock --config {}` and commit it", config.source.display(), path.display(), config.source.display())));
+        return Err(bad(format!("{}: --locked, but there is no lock file {}; run `hookhost lock --config {}` and commit it", config.source.display(), lock_file.display(), config.source.display())));
     }
     let cache = crate::engine::cache_dir(config.cache_dir.as_deref());
     let mut new_lock = Lock::default();
@@ -270,7 +269,7 @@ pub async fn resolve(config: &mut Config, mode: LockMode) -> Result<Lock, crate:
         let key = r.to_string();
         let pinned = lock.as_ref().and_then(|l| l.bundles.get(&key)).map(String::as_str);
         if mode == LockMode::Locked && pinned.is_none() && r.digest.is_none() {
-            return Err(bad(format!("{}: {}: {key} is not in the lock file {}; run `hookhost lock --config {}` and commit the lock file", config.source.display(), decl.at, lock_file.as_deref().unwrap_or(Path::new("?")).display(), config.source.display())));
+            return Err(bad(format!("{}: {}: {key} is not in the lock file {}; run `hookhost lock --config {}` and commit the lock file", config.source.display(), decl.at, lock_file.display(), config.source.display())));
         }
         let registry = config.registries.get(&r.registry).expect("validated at parse");
         let fetched = fetch(r, registry, pinned, cache.as_deref(), &config.trust, decl.progress).await.map_err(crate::LoadError::Bundle)?;
@@ -279,8 +278,20 @@ pub async fn resolve(config: &mut Config, mode: LockMode) -> Result<Lock, crate:
         }
         tracing::info!(bundle = %key, digest = %fetched.digest, signers = ?fetched.signers, "bundle verified");
         new_lock.bundles.insert(key.clone(), fetched.digest.clone());
-        let m = &fetched.bundle.manifest;
-        let declared: BTreeMap<&str, &Vec<String>> = m.plugins.iter().map(|p| (p.file.as_str(), &p.capabilities)).collect();
+        let Bundle { manifest: m, parts, .. } = fetched.bundle;
+        let mut files = parts.files;
+        // Each plugin file once: its verified bytes (the manifest's sha256 was checked against
+        // them), and what it declares. It holds a capability only when declared here and granted
+        // to it by name (`Config::holds`).
+        for p in &m.plugins {
+            let plugin = PluginRef::Bundle { bundle: m.name.clone(), file: p.file.clone() };
+            for cap in config.grants.per_plugin.get(&plugin).into_iter().flatten().filter(|c| !p.capabilities.contains(c)) {
+                tracing::warn!(%plugin, capability = %cap, "granted, but the bundle's manifest does not declare it: not in effect");
+            }
+            config.bundle_caps.insert(plugin.clone(), p.capabilities.iter().cloned().collect());
+            let bytes = files.remove(&p.file).expect("checked: the manifest lists exactly the files held");
+            config.bundle_plugins.insert(plugin, (Arc::from(bytes), p.sha256.clone()));
+        }
         for (i, raw) in m.hooks.iter().enumerate() {
             let at = format!("bundle {} hooks[{i}]", m.id());
             let Some(mut spec) = crate::config::validate_hook(raw.clone(), &m.name, i, &at, config.defaults, &mut problems) else { continue };
@@ -289,28 +300,14 @@ pub async fn resolve(config: &mut Config, mode: LockMode) -> Result<Lock, crate:
                 PluginRef::Path(p) => p.to_string_lossy().into_owned(),
                 PluginRef::Bundle { file, .. } => file.clone(),
             };
-            spec.plugin = PluginRef::Bundle { bundle: m.name.clone(), file: file.clone() };
-            // A bundle's plugin holds a capability only when its manifest declares it and the
-            // host grants it to that plugin by name (see `Config::declares`, `Grants::allows`).
-            if let Some(caps) = declared.get(file.as_str()) {
-                config.bundle_caps.insert(spec.plugin.clone(), caps.iter().cloned().collect());
-            }
-            if let Some(granted) = config.grants.per_plugin.get(&spec.plugin) {
-                for cap in granted.iter().filter(|c| !file.starts_with("builtin:") && !declared.get(file.as_str()).is_some_and(|d| d.contains(*c))) {
-                    tracing::warn!(plugin = %spec.plugin, capability = %cap, "granted, but the bundle's manifest does not declare it: not in effect");
-                }
-            }
-            if !file.starts_with("builtin:") && !config.bundle_plugins.contains_key(&spec.plugin) {
-                let bytes = fetched.bundle.parts.files.get(&file).expect("checked: hooks name listed files").clone();
-                let digest = super::sha256_hex(&bytes);
-                config.bundle_plugins.insert(spec.plugin.clone(), (Arc::from(bytes), digest));
-            }
+            spec.plugin = PluginRef::Bundle { bundle: m.name.clone(), file };
             if config.disabled_contributions.contains(&spec.id) {
                 tracing::info!(hook_id = %spec.id, "contributed hook muted by disabled_contributions");
                 config.muted.push(spec.id.clone());
                 continue;
             }
-            if config.hooks.iter().chain(contributed.iter()).any(|h| h.id == spec.id) {
+            // Bundle HookIds hold a '/', so they can only collide with each other.
+            if contributed.iter().any(|h| h.id == spec.id) {
                 problems.push(format!("{at}.id: duplicate hook id {:?}", spec.id));
                 continue;
             }
