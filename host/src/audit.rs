@@ -45,31 +45,62 @@ pub struct AuditRecord {
     pub error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub on_error: Option<&'static str>,
+    /// Set when the hook ran again because a later hook rewrote the payload.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub recheck: bool,
 }
 
 /// `prev` of the first record.
-const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 /// `,"hash":"<64 hex>"}` closes every line.
 const HASH_SUFFIX_LEN: usize = r#","hash":""}"#.len() + 64;
 
 #[derive(Serialize)]
-struct Chained<'a> {
+struct Chained<'a, T: Serialize> {
     seq: u64,
     prev: &'a str,
     #[serde(flatten)]
-    record: &'a AuditRecord,
+    record: &'a T,
+}
+
+/// The record a writer appends after moving a torn tail aside: it chains to the last good
+/// record, so `verify` accepts the log and reports the recovery.
+#[derive(Serialize)]
+struct RecoveredRecord {
+    ts: String,
+    recovered: Recovery,
+}
+
+/// What a recovery did (the `recovered` field of its record).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Recovery {
+    /// Bytes of the unterminated last line that were moved aside.
+    pub torn_bytes: u64,
+    /// Where they were moved (`FILE.torn-<unix nanos>`).
+    pub moved_to: String,
 }
 
 /// Where the chain stands: the next record's `seq` and `prev`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Head {
     seq: u64,
     hash: String,
 }
 
-/// An append-only, hash-chained JSONL file.
+struct Inner {
+    file: std::fs::File,
+    head: Head,
+    /// The file's length after this writer's last write: when it still is, no other writer
+    /// appended and the head need not be read again.
+    len: u64,
+}
+
+/// An append-only, hash-chained JSONL file. Writers in other threads and processes append to
+/// the same chain: each append holds an advisory lock (`flock`) on the file while it reads the
+/// head and writes its record.
 pub struct AuditLog {
     path: PathBuf,
-    inner: Mutex<(std::fs::File, Head)>,
+    inner: Mutex<Inner>,
 }
 
 /// Why an existing log cannot be continued.
@@ -81,46 +112,140 @@ pub enum AuditOpenError {
     NotChained(String),
 }
 
+/// Holds the advisory lock on the log file until dropped.
+struct Locked<'a>(&'a std::fs::File);
+
+impl<'a> Locked<'a> {
+    fn new(file: &'a std::fs::File) -> std::io::Result<Self> {
+        file.lock()?;
+        Ok(Locked(file))
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
 impl AuditLog {
-    /// Open (or create) a log and continue its chain.
+    /// Open (or create) a log and continue its chain. A torn last line (a write cut short by a
+    /// full disk or a crash) is moved aside into `FILE.torn-<ts>` and a `recovered` record
+    /// chained to the last good one is appended; a last line that is complete but not a
+    /// hookhost record is refused.
     pub fn open(path: &Path) -> Result<AuditLog, AuditOpenError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        let mut file = std::fs::OpenOptions::new().create(true).read(true).append(true).open(path)?;
-        let head = match last_line(&mut file)? {
-            None => Head { seq: 0, hash: GENESIS.to_string() },
-            Some(line) => {
-                let record = Link::parse(&line).map_err(AuditOpenError::NotChained)?;
-                Head { seq: record.seq + 1, hash: record.hash }
-            }
+        let file = std::fs::OpenOptions::new().create(true).read(true).append(true).open(path)?;
+        let (head, len) = {
+            let _lock = Locked::new(&file)?;
+            read_head(&file, path)?
         };
-        Ok(AuditLog { path: path.to_path_buf(), inner: Mutex::new((file, head)) })
+        Ok(AuditLog { path: path.to_path_buf(), inner: Mutex::new(Inner { file, head, len }) })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// The last record's sequence number and hash as this writer last saw them (`None` for an
+    /// empty log). Keep the hash somewhere the writer cannot reach and check it later with
+    /// `hookhost audit verify --expect-head`.
+    pub fn head(&self) -> Option<(u64, String)> {
+        let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        (inner.head.seq > 0).then(|| (inner.head.seq - 1, inner.head.hash.clone()))
+    }
+
     /// Append one record and flush it to the file; with `durable` (a block or halt) also wait
     /// until it is on disk, so a crash right after the decision cannot lose its record. A
-    /// write failure is reported through tracing, never turned into a hook decision, and does
-    /// not advance the chain.
-    pub fn append(&self, record: &AuditRecord, durable: bool) {
+    /// failed write does not advance the chain and is returned: the caller decides what it
+    /// means for the decision (`audit_failure`).
+    pub fn append(&self, record: &AuditRecord, durable: bool) -> Result<(), String> {
         let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let (file, head) = &mut *guard;
-        let body = serde_json::to_vec(&Chained { seq: head.seq, prev: &head.hash, record }).expect("audit records serialise");
-        let hash = hex(&Sha256::digest(&body));
-        let mut line = body;
-        line.pop(); // the closing brace
-        line.extend_from_slice(format!(r#","hash":"{hash}"}}"#).as_bytes());
-        line.push(b'\n');
-        let written = file.write_all(&line).and_then(|_| file.flush()).and_then(|_| if durable { file.sync_data() } else { Ok(()) });
-        match written {
-            Ok(()) => *head = Head { seq: head.seq + 1, hash },
-            Err(e) => tracing::error!(path = %self.path.display(), "cannot write the audit log: {e}"),
-        }
+        let inner = &mut *guard;
+        let written = (|| -> Result<(), AuditOpenError> {
+            let _lock = Locked::new(&inner.file)?;
+            if inner.file.metadata()?.len() != inner.len {
+                // Another writer appended since: continue from its head.
+                (inner.head, inner.len) = read_head(&inner.file, &self.path)?;
+            }
+            let (line, hash) = chain_line(&inner.head, record);
+            write_line(&inner.file, &line, durable)?;
+            inner.head = Head { seq: inner.head.seq + 1, hash };
+            inner.len += line.len() as u64;
+            Ok(())
+        })();
+        written.map_err(|e| {
+            tracing::error!(path = %self.path.display(), "cannot write the audit log: {e}");
+            format!("cannot write the audit log {}: {e}", self.path.display())
+        })
     }
+}
+
+/// A record's line (with its trailing newline) and hash, chained to `head`.
+fn chain_line<T: Serialize>(head: &Head, record: &T) -> (Vec<u8>, String) {
+    let body = serde_json::to_vec(&Chained { seq: head.seq, prev: &head.hash, record }).expect("audit records serialise");
+    let hash = hex(&Sha256::digest(&body));
+    let mut line = body;
+    line.pop(); // the closing brace
+    line.extend_from_slice(format!(r#","hash":"{hash}"}}"#).as_bytes());
+    line.push(b'\n');
+    (line, hash)
+}
+
+fn write_line(mut file: &std::fs::File, line: &[u8], durable: bool) -> std::io::Result<()> {
+    file.write_all(line)?;
+    file.flush()?;
+    if durable {
+        file.sync_data()?;
+    }
+    Ok(())
+}
+
+/// The chain's head and the file's length, read under the lock. A torn last line is moved
+/// aside and a `recovered` record appended first.
+fn read_head(file: &std::fs::File, path: &Path) -> Result<(Head, u64), AuditOpenError> {
+    let mut reader = file;
+    let len = reader.seek(SeekFrom::End(0))?;
+    let tail = last_line(&mut reader, len)?;
+    let head = match &tail {
+        Tail::Empty => Head { seq: 0, hash: GENESIS.to_string() },
+        Tail::Complete(line) => link_head(line)?,
+        Tail::Torn { last_good, torn_from } => return recover(file, path, last_good.as_deref(), *torn_from, len),
+    };
+    Ok((head, len))
+}
+
+fn link_head(line: &str) -> Result<Head, AuditOpenError> {
+    let record = Link::parse(line).map_err(AuditOpenError::NotChained)?;
+    Ok(Head { seq: record.seq + 1, hash: record.hash })
+}
+
+/// Move the torn bytes `[torn_from, len)` into `FILE.torn-<unix nanos>`, cut the file back to
+/// its last complete line, and append a `recovered` record chained to it.
+fn recover(file: &std::fs::File, path: &Path, last_good: Option<&str>, torn_from: u64, len: u64) -> Result<(Head, u64), AuditOpenError> {
+    let head = match last_good {
+        Some(line) => link_head(line)?,
+        None => Head { seq: 0, hash: GENESIS.to_string() },
+    };
+    let mut reader = file;
+    reader.seek(SeekFrom::Start(torn_from))?;
+    let mut torn = Vec::new();
+    reader.read_to_end(&mut torn)?;
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(format!(".torn-{nanos}"));
+    let aside = PathBuf::from(aside);
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&aside)?.write_all(&torn)?;
+    file.set_len(torn_from)?;
+    tracing::warn!(path = %path.display(), moved_to = %aside.display(), bytes = len - torn_from, "the audit log ended in a torn line; moved it aside and recorded the recovery");
+    let recovery = RecoveredRecord { ts: crate::event::now_rfc3339(), recovered: Recovery { torn_bytes: len - torn_from, moved_to: aside.display().to_string() } };
+    let (line, hash) = chain_line(&head, &recovery);
+    let mut writer = file;
+    writer.write_all(&line)?;
+    writer.sync_data()?;
+    Ok((Head { seq: head.seq + 1, hash }, torn_from + line.len() as u64))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -145,6 +270,8 @@ struct Link {
     seq: u64,
     prev: String,
     hash: String,
+    /// Set on a `recovered` record.
+    recovered: Option<Recovery>,
 }
 
 impl Link {
@@ -157,15 +284,28 @@ impl Link {
         if body_hash(line).as_deref() != Some(hash.as_str()) {
             return Err(format!("record {seq} does not match its hash: it was edited"));
         }
-        Ok(Link { seq, prev, hash })
+        let recovered = match v.get("recovered") {
+            None => None,
+            Some(r) => Some(serde_json::from_value(r.clone()).map_err(|e| format!("record {seq}: `recovered` is malformed ({e})"))?),
+        };
+        Ok(Link { seq, prev, hash, recovered })
     }
 }
 
-/// The file's last line, if it has any; an unterminated last line (a torn write) is an error.
-fn last_line(file: &mut std::fs::File) -> Result<Option<String>, AuditOpenError> {
-    let len = file.seek(SeekFrom::End(0))?;
+/// How a log file ends.
+enum Tail {
+    Empty,
+    /// Its last line, complete.
+    Complete(String),
+    /// It ends without a newline: the last complete line (if any), and where the torn bytes
+    /// start.
+    Torn { last_good: Option<String>, torn_from: u64 },
+}
+
+/// Read how the file (of `len` bytes) ends.
+fn last_line(file: &mut &std::fs::File, len: u64) -> Result<Tail, AuditOpenError> {
     if len == 0 {
-        return Ok(None);
+        return Ok(Tail::Empty);
     }
     // Records are a few hundred bytes; read back far enough to hold the last one whole.
     let mut back = 64 << 10;
@@ -174,15 +314,26 @@ fn last_line(file: &mut std::fs::File) -> Result<Option<String>, AuditOpenError>
         file.seek(SeekFrom::Start(start))?;
         let mut tail = Vec::new();
         file.read_to_end(&mut tail)?;
-        if tail.last() != Some(&b'\n') {
-            return Err(AuditOpenError::NotChained("it ends without a newline: a write was cut short".into()));
-        }
-        let text = &tail[..tail.len() - 1];
-        match text.iter().rposition(|&b| b == b'\n') {
-            Some(i) => return Ok(Some(String::from_utf8_lossy(&text[i + 1..]).into_owned())),
-            None if start == 0 => return Ok(Some(String::from_utf8_lossy(text).into_owned())),
-            None => back *= 4,
-        }
+        let torn = tail.last() != Some(&b'\n');
+        // The complete part ends with its last newline.
+        let complete_end = match tail.iter().rposition(|&b| b == b'\n') {
+            Some(i) => i,
+            None if start == 0 => return Ok(Tail::Torn { last_good: None, torn_from: 0 }),
+            None => {
+                back *= 4;
+                continue;
+            }
+        };
+        let text = &tail[..complete_end];
+        let line = match text.iter().rposition(|&b| b == b'\n') {
+            Some(i) => Some(String::from_utf8_lossy(&text[i + 1..]).into_owned()),
+            None if start == 0 => Some(String::from_utf8_lossy(text).into_owned()),
+            None => {
+                back *= 4;
+                continue;
+            }
+        };
+        return Ok(if torn { Tail::Torn { last_good: line, torn_from: start + complete_end as u64 + 1 } } else { Tail::Complete(line.unwrap_or_default()) });
     }
 }
 
@@ -191,8 +342,10 @@ fn last_line(file: &mut std::fs::File) -> Result<Option<String>, AuditOpenError>
 pub struct Verified {
     pub records: u64,
     /// The last record's hash (`GENESIS` for an empty log): keep it elsewhere to detect a
-    /// rewrite of the tail.
+    /// rewrite or a cut of the tail (`verify_expecting`).
     pub head: String,
+    /// Torn tails writers moved aside: (1-based line of the `recovered` record, what it says).
+    pub recoveries: Vec<(usize, Recovery)>,
 }
 
 /// Where a log's chain breaks: the 1-based line and what is wrong with it.
@@ -204,28 +357,53 @@ pub struct ChainBroken {
 }
 
 /// Check every record of a log: each line's own hash, the sequence, and the link to the line
-/// before.
+/// before. `recovered` records (a writer moved a torn tail aside) are part of the chain and
+/// are reported.
 pub fn verify(text: &str) -> Result<Verified, ChainBroken> {
+    verify_chain(text, None)
+}
+
+/// [`verify`], and also check that a head hash saved earlier (e.g. printed by `hookhost run
+/// --audit F -v`) is still in the chain: if it is not, records were cut from the tail or the
+/// log was replaced.
+pub fn verify_expecting(text: &str, expected_head: &str) -> Result<Verified, ChainBroken> {
+    verify_chain(text, Some(expected_head))
+}
+
+fn verify_chain(text: &str, expected_head: Option<&str>) -> Result<Verified, ChainBroken> {
     let mut expected_seq = 0u64;
     let mut prev = GENESIS.to_string();
+    let mut recoveries = Vec::new();
+    let mut seen_expected = expected_head.is_none_or(|h| h == GENESIS);
     let broken = |line: usize, problem: String| ChainBroken { line, problem };
     if !text.is_empty() && !text.ends_with('\n') {
         let line = text.lines().count();
-        return Err(broken(line, "the last line has no newline: a write was cut short, or the file was edited".into()));
+        return Err(broken(line, "the last line has no newline: a write was cut short, or the file was edited (the next writer moves it aside and records the recovery)".into()));
     }
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
-        let Link { seq, prev: link, hash: own } = Link::parse(line).map_err(|problem| broken(n, problem))?;
+        let Link { seq, prev: link, hash: own, recovered } = Link::parse(line).map_err(|problem| broken(n, problem))?;
         if seq != expected_seq {
             return Err(broken(n, format!("record {seq} where record {expected_seq} should be: records were removed or reordered")));
         }
         if link != prev {
             return Err(broken(n, format!("record {seq} does not link to the record before it: that record was edited, or records were removed or reordered")));
         }
+        if let Some(r) = recovered {
+            recoveries.push((n, r));
+        }
+        seen_expected |= expected_head == Some(own.as_str());
         prev = own;
         expected_seq += 1;
     }
-    Ok(Verified { records: expected_seq, head: prev })
+    if !seen_expected {
+        let line = text.lines().count();
+        return Err(broken(
+            line,
+            format!("no record has the expected head hash {}: records after it were cut from the tail, or the log was replaced", expected_head.unwrap_or_default()),
+        ));
+    }
+    Ok(Verified { records: expected_seq, head: prev, recoveries })
 }
 
 #[cfg(test)]
@@ -252,6 +430,7 @@ mod tests {
             peak_memory: 3,
             error: None,
             on_error: None,
+            recheck: false,
         }
     }
 
@@ -260,7 +439,7 @@ mod tests {
         let path = dir.path().join("audit.jsonl");
         let log = AuditLog::open(&path).unwrap();
         for i in 0..n {
-            log.append(&record(if i % 2 == 0 { "pass" } else { "block" }), i % 2 == 1);
+            log.append(&record(if i % 2 == 0 { "pass" } else { "block" }), i % 2 == 1).unwrap();
         }
         (dir, path)
     }
@@ -278,13 +457,13 @@ mod tests {
         let (_dir, path) = log_of(3);
         let first = verify(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(first.records, 3);
-        AuditLog::open(&path).unwrap().append(&record("pass"), false);
+        AuditLog::open(&path).unwrap().append(&record("pass"), false).unwrap();
         let second = verify(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(second.records, 4);
         let l = lines(&path);
         assert!(l[0].starts_with(&format!(r#"{{"seq":0,"prev":"{GENESIS}","ts":"#)), "{}", l[0]);
         assert!(l[3].contains(&format!(r#""prev":"{}""#, first.head)), "{}", l[3]);
-        assert_eq!(verify("").unwrap(), Verified { records: 0, head: GENESIS.into() });
+        assert_eq!(verify("").unwrap(), Verified { records: 0, head: GENESIS.into(), recoveries: vec![] });
     }
 
     #[test]
@@ -325,18 +504,83 @@ mod tests {
     }
 
     #[test]
-    fn a_torn_or_foreign_log_is_not_continued() {
-        let (_dir, path) = log_of(2);
-        let mut text = std::fs::read_to_string(&path).unwrap();
-        text.truncate(text.len() - 10);
-        std::fs::write(&path, &text).unwrap();
-        let err = AuditLog::open(&path).err().unwrap().to_string();
-        assert_eq!(err, "its last line is not a complete hookhost audit record (it ends without a newline: a write was cut short); check it with `hookhost audit verify` and point the host at a new file");
-        assert_eq!(verify(&text).unwrap_err().problem, "the last line has no newline: a write was cut short, or the file was edited");
+    fn a_foreign_log_is_not_continued() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
         std::fs::write(&path, "{\"hook_id\":\"x\"}\n").unwrap();
         let err = AuditLog::open(&path).err().unwrap().to_string();
         assert!(err.contains("(no `seq` field: not a hookhost audit record)"), "{err}");
         assert_eq!(verify("{\"hook_id\":\"x\"}\n").unwrap_err().problem, "no `seq` field: not a hookhost audit record");
         assert_eq!(verify("nonsense\n").unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn a_torn_tail_is_moved_aside_and_the_recovery_recorded() {
+        let (dir, path) = log_of(2);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        let good = verify(&text).unwrap();
+        text.push_str(r#"{"seq":2,"prev":"ab"#);
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(verify(&text).unwrap_err().problem, "the last line has no newline: a write was cut short, or the file was edited (the next writer moves it aside and records the recovery)");
+
+        let log = AuditLog::open(&path).unwrap();
+        log.append(&record("pass"), false).unwrap();
+        let v = verify(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v.records, 4, "2 good + recovered + the new one");
+        let aside: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).filter(|p| p != &path).collect();
+        assert_eq!(aside.len(), 1);
+        assert_eq!(std::fs::read_to_string(&aside[0]).unwrap(), r#"{"seq":2,"prev":"ab"#);
+        assert_eq!(v.recoveries, vec![(3, Recovery { torn_bytes: 19, moved_to: aside[0].display().to_string() })]);
+        let l = lines(&path);
+        assert!(l[2].contains(&format!(r#""seq":2,"prev":"{}""#, good.head)), "{}", l[2]);
+        // A torn first record: the whole file is moved aside and the chain starts over.
+        std::fs::write(&path, "{\"seq\":0").unwrap();
+        AuditLog::open(&path).unwrap().append(&record("pass"), false).unwrap();
+        let v = verify(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!((v.records, v.recoveries.len()), (2, 1));
+    }
+
+    #[test]
+    fn a_cut_tail_is_found_against_a_saved_head() {
+        let (_dir, path) = log_of(4);
+        let log = AuditLog::open(&path).unwrap();
+        let (seq, saved) = log.head().unwrap();
+        assert_eq!(seq, 3);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(verify_expecting(&text, &saved).unwrap().head, saved);
+        // Appending after the saved head is fine.
+        log.append(&record("pass"), false).unwrap();
+        assert!(verify_expecting(&std::fs::read_to_string(&path).unwrap(), &saved).is_ok());
+        // Cutting the last two records leaves an intact, shorter chain: only the saved head tells.
+        let cut: String = text.lines().take(2).map(|l| format!("{l}\n")).collect();
+        assert_eq!(verify(&cut).unwrap().records, 2);
+        let err = verify_expecting(&cut, &saved).unwrap_err();
+        assert_eq!(err, ChainBroken { line: 2, problem: format!("no record has the expected head hash {saved}: records after it were cut from the tail, or the log was replaced") });
+    }
+
+    #[test]
+    fn writers_on_threads_and_handles_keep_one_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    // Each thread its own handle, as separate processes would have.
+                    let log = AuditLog::open(&path).unwrap();
+                    for _ in 0..50 {
+                        log.append(&record("pass"), false).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(verify(&std::fs::read_to_string(&path).unwrap()).unwrap().records, 200);
+    }
+
+    #[test]
+    fn a_failed_write_is_returned() {
+        let log = AuditLog::open(Path::new("/dev/full")).unwrap();
+        let err = log.append(&record("pass"), false).unwrap_err();
+        assert!(err.starts_with("cannot write the audit log /dev/full: No space left on device"), "{err}");
+        assert_eq!(log.head(), None, "a failed write does not advance the chain");
     }
 }

@@ -46,6 +46,17 @@ impl OnError {
     }
 }
 
+/// What happens when an audit record cannot be written (`audit_failure`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditFailure {
+    /// The event's decision becomes a block whose reason names the audit failure.
+    #[default]
+    Block,
+    /// Log the failure and keep the decision.
+    Warn,
+}
+
 /// The config file as written.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +64,11 @@ pub struct RawConfig {
     /// Append one JSON line per hook invocation to this file (relative to the config file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_log: Option<PathBuf>,
+    /// What a dispatch does when its audit record cannot be written: `block` (the default: the
+    /// decision of an event that can block becomes a block naming the failure) or `warn`
+    /// (log the failure and keep the hooks' decision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_failure: Option<AuditFailure>,
     /// Where compiled plugins are cached (default: `$HOOKHOST_CACHE_DIR`, else the user cache dir).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_dir: Option<PathBuf>,
@@ -248,6 +264,7 @@ pub struct Config {
     pub source: PathBuf,
     pub hooks: Vec<HookSpec>,
     pub audit_log: Option<PathBuf>,
+    pub audit_failure: AuditFailure,
     pub cache_dir: Option<PathBuf>,
     pub grants: Grants,
     /// Consecutive stop blocks allowed per session (0 = no cap).
@@ -382,7 +399,7 @@ impl Config {
         let doc: Value = if yaml {
             serde_norway::from_str(text).map_err(|e| fail(vec![format!("invalid YAML: {e}")]))?
         } else {
-            serde_json::from_str(text).map_err(|e| fail(vec![format!("invalid JSON: {e}")]))?
+            json::parse_strict(text).map_err(|e| fail(vec![format!("invalid JSON: {e}")]))?
         };
         let format = match format {
             Some(f) => f,
@@ -409,6 +426,7 @@ fn toml_problem(e: &toml::de::Error, text: &str) -> String {
     }
 }
 
+mod json;
 mod validate;
 pub mod peer;
 

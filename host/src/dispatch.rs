@@ -2,7 +2,7 @@
 //! dispatches events through the hook chain with the rules of DESIGN.md §7.
 
 use crate::audit::{AuditLog, AuditRecord};
-use crate::config::{Config, HookSpec, OnError, PluginRef};
+use crate::config::{AuditFailure, Config, HookSpec, OnError, PluginRef};
 use crate::decision::{Decision, Effect, Verdict, VerdictKind};
 use crate::error::{HookError, LoadError};
 use crate::event::{now_rfc3339, EventName, HookEvent};
@@ -17,10 +17,12 @@ use std::sync::Arc;
 pub struct Host {
     hooks: Vec<LoadedHook>,
     audit: Option<AuditLog>,
+    /// What a dispatch does when its audit record cannot be written.
+    audit_failure: AuditFailure,
     /// Consecutive stop blocks allowed per session (0 = no cap).
     stop_loop_cap: u32,
-    /// Consecutive stop blocks so far, per session.
-    stop_blocks: std::sync::Mutex<HashMap<String, u32>>,
+    /// Consecutive stop blocks so far, per session (across processes when there is a cache).
+    stop_blocks: crate::stoploop::StopLoops,
 }
 
 struct LoadedHook {
@@ -29,6 +31,24 @@ struct LoadedHook {
     settings_json: String,
     /// May call `process.run`.
     process_granted: bool,
+}
+
+/// Largest event payload (the strings a hook receives) a hook is run on. A larger one is an
+/// executor error for every hook, handled by each hook's `on_error`.
+pub const MAX_EVENT_BYTES: usize = 8 << 20;
+
+/// Fuel added to a hook's budget per byte of the event payload it receives.
+pub const FUEL_PER_PAYLOAD_BYTE: u64 = 128;
+
+/// Rounds of re-checks after rewrites before the chain gives up and blocks.
+pub const MAX_RECHECK_ROUNDS: usize = 3;
+
+/// What one invocation did to the chain.
+struct Step {
+    /// It changed the payload.
+    rewrote: bool,
+    /// Its verdict ends the chain.
+    stops: bool,
 }
 
 /// The built-in plugin that runs shell hooks; it needs `process:exec` only in host mode.
@@ -55,6 +75,9 @@ pub struct HookTrace {
     /// True when the verdict was ignored because the event is advisory.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ignored: bool,
+    /// True for a re-check: the hook ran again because a later hook rewrote the payload.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub recheck: bool,
     pub duration_us: u64,
     pub fuel: u64,
     pub error: Option<String>,
@@ -81,6 +104,12 @@ impl Host {
     /// Load every hook of a config: read, check, compile (or load from cache) and pre-link each
     /// plugin, then call its `validate-settings`. Any failure fails the whole load.
     pub async fn load(mut config: Config) -> Result<Host, LoadError> {
+        // The cache holds native code and fetched bundles: it must be private to this user
+        // before anything is read from it or written to it.
+        let cache = engine::cache_dir(config.cache_dir.as_deref());
+        if let Some(dir) = &cache {
+            engine::check_cache_dir(dir, false).map_err(LoadError::Cache)?;
+        }
         // Bundles are fetched and verified (digests, then the trust policy) before anything
         // is compiled.
         if !config.bundles.is_empty() {
@@ -89,7 +118,6 @@ impl Host {
         }
         let engine = engine::engine().map_err(LoadError::Engine)?;
         let linker = crate::plugin::linker(engine).map_err(|e| LoadError::Engine(format!("cannot set up the linker: {e:#}")))?;
-        let cache = engine::cache_dir(config.cache_dir.as_deref());
         let mut plugins: HashMap<PluginRef, Arc<Plugin>> = HashMap::new();
         let mut hooks = Vec::with_capacity(config.hooks.len());
         for spec in std::mem::take(&mut config.hooks) {
@@ -126,11 +154,17 @@ impl Host {
             let granted = config.holds(&spec.plugin, "process:exec");
             if let Some(why) = needs_process(&spec, &plugin) {
                 if !granted {
-                    let why = match &spec.plugin {
-                        PluginRef::Bundle { file, .. } if !file.starts_with("builtin:") => format!("{why}; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it"),
-                        _ => why,
+                    let name = plugin.name.clone();
+                    let (why, fix) = match &spec.plugin {
+                        // `--grant` never reaches a bundle's plugins: do not suggest it.
+                        PluginRef::Bundle { file, .. } if !file.starts_with("builtin:") => (
+                            format!("{why}; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it"),
+                            format!("if you trust the bundle, check that its manifest declares it and add `[grants]` \"{name}\" = [\"process:exec\"]` to the config"),
+                        ),
+                        PluginRef::Bundle { .. } => (why, format!("if you trust the bundle, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config")),
+                        _ => (why, format!("if you trust it, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config or pass `--grant process:exec`")),
                     };
-                    return Err(LoadError::CapabilityNotGranted { hook: spec.id, plugin: plugin.name.clone(), capability: "process:exec", why });
+                    return Err(LoadError::CapabilityNotGranted { hook: spec.id, plugin: name, capability: "process:exec", why, fix });
                 }
             }
             // Only a plugin that imports `process` can call it at all.
@@ -147,12 +181,18 @@ impl Host {
             Some(path) => Some(AuditLog::open(path).map_err(|e| LoadError::AuditLog { path: path.clone(), reason: e.to_string() })?),
             None => None,
         };
-        Ok(Host { hooks, audit, stop_loop_cap: config.stop_loop_cap, stop_blocks: Default::default() })
+        let stop_blocks = crate::stoploop::StopLoops::new(cache.as_deref());
+        Ok(Host { hooks, audit, audit_failure: config.audit_failure, stop_loop_cap: config.stop_loop_cap, stop_blocks })
     }
 
     /// Write audit records to this file (overrides the config's `audit_log`).
     pub fn set_audit_log(&mut self, log: AuditLog) {
         self.audit = Some(log);
+    }
+
+    /// The audit log, if records are written.
+    pub fn audit_log(&self) -> Option<&AuditLog> {
+        self.audit.as_ref()
     }
 
     /// The loaded hooks' ids, in chain order.
@@ -166,96 +206,193 @@ impl Host {
     /// that can block, the first `block`/`halt` ends the chain and earlier rewrites survive; on
     /// an advisory event a block is logged and ignored. An executor failure is handled by the
     /// hook's `on_error`.
+    ///
+    /// On an event that can block, the payload a runtime receives in `patch` has been seen by
+    /// every hook of the chain: when a hook rewrites it, the hooks that ran before that hook
+    /// run again on the rewritten payload (a re-check), so a rewrite can never launder an
+    /// action an earlier guard would block. Re-checks that keep rewriting stop after
+    /// [`MAX_RECHECK_ROUNDS`] rounds with a block.
     pub async fn dispatch(&self, event: &HookEvent) -> Outcome {
         // Copied only when a hook rewrites something.
         let mut ev = std::borrow::Cow::Borrowed(event);
         let mut outcome = Outcome { decision: VerdictKind::Pass, reason: None, user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() };
         let mut patch = Map::new();
+        let mut audit_error = None;
         let name = ev.name.clone();
         let can_block = name.can_block();
         let is_stop = matches!(name, EventName::Stop | EventName::SubagentStop);
-        let loop_count = if is_stop { self.stop_count(&ev.session_id) } else { 0 };
-        if name == EventName::UserPromptSubmit {
+        let loop_count = if is_stop { self.stop_count(&ev) } else { 0 };
+        if name == EventName::UserPromptSubmit && self.stop_blocks.get(&ev.session_id) > 0 {
             self.set_stop_count(&ev.session_id, 0);
         }
-        for hook in self.hooks.iter().filter(|h| h.spec.event == name) {
-            if let Some(m) = &hook.spec.matcher {
-                if !m.matches_event(&ev) {
-                    continue;
-                }
+        let chain: Vec<&LoadedHook> = self.hooks.iter().filter(|h| h.spec.event == name).collect();
+        // Hooks (by chain position) that ran on a payload that was rewritten after them.
+        let mut stale: Vec<usize> = Vec::new();
+        let mut stopped = false;
+        for (i, hook) in chain.iter().enumerate() {
+            let Some(step) = self.step(hook, &mut ev, loop_count, can_block, false, &mut patch, &mut outcome, &mut audit_error).await else { continue };
+            if step.rewrote && can_block {
+                // Every earlier hook saw an older payload (a matcher that missed may hit now).
+                stale = (0..i).collect();
             }
-            tracing::debug!(name: "hook.invoked", hook_id = %hook.spec.id, event = %ev.name, "hook.invoked");
-            let (wit_event, ctx) = wit::to_wit(&ev, &hook.spec.id, &hook.settings_json, loop_count);
-            let (answer, usage) = hook.plugin.handle(&hook.spec.id, wit_event, ctx, &hook.spec.limits, hook.process_granted).await;
-            let result = match answer {
-                Ok(Ok(d)) => wit::from_wit(d, &ev.name).map_err(HookError::InvalidDecision),
-                Ok(Err(message)) => Err(HookError::Guest(message)),
-                Err(e) => Err(e),
-            };
-            let (decision, error) = match result {
-                Ok(d) => (d, None),
-                Err(e) => (on_error(&hook.spec, &e), Some(format!("{} {e}", hook.plugin.name))),
-            };
-            let ignored = !can_block && decision.verdict.kind != VerdictKind::Pass;
-            self.record(&ev, hook, &decision, ignored, error.as_deref(), usage);
-            for effect in &decision.effects {
-                apply(effect, &mut ev, &mut patch, &mut outcome.effects);
-            }
-            let verdict = decision.verdict;
-            outcome.hooks.push(HookTrace {
-                id: hook.spec.id.clone(),
-                decision: verdict.kind.clone(),
-                reason: verdict.reason.clone(),
-                ignored,
-                duration_us: usage.duration.as_micros() as u64,
-                fuel: usage.fuel,
-                error,
-            });
-            if ignored {
-                if verdict.kind == VerdictKind::Block {
-                    tracing::info!(hook_id = %hook.spec.id, event = %ev.name, "block ignored on an advisory event");
-                }
-                continue;
-            }
-            if verdict.kind > outcome.decision || (verdict.kind == outcome.decision && outcome.reason.is_none()) {
-                outcome.decision = verdict.kind.clone();
-                outcome.reason = verdict.reason.clone();
-                outcome.user_message = verdict.user_message.clone();
-            }
-            if verdict.stops_chain() {
-                tracing::info!(name: "hook.blocked", hook_id = %hook.spec.id, event = %ev.name, reason = verdict.reason.as_deref().unwrap_or(""), "hook.blocked");
+            if step.stops {
+                stopped = true;
                 break;
             }
+        }
+        // Re-check: the hooks that saw an older payload run again on the final one.
+        let mut round = 0;
+        while !stopped && !stale.is_empty() {
+            round += 1;
+            if round > MAX_RECHECK_ROUNDS {
+                outcome.decision = VerdictKind::Block;
+                outcome.reason = Some(format!("hooks kept rewriting the payload after {MAX_RECHECK_ROUNDS} re-check rounds; blocking rather than passing a payload no guard has seen"));
+                outcome.user_message = None;
+                break;
+            }
+            let mut next = Vec::new();
+            for &j in &stale {
+                let Some(step) = self.step(chain[j], &mut ev, loop_count, can_block, true, &mut patch, &mut outcome, &mut audit_error).await else { continue };
+                if step.stops {
+                    stopped = true;
+                    break;
+                }
+                if step.rewrote {
+                    // A re-checked hook rewrote again: every other hook must see the result.
+                    next = (0..chain.len()).filter(|k| *k != j).collect();
+                    break;
+                }
+            }
+            stale = next;
         }
         if !patch.is_empty() {
             outcome.patch = Some(patch);
         }
         if is_stop {
-            self.cap_stop_loop(&ev.session_id, loop_count, &mut outcome);
+            self.cap_stop_loop(&ev, loop_count, &mut outcome);
+        }
+        if let Some(error) = audit_error {
+            self.audit_failed(&error, can_block, &mut outcome);
         }
         outcome
     }
 
-    /// A session's consecutive stop-block count.
-    fn stop_count(&self, session: &str) -> u32 {
-        self.stop_blocks.lock().unwrap_or_else(|p| p.into_inner()).get(session).copied().unwrap_or(0)
+    /// An audit record could not be written. Under `audit_failure = "block"` (the default) an
+    /// event that can block is blocked, naming the failure; otherwise the failure is logged.
+    fn audit_failed(&self, error: &str, can_block: bool, outcome: &mut Outcome) {
+        if self.audit_failure == AuditFailure::Block && can_block && outcome.decision < VerdictKind::Block {
+            outcome.decision = VerdictKind::Block;
+            outcome.reason = Some(format!("{error}; blocking because audit_failure = \"block\" (set audit_failure = \"warn\" to keep the hooks' decision)"));
+            outcome.user_message = None;
+        } else {
+            tracing::warn!(name: "audit.failed", "{error}; the decision stands (audit_failure = \"{}\" or the event cannot block)", if self.audit_failure == AuditFailure::Block { "block" } else { "warn" });
+        }
+    }
+
+    /// Invoke one hook (unless its matcher misses) on the current payload, apply its effects
+    /// and merge its verdict. In a re-check only rewrites and the verdict count; its other
+    /// effects were collected on the first pass.
+    #[allow(clippy::too_many_arguments)]
+    async fn step(
+        &self,
+        hook: &LoadedHook,
+        ev: &mut std::borrow::Cow<'_, HookEvent>,
+        loop_count: u32,
+        can_block: bool,
+        recheck: bool,
+        patch: &mut Map<String, Value>,
+        outcome: &mut Outcome,
+        audit_error: &mut Option<String>,
+    ) -> Option<Step> {
+        if let Some(m) = &hook.spec.matcher {
+            if !m.matches_event(ev) {
+                return None;
+            }
+        }
+        tracing::debug!(name: "hook.invoked", hook_id = %hook.spec.id, event = %ev.name, recheck, "hook.invoked");
+        let (wit_event, ctx) = wit::to_wit(ev, &hook.spec.id, &hook.settings_json, loop_count);
+        let payload = wit::payload_len(&wit_event);
+        let (answer, usage) = if payload > MAX_EVENT_BYTES {
+            (Err(HookError::EventTooLarge { size: payload, limit: MAX_EVENT_BYTES }), Usage::default())
+        } else {
+            // Fuel bounds runaway code, not honest work on a large input: the budget grows
+            // with the payload the hook must read (and may rewrite).
+            let mut limits = hook.spec.limits;
+            limits.fuel = limits.fuel.saturating_add(FUEL_PER_PAYLOAD_BYTE.saturating_mul(payload as u64));
+            let (answer, usage) = hook.plugin.handle(&hook.spec.id, wit_event, ctx, &limits, hook.process_granted).await;
+            let answer = match answer {
+                Ok(Ok(d)) => wit::from_wit(d, &ev.name, payload).map_err(HookError::InvalidDecision),
+                Ok(Err(message)) => Err(HookError::Guest(message)),
+                Err(e) => Err(e),
+            };
+            (answer, usage)
+        };
+        let (decision, error) = match answer {
+            Ok(d) => (d, None),
+            Err(e) => (on_error(&hook.spec, &e, ev), Some(format!("{} {e}", hook.plugin.name))),
+        };
+        let ignored = !can_block && decision.verdict.kind != VerdictKind::Pass;
+        if let Err(e) = self.record(ev, hook, &decision, ignored, error.as_deref(), usage, recheck) {
+            audit_error.get_or_insert(e);
+        }
+        let mut rewrote = false;
+        for effect in &decision.effects {
+            if effect.is_rewrite() || !recheck {
+                rewrote |= apply(effect, ev, patch, &mut outcome.effects);
+            }
+        }
+        let verdict = decision.verdict;
+        outcome.hooks.push(HookTrace {
+            id: hook.spec.id.clone(),
+            decision: verdict.kind,
+            reason: verdict.reason.clone(),
+            ignored,
+            recheck,
+            duration_us: usage.duration.as_micros() as u64,
+            fuel: usage.fuel,
+            error,
+        });
+        if ignored {
+            if verdict.kind == VerdictKind::Block {
+                tracing::info!(hook_id = %hook.spec.id, event = %ev.name, "block ignored on an advisory event");
+            }
+            return Some(Step { rewrote, stops: false });
+        }
+        if verdict.kind > outcome.decision || (verdict.kind == outcome.decision && outcome.reason.is_none()) {
+            outcome.decision = verdict.kind;
+            outcome.reason = verdict.reason.clone();
+            outcome.user_message = verdict.user_message.clone();
+        }
+        if verdict.stops_chain() {
+            tracing::info!(name: "hook.blocked", hook_id = %hook.spec.id, event = %ev.name, recheck, reason = %crate::text::printable(verdict.reason.as_deref().unwrap_or("")), "hook.blocked");
+        }
+        Some(Step { rewrote, stops: verdict.stops_chain() })
+    }
+
+    /// A session's consecutive stop-block count: the larger of what was recorded (across
+    /// processes) and what the runtime says — the canonical `loop_count`, or Claude Code's
+    /// `stop_hook_active` (at least one block so far).
+    fn stop_count(&self, ev: &HookEvent) -> u32 {
+        let signalled = match ev.data.get("loop_count").and_then(Value::as_u64) {
+            Some(n) => u32::try_from(n).unwrap_or(u32::MAX),
+            None => u32::from(ev.data.get("stop_hook_active").and_then(Value::as_bool) == Some(true)),
+        };
+        self.stop_blocks.get(&ev.session_id).max(signalled)
     }
 
     /// Set a session's consecutive stop-block count (0 forgets the session).
     fn set_stop_count(&self, session: &str, n: u32) {
-        let mut counts = self.stop_blocks.lock().unwrap_or_else(|p| p.into_inner());
-        if n == 0 {
-            counts.remove(session);
-        } else {
-            counts.insert(session.to_string(), n);
-        }
+        self.stop_blocks.set(session, n);
     }
 
     /// Stop hooks that keep blocking would keep the agent working forever: after
     /// `stop_loop_cap` consecutive blocks in a session, the next block is overridden.
-    fn cap_stop_loop(&self, session: &str, loop_count: u32, outcome: &mut Outcome) {
+    fn cap_stop_loop(&self, ev: &HookEvent, loop_count: u32, outcome: &mut Outcome) {
+        let session = ev.session_id.as_str();
         if outcome.decision != VerdictKind::Block {
-            self.set_stop_count(session, 0);
+            if loop_count > 0 {
+                self.set_stop_count(session, 0);
+            }
             return;
         }
         if self.stop_loop_cap > 0 && loop_count >= self.stop_loop_cap {
@@ -269,7 +406,8 @@ impl Host {
         }
     }
 
-    fn record(&self, ev: &HookEvent, hook: &LoadedHook, d: &Decision, ignored: bool, error: Option<&str>, usage: Usage) {
+    #[allow(clippy::too_many_arguments)]
+    fn record(&self, ev: &HookEvent, hook: &LoadedHook, d: &Decision, ignored: bool, error: Option<&str>, usage: Usage, recheck: bool) -> Result<(), String> {
         tracing::debug!(
             name: "hook.completed",
             hook_id = %hook.spec.id,
@@ -279,7 +417,7 @@ impl Host {
             fuel = usage.fuel,
             "hook.completed"
         );
-        let Some(audit) = &self.audit else { return };
+        let Some(audit) = &self.audit else { return Ok(()) };
         // A block's record is on disk before the block is returned.
         let durable = !ignored && d.verdict.stops_chain();
         audit.append(&AuditRecord {
@@ -301,31 +439,39 @@ impl Host {
             peak_memory: usage.peak_memory,
             error: error.map(str::to_string),
             on_error: error.map(|_| hook.spec.on_error.as_str()),
-        }, durable);
+            recheck,
+        }, durable)
     }
 }
 
-/// The decision a failed hook contributes under its `on_error` policy.
-fn on_error(spec: &HookSpec, error: &HookError) -> Decision {
+/// The decision a failed hook contributes under its `on_error` policy. `block` on an event
+/// that cannot block but carries tool output (a redactor of `post_tool_use`) withholds that
+/// output: it is replaced by a notice, so a failed redaction never passes the secret on.
+fn on_error(spec: &HookSpec, error: &HookError, ev: &HookEvent) -> Decision {
     match spec.on_error {
+        OnError::Block if !ev.name.can_block() && ev.name.honours(crate::event::EffectKind::RewriteOutput) => {
+            tracing::warn!(hook_id = %spec.id, "hook failed, withholding the tool output (on_error = block): {}", crate::text::printable(&error.to_string()));
+            let notice = format!("[hookhost: tool output withheld: hook {} failed ({error}) and its on_error is \"block\"]", spec.id);
+            Decision { verdict: Verdict::pass(), effects: vec![Effect::RewriteOutput { result: Value::String(notice) }] }
+        }
         OnError::Block => {
-            tracing::warn!(hook_id = %spec.id, "hook failed, blocking (on_error = block): {error}");
+            tracing::warn!(hook_id = %spec.id, "hook failed, blocking (on_error = block): {}", crate::text::printable(&error.to_string()));
             Decision { verdict: Verdict::block(format!("hook failed: {error}")), effects: Vec::new() }
         }
         OnError::Allow => {
-            tracing::info!(hook_id = %spec.id, "hook failed, continuing (on_error = allow): {error}");
+            tracing::info!(hook_id = %spec.id, "hook failed, continuing (on_error = allow): {}", crate::text::printable(&error.to_string()));
             Decision::pass()
         }
         OnError::Warn => {
-            tracing::warn!(name: "hook.warning", hook_id = %spec.id, error = %error, "hook.warning");
+            tracing::warn!(name: "hook.warning", hook_id = %spec.id, error = %crate::text::printable(&error.to_string()), "hook.warning");
             Decision::pass()
         }
     }
 }
 
 /// Apply one effect: rewrites change the payload the next hook sees and go into `patch`;
-/// the others are collected for the caller.
-fn apply(effect: &Effect, ev: &mut std::borrow::Cow<HookEvent>, patch: &mut Map<String, Value>, out: &mut Vec<Effect>) {
+/// the others are collected for the caller. Returns whether the payload changed.
+fn apply(effect: &Effect, ev: &mut std::borrow::Cow<HookEvent>, patch: &mut Map<String, Value>, out: &mut Vec<Effect>) -> bool {
     let (key, value) = match effect {
         Effect::RewriteInput { arguments } => ("arguments", arguments.clone()),
         Effect::RewritePrompt { message } => ("message", Value::String(message.clone())),
@@ -333,11 +479,15 @@ fn apply(effect: &Effect, ev: &mut std::borrow::Cow<HookEvent>, patch: &mut Map<
         Effect::ReplaceSummary { summary } => ("summary", Value::String(summary.clone())),
         other => {
             out.push(other.clone());
-            return;
+            return false;
         }
     };
+    if ev.data.get(key) == Some(&value) {
+        return false;
+    }
     ev.to_mut().data.insert(key.to_string(), value.clone());
     patch.insert(key.to_string(), value);
+    true
 }
 
 impl Outcome {

@@ -158,31 +158,153 @@ pub fn load_component(engine: &Engine, bytes: &[u8], digest: &str, cache: Option
         .map_err(wasmtime::Error::msg)
 }
 
+/// Why a cache directory cannot be trusted, if it cannot: it must be owned by the current
+/// user and writable by nobody else, because what it holds is native code that runs in this
+/// process. With `create`, a missing one is created (mode 0700); without, a missing one is
+/// fine (nothing is in it).
+pub fn check_cache_dir(dir: &Path, create: bool) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    if !dir.exists() {
+        if !create {
+            return Ok(());
+        }
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| format!("cannot create the cache directory {}: {e}; set cache_dir or $HOOKHOST_CACHE_DIR to a directory you can write", dir.display()))?;
+    }
+    check_private(dir).map_err(|problem| {
+        format!(
+            "the cache directory {} {problem}; its precompiled code runs inside hookhost, so it must be yours and writable only by you: `chmod go-w {}` (and chown it to yourself), or set cache_dir / $HOOKHOST_CACHE_DIR to such a directory",
+            dir.display(),
+            dir.display()
+        )
+    })
+}
+
+/// `Err(problem)` when `path` is not owned by the current user or is writable by group or others.
+fn check_private(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).map_err(|e| format!("cannot be inspected ({e})"))?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Err(format!("is owned by uid {}, not by you (uid {me})", meta.uid()));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!("is writable by group or others (mode {:o})", meta.mode() & 0o7777));
+    }
+    Ok(())
+}
+
+/// Bytes of the tag that ends every cache entry.
+const TAG_LEN: usize = 32;
+/// The per-user key that authenticates cache entries (created 0600 beside them).
+const KEY_FILE: &str = ".hookhost-cache-key";
+
+type Mac = hmac::Hmac<Sha256>;
+
+/// The cache directory's key, created on first use.
+fn cache_key(dir: &Path) -> std::io::Result<[u8; 32]> {
+    use std::io::{Read, Write};
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = dir.join(KEY_FILE);
+    match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
+        Ok(mut f) => {
+            let mut key = [0u8; 32];
+            getrandom::getrandom(&mut key).map_err(|e| std::io::Error::other(e.to_string()))?;
+            f.write_all(&key)?;
+            f.sync_all()?;
+            return Ok(key);
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(&path)?;
+    if check_private(&path).is_err() || meta.mode() & 0o077 != 0 || !meta.is_file() {
+        return Err(std::io::Error::other(format!("the cache key {} must be a file only you can read and write (mode 600)", path.display())));
+    }
+    let mut key = [0u8; 32];
+    std::fs::File::open(&path)?.read_exact(&mut key)?;
+    Ok(key)
+}
+
+/// The tag of an entry: HMAC-SHA256 over its name (source digest + engine) and its code.
+fn entry_tag(key: &[u8; 32], name: &str, code: &[u8]) -> Mac {
+    use hmac::Mac as _;
+    let mut mac = Mac::new_from_slice(key).expect("HMAC takes any key length");
+    mac.update(name.as_bytes());
+    mac.update(&[0]);
+    mac.update(code);
+    mac
+}
+
+/// The code of a cache entry whose tag checks out; `None` (with the reason logged) for a
+/// missing, foreign, swapped or damaged entry, which is then recompiled.
+fn read_entry(path: &Path, key: &[u8; 32], name: &str) -> Option<Vec<u8>> {
+    use hmac::Mac as _;
+    if !path.exists() {
+        return None;
+    }
+    if let Err(problem) = check_private(path) {
+        tracing::warn!(path = %path.display(), "ignoring a precompile cache entry that {problem}; recompiling");
+        return None;
+    }
+    let mut bytes = match std::fs::read(path) {
+        Ok(b) if b.len() > TAG_LEN => b,
+        Ok(_) => {
+            tracing::warn!(path = %path.display(), "ignoring a truncated precompile cache entry; recompiling");
+            return None;
+        }
+        Err(e) => {
+            tracing::warn!(path = %path.display(), "cannot read a precompile cache entry ({e}); recompiling");
+            return None;
+        }
+    };
+    let tag = bytes.split_off(bytes.len() - TAG_LEN);
+    if entry_tag(key, name, &bytes).verify_slice(&tag).is_err() {
+        tracing::warn!(path = %path.display(), "a precompile cache entry failed its authentication check (replaced, or written with another key); recompiling");
+        return None;
+    }
+    Some(bytes)
+}
+
 pub(crate) fn load_uncached(engine: &Engine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
+    use hmac::Mac as _;
     let Some(dir) = cache else { return Component::new(engine, bytes) };
-    let path = dir.join(format!("{digest}-{}.cwasm", engine_fingerprint(engine)));
-    if path.exists() {
-        // SAFETY: the file was written by `precompile_component` below, under a name that
-        // pins the source digest and this engine's configuration. The cache directory must be
-        // writable only by this user (see SECURITY notes in the README).
-        match unsafe { Component::deserialize_file(engine, &path) } {
+    let key = match check_cache_dir(dir, true).map_err(std::io::Error::other).and_then(|()| cache_key(dir)) {
+        Ok(key) => key,
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), "not using the precompile cache: {e}");
+            return Component::new(engine, bytes);
+        }
+    };
+    let name = format!("{digest}-{}.cwasm", engine_fingerprint(engine));
+    let path = dir.join(&name);
+    if let Some(code) = read_entry(&path, &key, &name) {
+        // SAFETY: the code was authenticated with this user's cache key under a name that pins
+        // the source digest and this engine's configuration, so it is output of
+        // `precompile_component` below; wasmtime still checks its engine compatibility.
+        match unsafe { Component::deserialize(engine, &code) } {
             Ok(c) => return Ok(c),
             Err(e) => tracing::warn!(path = %path.display(), "discarding unreadable cache entry: {e:#}"),
         }
     }
-    let compiled = engine.precompile_component(bytes)?;
-    let written = std::fs::create_dir_all(dir).and_then(|_| {
-        let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), sha256_hex(&compiled[..compiled.len().min(4096)])));
-        std::fs::write(&tmp, &compiled)?;
-        std::fs::rename(&tmp, &path)
-    });
-    match written {
-        // SAFETY: just written from `precompile_component` output of this engine.
-        Ok(()) => unsafe { Component::deserialize_file(engine, &path) },
-        Err(e) => {
-            tracing::warn!(dir = %dir.display(), "cannot write the precompile cache ({e}); compiling in memory");
-            // SAFETY: bytes produced by `precompile_component` of this very engine.
-            unsafe { Component::deserialize(engine, &compiled) }
-        }
+    let mut compiled = engine.precompile_component(bytes)?;
+    let code_len = compiled.len();
+    let tag = entry_tag(&key, &name, &compiled).finalize().into_bytes();
+    compiled.extend_from_slice(&tag);
+    let written = (|| -> std::io::Result<()> {
+        let tmp = tempfile::NamedTempFile::new_in(dir)?;
+        std::fs::write(tmp.path(), &compiled)?;
+        tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(())
+    })();
+    if let Err(e) = written {
+        tracing::warn!(dir = %dir.display(), "cannot write the precompile cache ({e}); compiling in memory");
     }
+    // SAFETY: bytes produced by `precompile_component` of this very engine.
+    unsafe { Component::deserialize(engine, &compiled[..code_len]) }
 }

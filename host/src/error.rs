@@ -29,8 +29,8 @@ pub enum LoadError {
     #[error("{hook}: plugin {plugin} imports {import}, which hookhost does not provide; plugins may import WASI 0.2 and hookhost:hooks/log@0.1.0 only")]
     UnsupportedImport { hook: String, plugin: String, import: String },
 
-    #[error("{hook}: plugin {plugin} needs the capability {capability} ({why}), which is not granted; if you trust it, add `[grants]` \"{plugin}\" = [\"{capability}\"]` to the config or pass `--grant {capability}`")]
-    CapabilityNotGranted { hook: String, plugin: String, capability: &'static str, why: String },
+    #[error("{hook}: plugin {plugin} needs the capability {capability} ({why}), which is not granted; {fix}")]
+    CapabilityNotGranted { hook: String, plugin: String, capability: &'static str, why: String, fix: String },
 
     #[error("{hook}: plugin {plugin} rejected its settings: {message}; fix executor.settings")]
     SettingsRejected { hook: String, plugin: String, message: String },
@@ -45,6 +45,10 @@ pub enum LoadError {
     /// Nothing of it was compiled or cached.
     #[error(transparent)]
     Bundle(#[from] crate::bundle::BundleError),
+
+    /// The cache directory is not private to this user (or cannot be created).
+    #[error("{0}")]
+    Cache(String),
 
     #[error("{0}")]
     Engine(String),
@@ -67,4 +71,6 @@ pub enum HookError {
     Guest(String),
     #[error("returned an invalid decision: {0}")]
     InvalidDecision(String),
+    #[error("was not run: the event payload is {size} bytes, over the {limit}-byte limit")]
+    EventTooLarge { size: usize, limit: usize },
 }

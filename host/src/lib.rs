@@ -31,14 +31,17 @@ pub mod fuzz;
 pub mod perf;
 mod plugin;
 mod process;
+mod stoploop;
+mod text;
 mod wit;
 
-pub use audit::{verify as verify_audit_log, AuditLog, AuditOpenError, AuditRecord, ChainBroken, Verified};
-pub use config::{Config, ConfigError, HookSpec, OnError, PluginRef};
+pub use audit::{verify as verify_audit_log, verify_expecting as verify_audit_log_expecting, AuditLog, AuditOpenError, AuditRecord, ChainBroken, Recovery, Verified};
+pub use config::{AuditFailure, Config, ConfigError, HookSpec, OnError, PluginRef};
 pub use decision::{Decision, Effect, Verdict, VerdictKind};
-pub use dispatch::{HookTrace, Host, Outcome};
+pub use dispatch::{HookTrace, Host, Outcome, FUEL_PER_PAYLOAD_BYTE, MAX_EVENT_BYTES, MAX_RECHECK_ROUNDS};
 pub use error::{HookError, LoadError};
 pub use event::{EventError, EventName, HookEvent};
+pub use text::printable;
 
 /// The component bytes of a built-in plugin (to ship it in a bundle, or inspect it).
 pub fn builtin_plugin(name: &str) -> Option<&'static [u8]> {

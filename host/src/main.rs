@@ -39,6 +39,10 @@ pub(crate) struct HostArgs {
     /// Refuse any bundle the lock file next to the config does not pin.
     #[arg(long)]
     locked: bool,
+    /// Also print, on stderr, the audit log's head hash after the run (keep it somewhere the
+    /// writer cannot reach; `hookhost audit verify --expect-head HASH` detects a cut tail).
+    #[arg(long, short)]
+    verbose: bool,
 }
 
 #[derive(Subcommand)]
@@ -112,6 +116,10 @@ enum AuditCommand {
     Verify {
         /// The audit log (JSONL) to check.
         file: PathBuf,
+        /// A head hash saved earlier (printed by `run --audit F -v`): fail if no record has it,
+        /// which means records were cut from the tail or the log was replaced.
+        #[arg(long, value_name = "HASH")]
+        expect_head: Option<String>,
     },
 }
 
@@ -203,22 +211,21 @@ async fn load(args: &HostArgs) -> Result<Host> {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Run { host, event } => {
-            let host = load(&host).await?;
-            let (text, from) = match &event {
-                Some(path) => (std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read the event file {}: {e}", path.display())))?, path.display().to_string()),
-                None => {
-                    let mut s = String::new();
-                    std::io::stdin().read_to_string(&mut s).context("reading the event from stdin")?;
-                    (s, "stdin".to_string())
-                }
-            };
+        Command::Run { host: args, event } => {
+            let host = load(&args).await?;
+            let (text, from) = read_event(event.as_deref())?;
             let event = HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))?;
             let outcome = host.dispatch(&event).await;
             println!("{}", serde_json::to_string(&outcome)?);
+            print_audit_head(&host, args.verbose);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Replay { host, json, session } => replay(&load(&host).await?, &session, json).await,
+        Command::Replay { host: args, json, session } => {
+            let host = load(&args).await?;
+            let code = replay(&host, &session, json).await?;
+            print_audit_head(&host, args.verbose);
+            Ok(code)
+        }
         Command::Config(ConfigCommand::Show { host, json }) => {
             let mut config = read_config(&host)?;
             // Bundles are fetched and verified (not compiled) so their hooks show in the chain.
@@ -237,11 +244,23 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             println!("{}", hookhost::config::schema());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Audit(AuditCommand::Verify { file }) => {
+        Command::Audit(AuditCommand::Verify { file, expect_head }) => {
             let text = std::fs::read(&file).map_err(|e| usage(format!("cannot read the audit log {}: {e}", file.display())))?;
             let text = String::from_utf8(text).map_err(|_| usage(format!("{}: not UTF-8 text, so not a hookhost audit log", file.display())))?;
-            match hookhost::verify_audit_log(&text) {
+            if let Some(h) = &expect_head {
+                if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
+                    return Err(usage(format!("--expect-head: {h:?} is not a head hash (64 lowercase hex digits, as `run --audit F -v` prints)")));
+                }
+            }
+            let result = match &expect_head {
+                Some(h) => hookhost::verify_audit_log_expecting(&text, h),
+                None => hookhost::verify_audit_log(&text),
+            };
+            match result {
                 Ok(v) => {
+                    for (line, r) in &v.recoveries {
+                        println!("note: line {line}: a writer found a torn last line ({} bytes), moved it to {} and recorded the recovery", r.torn_bytes, r.moved_to);
+                    }
                     println!("ok: {} records, chain intact; head hash {}", v.records, v.head);
                     Ok(ExitCode::SUCCESS)
                 }
@@ -269,6 +288,33 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let ids: Vec<&str> = loaded.hook_ids().collect();
             println!("ok: {} hook(s) loaded: {}", ids.len(), ids.join(", "));
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Read the event text from a file or stdin, refusing more than an event can hold.
+fn read_event(path: Option<&Path>) -> Result<(String, String)> {
+    // JSON escapes can make the text longer than the payload; four times the limit is ample.
+    let cap = (hookhost::MAX_EVENT_BYTES * 4) as u64;
+    let from = path.map_or_else(|| "stdin".to_string(), |p| p.display().to_string());
+    let mut bytes = Vec::new();
+    match path {
+        Some(p) => std::fs::File::open(p).and_then(|f| f.take(cap + 1).read_to_end(&mut bytes)).map_err(|e| usage(format!("cannot read the event file {from}: {e}")))?,
+        None => std::io::stdin().take(cap + 1).read_to_end(&mut bytes).context("reading the event from stdin")?,
+    };
+    if bytes.len() as u64 > cap {
+        return Err(usage(format!("{from}: the event is over {cap} bytes; hookhost runs hooks on payloads of up to {} bytes", hookhost::MAX_EVENT_BYTES)));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| usage(format!("{from}: the event is not UTF-8 JSON")))?;
+    Ok((text, from))
+}
+
+/// With `-v`, say where the audit chain stands.
+fn print_audit_head(host: &Host, verbose: bool) {
+    if let (true, Some(log)) = (verbose, host.audit_log()) {
+        match log.head() {
+            Some((seq, hash)) => eprintln!("hookhost: audit {}: head record {seq}, hash {hash}", log.path().display()),
+            None => eprintln!("hookhost: audit {}: no records yet", log.path().display()),
         }
     }
 }

@@ -96,6 +96,8 @@ impl wit::hookhost::hooks::log::Host for State {
             message
         };
         let hook = self.hook_id.as_str();
+        // One inert line, whatever the guest sent: no forged log lines, no terminal escapes.
+        let message = crate::text::printable(&message);
         match level {
             Level::Trace => tracing::trace!(target: "hookhost::guest", hook, "{message}"),
             Level::Debug => tracing::debug!(target: "hookhost::guest", hook, "{message}"),
@@ -303,7 +305,7 @@ fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hi
     let stderr = String::from_utf8_lossy(stderr);
     let tail: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("note:")).collect();
     if !tail.is_empty() {
-        let text = tail.join(" | ");
+        let text = crate::text::printable(&tail.join(" | ")).into_owned();
         let cut = text.char_indices().nth(500).map_or(text.len(), |(i, _)| i);
         msg.push_str(&format!(" (guest stderr: {})", &text[..cut]));
     }

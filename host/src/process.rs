@@ -1,7 +1,8 @@
 //! `hookhost:hooks/process.run` on the host, for plugins granted `process:exec` (the bash
 //! adapter in host mode): a new process group, an empty environment plus what the plugin
-//! passes, a deadline that kills the whole group, output capped at 64 KiB, and an owner-only
-//! payload file removed afterwards.
+//! passes (and `HOOKHOST_RUN`, the run's marker), a deadline that kills the whole group and
+//! every process still carrying the marker, output capped at 64 KiB, and an owner-only payload
+//! file removed afterwards.
 
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,19 +38,63 @@ pub struct Output {
     pub truncated: bool,
 }
 
+/// The environment variable that marks every process of one run (`<hookhost pid>-<n>`).
+pub const RUN_MARKER: &str = "HOOKHOST_RUN";
+
 /// Kills the process group when dropped: no descendant outlives the run, even when the call
-/// itself is cancelled by the hook's deadline.
-struct GroupGuard(i32);
+/// itself is cancelled by the hook's deadline. Descendants that left the group (`setsid`,
+/// `setpgid`) are found by the run's marker in their environment and killed too.
+struct GroupGuard {
+    pgid: i32,
+    marker: String,
+}
 
 impl GroupGuard {
     fn kill(&self) {
         // SAFETY: killpg only sends a signal; the group id is the child's pid, and the child is
         // not yet reaped while this guard lives (reaping happens after), so the id is ours.
         unsafe {
-            libc::killpg(self.0, libc::SIGKILL);
+            libc::killpg(self.pgid, libc::SIGKILL);
         }
+        kill_marked(&self.marker);
     }
 }
+
+/// SIGKILL every process whose environment carries `HOOKHOST_RUN=<marker>` (a run's
+/// descendants, wherever they moved), until none is left; reap the ones that are ours.
+fn kill_marked(marker: &str) {
+    let needle = format!("{RUN_MARKER}={marker}\0").into_bytes();
+    // A marked process may fork while it is being killed: look again until the scan is clean.
+    for _ in 0..4 {
+        let mut killed = Vec::new();
+        let Ok(dir) = std::fs::read_dir("/proc") else { return };
+        for entry in dir.flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+            let Ok(env) = std::fs::read(entry.path().join("environ")) else { continue };
+            if env.windows(needle.len()).any(|w| w == needle.as_slice()) || env.ends_with(&needle[..needle.len() - 1]) {
+                // SAFETY: kill only sends a signal to a process whose environment names this run.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+                killed.push(pid);
+            }
+        }
+        if killed.is_empty() {
+            return;
+        }
+        for pid in killed {
+            // Reaps it if it became our child (orphans of a subreaper); ECHILD otherwise.
+            // SAFETY: waitpid on a specific pid with WNOHANG does not block or touch others.
+            unsafe {
+                libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Distinguishes the runs of this process.
+static RUNS: AtomicUsize = AtomicUsize::new(0);
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
@@ -105,16 +150,21 @@ pub async fn run(cmd: Command, hook_deadline: Instant) -> Result<Output, String>
     // Owner-only (0600) temporary file, deleted when `payload` drops at the end of this call.
     let payload = match &cmd.payload {
         Some((var, contents)) => {
-            let file = tempfile::Builder::new().prefix("hookhost-payload-").suffix(".json").tempfile().map_err(|e| format!("cannot write the payload file: {e}"))?;
-            std::fs::write(file.path(), contents).map_err(|e| format!("cannot write the payload file: {e}"))?;
+            use std::io::Write;
+            let mut file = tempfile::Builder::new().prefix("hookhost-payload-").suffix(".json").tempfile().map_err(|e| format!("cannot write the payload file: {e}"))?;
+            // Through the handle tempfile opened (O_EXCL, 0600): never by its path, which
+            // another process could have replaced in between.
+            file.as_file_mut().write_all(contents).and_then(|()| file.as_file_mut().flush()).map_err(|e| format!("cannot write the payload file: {e}"))?;
             command.env(var, file.path());
             Some(file)
         }
         None => None,
     };
+    let marker = format!("{}-{}", std::process::id(), RUNS.fetch_add(1, Ordering::Relaxed));
+    command.env(RUN_MARKER, &marker);
     command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
     let mut child = command.spawn().map_err(|e| format!("cannot start {program:?}: {e}"))?;
-    let group = GroupGuard(child.id().map(|id| id as i32).unwrap_or(-1));
+    let group = GroupGuard { pgid: child.id().map(|id| id as i32).unwrap_or(-1), marker };
 
     let mut stdin = child.stdin.take();
     let input = cmd.stdin;

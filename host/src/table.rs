@@ -6,8 +6,10 @@ pub struct Row {
     cells: [String; 6],
 }
 
+/// One printable line (control characters escaped: a reason cannot drive the terminal or
+/// start a forged row), at most `max` characters.
 fn clip(text: &str, max: usize) -> String {
-    let one_line = text.replace(['\n', '\r'], " ");
+    let one_line = hookhost::printable(text).into_owned();
     if one_line.chars().count() <= max {
         return one_line;
     }

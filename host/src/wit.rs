@@ -27,8 +27,41 @@ pub const LOG_IMPORT: &str = "hookhost:hooks/log@0.1.0";
 pub const TYPES_IMPORT: &str = "hookhost:hooks/types@0.1.0";
 pub const PROCESS_IMPORT: &str = "hookhost:hooks/process@0.1.0";
 
-/// Largest decision (sum of its strings) a hook may return, as the seed's 64 KiB output cap.
+/// Largest decision (sum of its strings) a hook may return, as the seed's 64 KiB output cap,
+/// on top of what it may need to rewrite the event's own payload (see [`decision_cap`]).
 pub const MAX_DECISION_BYTES: usize = 64 << 10;
+/// Most effects one decision may carry, and most `annotate` pairs in all: a decision is a
+/// handful of instructions, never a bulk channel.
+pub const MAX_EFFECTS: usize = 64;
+pub const MAX_ANNOTATIONS: usize = 64;
+
+/// The byte cap on a decision for an event whose payload is `payload` bytes: the 64 KiB
+/// allowance plus twice the payload, so a rewrite of the event's own payload (a redactor's
+/// masks may be longer than what they replace) is never refused for being as large as that
+/// payload.
+pub fn decision_cap(payload: usize) -> usize {
+    MAX_DECISION_BYTES.saturating_add(payload.saturating_mul(2))
+}
+
+/// Bytes of the event's payload as a hook receives it: the strings of the WIT event record.
+pub fn payload_len(event: &WitEvent) -> usize {
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    match event {
+        WitEvent::SessionStart(s) => opt(&s.source),
+        WitEvent::SessionEnd(s) => opt(&s.reason),
+        WitEvent::UserPromptSubmit(p) => p.message.len(),
+        WitEvent::PreToolUse(c) | WitEvent::PermissionRequest(c) => c.name.len() + c.call_id.len() + c.arguments.len(),
+        WitEvent::PostToolUse(r) | WitEvent::ToolResultTransform(r) => r.name.len() + r.call_id.len() + r.arguments.len() + r.output.len(),
+        WitEvent::Stop(s) | WitEvent::SubagentStop(s) => opt(&s.response),
+        WitEvent::TurnStart => 0,
+        WitEvent::TurnEnd(_) => 0,
+        WitEvent::BeforeModelCall(m) => opt(&m.model) + m.request.len(),
+        WitEvent::AfterModelCall(m) => opt(&m.model) + m.response.len(),
+        WitEvent::PreCompact(c) | WitEvent::PostCompact(c) => opt(&c.trigger) + opt(&c.summary),
+        WitEvent::Notification(n) => n.message.len() + opt(&n.kind),
+        WitEvent::Custom((name, data)) => name.len() + data.len(),
+    }
+}
 
 /// Take a string field out of event data.
 fn text(data: &mut Map<String, Value>, key: &str) -> Option<String> {
@@ -130,12 +163,21 @@ fn decision_size(d: &WitDecision) -> usize {
             .sum::<usize>()
 }
 
-/// Check and convert a guest's decision for this event. Errors are executor errors: an
-/// oversized decision, invalid JSON, or an effect the event does not accept.
-pub fn from_wit(d: WitDecision, event: &EventName) -> Result<Decision, String> {
+/// Check and convert a guest's decision for this event, whose payload is `payload` bytes.
+/// Errors are executor errors: an oversized decision (bytes or element count), invalid JSON,
+/// or an effect the event does not accept.
+pub fn from_wit(d: WitDecision, event: &EventName, payload: usize) -> Result<Decision, String> {
+    if d.effects.len() > MAX_EFFECTS {
+        return Err(format!("decision carries {} effects, over the cap of {MAX_EFFECTS}", d.effects.len()));
+    }
+    let pairs: usize = d.effects.iter().map(|e| if let t::Effect::Annotate(p) = e { p.len() } else { 0 }).sum();
+    if pairs > MAX_ANNOTATIONS {
+        return Err(format!("decision carries {pairs} annotations, over the cap of {MAX_ANNOTATIONS}"));
+    }
     let size = decision_size(&d);
-    if size > MAX_DECISION_BYTES {
-        return Err(format!("decision is {size} bytes, over the {MAX_DECISION_BYTES}-byte cap"));
+    let cap = decision_cap(payload);
+    if size > cap {
+        return Err(format!("decision is {size} bytes, over the {cap}-byte cap (64 KiB plus twice the event's {payload}-byte payload)"));
     }
     let verdict = match d.verdict {
         t::Verdict::Pass => Verdict::pass(),

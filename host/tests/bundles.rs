@@ -407,6 +407,8 @@ fn a_bundle_gets_process_access_only_when_granted_for_the_bundle() {
     w.write("hooks.toml", format!("{base}[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n"));
     let err = w.fails(&["run", "--config", "hooks.toml", "--event", "ev.json"], 2);
     assert!(err.contains("acme/sh:marker: plugin acme/sh:builtin:bash-adapter needs the capability process:exec"), "{err}");
+    assert!(err.ends_with("which is not granted; if you trust the bundle, add `[grants]` \"acme/sh:builtin:bash-adapter\" = [\"process:exec\"]` to the config"), "{err}");
+    assert!(!err.contains("--grant"), "--grant does not reach bundles: {err}");
     assert!(!w.path("marker").exists());
     w.write("hooks.toml", format!("{base}[grants]\n\"acme/sh:builtin:bash-adapter\" = [\"process:exec\"]\n"));
     let v = run_json(&w, "hooks.toml");

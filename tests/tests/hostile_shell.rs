@@ -107,6 +107,22 @@ async fn children_do_not_outlive_the_hook() {
     assert!(!running(&format!("sleep {marker}")), "a child of the timed-out hook survived it");
 }
 
+/// A child that leaves the hook's process group and session (`setsid`, a double fork) is still
+/// killed when the hook ends.
+#[tokio::test]
+async fn children_that_leave_the_process_group_are_still_killed() {
+    if !have("bash") || !have("pgrep") || !have("setsid") {
+        return;
+    }
+    let marker = format!("32{}.5", std::process::id());
+    let script = format!("setsid sleep {marker} & (setsid -f sleep {marker}) & sleep 0.2; echo '{{}}'");
+    let h = host(&config("host", "everruns", &[("command", &script)])).await;
+    let out = h.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({"command": "ls"}))).await;
+    assert_eq!((out.decision, out.hooks[0].error.clone()), (VerdictKind::Allow, None), "{out:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!running(&format!("sleep {marker}")), "a child that called setsid survived the hook");
+}
+
 #[tokio::test]
 async fn sleeping_past_the_deadline_is_cut_off() {
     for mode in modes() {
@@ -115,17 +131,19 @@ async fn sleeping_past_the_deadline_is_cut_off() {
     }
 }
 
-/// An 8 MB tool input reaches the hook whole on stdin (the hook counts it), in bounded time, and
-/// the host's resident memory does not grow by more than a few copies of it.
+/// A tool input at the event size limit (8 MiB) reaches the hook whole on stdin (the hook counts
+/// it), in bounded time, and the host's resident memory does not grow by more than a few copies
+/// of it.
 #[tokio::test]
 async fn a_huge_stdin_is_delivered_and_bounded() {
-    let big = "a".repeat(8 << 20);
+    // The command takes all of the payload limit but the tool name and call id.
+    let big = "a".repeat(hookhost::MAX_EVENT_BYTES - 64);
     let event = hookhost::HookEvent::pre_tool_use("bash", json!({ "command": big }));
     for mode in modes() {
-        // Block (exit 2) when the payload is over 8 MB, so the decision proves it all arrived.
-        let script = r#"n=$(wc -c | tr -d ' '); if [ "$n" -gt 8388608 ]; then echo "got $n bytes" >&2; exit 2; fi; exit 0"#;
+        // Block (exit 2) when the payload holds the whole command, so the decision proves it all arrived.
+        let script = format!(r#"n=$(wc -c | tr -d ' '); if [ "$n" -gt {} ]; then echo "got $n bytes" >&2; exit 2; fi; exit 0"#, big.len());
         // The sandbox interprets `wc` over 8 MB inside wasm: give it the fuel and memory.
-        let toml = config(mode, "claude-code", &[("command", script)])
+        let toml = config(mode, "claude-code", &[("command", &script)])
             .replace("timeout_ms = 1000", "timeout_ms = 10000")
             .replace("plugin = \"builtin:bash-adapter\",", "plugin = \"builtin:bash-adapter\", fuel = 20000000000, memory_mib = 512,");
         let h = host(&toml).await;
@@ -135,9 +153,9 @@ async fn a_huge_stdin_is_delivered_and_bounded() {
         assert!(started.elapsed() < Duration::from_secs(10), "{mode}: took {:?}", started.elapsed());
         assert_eq!(out.hooks[0].error, None, "{mode}: {out:?}");
         assert_eq!(out.decision, VerdictKind::Block, "{mode}: {:?}", out.reason);
-        // The 8 MiB command plus the rest of the Claude Code payload (a few hundred bytes).
+        // The command plus the rest of the Claude Code payload (a few hundred bytes).
         let n: usize = out.reason.as_deref().unwrap().trim_start_matches("got ").trim_end_matches(" bytes").parse().unwrap();
-        assert!((8 << 20) < n && n < (8 << 20) + 1024, "{mode}: {n} bytes");
+        assert!(big.len() < n && n < big.len() + 1024, "{mode}: {n} bytes");
         let grown = hookhost::perf::resident_bytes().unwrap().saturating_sub(before);
         assert!(grown < 256 << 20, "{mode}: resident memory grew by {} MiB", grown >> 20);
     }

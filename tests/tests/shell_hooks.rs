@@ -85,6 +85,26 @@ async fn everruns_session_init_and_turn_log_in_the_sandbox_filesystem() {
     assert_eq!(out.hooks[0].error, None);
 }
 
+/// A payload too large for one environment string (Linux: 128 KiB) reaches a host-mode hook
+/// through the payload file alone; it never fails with E2BIG and falls through to pass.
+#[tokio::test]
+async fn everruns_host_mode_passes_a_big_payload_through_the_file_only() {
+    if !host_ready("host", &["bash", "wc"]) {
+        return;
+    }
+    let script = r#"echo "{\"decision\":\"block\",\"reason\":\"env=${EVERRUNS_HOOK_PAYLOAD_JSON+set} file=$(wc -c < "$EVERRUNS_HOOK_PAYLOAD_PATH" | tr -d ' ')\"}""#;
+    let h = host(&cfg("host", "big", "user_prompt_submit", "on_error = \"warn\"\ntimeout_ms = 5000", &[("command", script)])).await;
+    let out = h.dispatch(&prompt(&"x".repeat(128 << 10))).await;
+    assert_eq!(out.hooks[0].error, None, "{out:?}");
+    assert_eq!(out.decision, VerdictKind::Block, "{out:?}");
+    let reason = out.reason.unwrap();
+    let size: usize = reason.strip_prefix("env= file=").unwrap_or_else(|| panic!("{reason}")).parse().unwrap();
+    assert!(size > 128 << 10, "{size}");
+    // A small payload still has the variable too.
+    let out = h.dispatch(&prompt("hi")).await;
+    assert!(out.reason.as_deref().unwrap().starts_with("env=set file="), "the variable is set for small payloads: {:?}", out.reason);
+}
+
 #[tokio::test]
 async fn everruns_fmt_rs_needs_host_tools() {
     let fmt = "cargo fmt --check 2>&1 || cargo fmt";

@@ -211,6 +211,33 @@ fn a_flipped_byte_in_the_manifest_or_signature_is_refused() {
     assert!(msg.contains("does not verify against the manifest"), "{msg}");
 }
 
+/// A key whose 8-byte key id is copied from `like`: key ids are not secret, anyone can make one.
+fn key_with_id_of(like: &Key) -> Key {
+    let k = key();
+    let mut bytes = trust::parse_public_key(&k.public).unwrap().to_bytes();
+    let theirs = trust::parse_public_key(&like.public).unwrap();
+    bytes[2..10].copy_from_slice(theirs.keynum());
+    Key { public: minisign::PublicKey::from_bytes(&bytes).unwrap().to_base64(), id: like.id.clone(), secret: k.secret }
+}
+
+#[test]
+fn every_trusted_key_with_the_signatures_key_id_is_tried() {
+    let real = key();
+    let impostor = key_with_id_of(&real);
+    let b = bundle("acme/guard", "1.0.0");
+    let sig = sign(&b, &real);
+    // The impostor is listed first and trusted for everything: the real key still verifies.
+    let p = policy(&[(&impostor, &["*"]), (&real, &["acme/*"])], None);
+    assert_eq!(p.check(&b, std::slice::from_ref(&sig), "g.hhb").unwrap(), vec![real.id.clone()]);
+    // And the other way round.
+    let p = policy(&[(&real, &["acme/*"]), (&impostor, &["*"])], None);
+    assert!(p.check(&b, std::slice::from_ref(&sig), "g.hhb").is_ok());
+    // Only keys that fail: the message says all of them were tried, and nothing is "altered".
+    let p = policy(&[(&impostor, &["*"]), (&key_with_id_of(&real), &["*"])], None);
+    let msg = refused(p.check(&b, &[sig], "g.hhb"));
+    assert_eq!(msg, format!("g.hhb (acme/guard@1.0.0): the signature by key {0} ({0}, {0}) does not verify against the manifest with any of the 2 trusted keys that carry this id: it was made by another key with the same id, or the manifest or the signature was altered; nothing was loaded", real.id));
+}
+
 #[test]
 fn trust_rules_name_the_rule_and_the_key() {
     let k = key();

@@ -161,23 +161,31 @@ impl Policy {
                 Err(e) => return fail(format!("signature {} is not a minisign signature ({e}); re-sign with `hookhost bundle sign`", i + 1)),
             };
             let id = key_id(sig.keynum());
-            let Some(key) = self.keys.iter().find(|k| k.id == id) else {
+            // A key id is 8 bytes anyone can choose: several trusted keys may share one, so
+            // every key with this id is tried.
+            let candidates: Vec<&TrustedKey> = self.keys.iter().filter(|k| k.id == id).collect();
+            if candidates.is_empty() {
                 untrusted.push(id);
                 continue;
-            };
+            }
+            let labels = candidates.iter().map(|k| k.label.as_str()).collect::<Vec<_>>().join(", ");
             // The comment first: a signature made for another bundle would also fail the
             // cryptographic check below, and this says why.
             let comment = sig.trusted_comment().unwrap_or_default();
             if comment != want {
                 let signed_for = comment.strip_prefix(COMMENT_PREFIX).map(str::trim).unwrap_or(&comment);
                 if let Some(signed_digest) = signed_for.strip_prefix(&format!("{} ", bundle.manifest.id())) {
-                    return fail(format!("the manifest is not the one key {id} ({}) signed (it signed {signed_digest}, this manifest is {}): the manifest was altered after signing, or this is another build of the same version; nothing was loaded", key.label, bundle.manifest_digest));
+                    return fail(format!("the manifest is not the one key {id} ({labels}) signed (it signed {signed_digest}, this manifest is {}): the manifest was altered after signing, or this is another build of the same version; nothing was loaded", bundle.manifest_digest));
                 }
-                return fail(format!("the signature by key {id} ({}) was made for {signed_for:?}, not for this bundle ({} {}): a signature cannot be reused for another bundle, version or manifest (replayed); ask the publisher to sign this release", key.label, bundle.manifest.id(), bundle.manifest_digest));
+                return fail(format!("the signature by key {id} ({labels}) was made for {signed_for:?}, not for this bundle ({} {}): a signature cannot be reused for another bundle, version or manifest (replayed); ask the publisher to sign this release", bundle.manifest.id(), bundle.manifest_digest));
             }
-            if minisign::verify(&key.key, &sig, Cursor::new(&bundle.parts.manifest), true, false, false).is_err() {
-                return fail(format!("the signature by key {id} ({}) does not verify against the manifest: the manifest or the signature was altered; nothing was loaded", key.label));
-            }
+            let verified: Vec<&&TrustedKey> = candidates.iter().filter(|k| minisign::verify(&k.key, &sig, Cursor::new(&bundle.parts.manifest), true, false, false).is_ok()).collect();
+            let Some(key) = verified.iter().find(|k| k.allow.iter().any(|p| pattern_matches(p, name))).or(verified.first()) else {
+                if candidates.len() == 1 {
+                    return fail(format!("the signature by key {id} ({labels}) does not verify against the manifest: the manifest or the signature was altered; nothing was loaded"));
+                }
+                return fail(format!("the signature by key {id} ({labels}) does not verify against the manifest with any of the {} trusted keys that carry this id: it was made by another key with the same id, or the manifest or the signature was altered; nothing was loaded", candidates.len()));
+            };
             if !key.allow.iter().any(|p| pattern_matches(p, name)) {
                 return fail(format!("key {id} ({}) is trusted only for [{}] ({}.allow), not for {name}; use a key trusted for this namespace", key.label, key.allow.join(", "), key.at));
             }

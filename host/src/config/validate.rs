@@ -98,6 +98,7 @@ impl RawConfig {
             source: PathBuf::new(),
             hooks,
             audit_log: self.audit_log.map(|p| base.join(p)),
+            audit_failure: self.audit_failure.unwrap_or_default(),
             cache_dir: self.cache_dir.map(|p| base.join(p)),
             grants,
             stop_loop_cap: self.stop_loop_cap.unwrap_or(DEFAULT_STOP_LOOP_CAP),

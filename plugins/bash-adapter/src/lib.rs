@@ -85,6 +85,11 @@ fn shell_join(argv: &[String]) -> String {
     argv.iter().map(|a| format!("'{}'", a.replace('\'', "'\\''"))).collect::<Vec<_>>().join(" ")
 }
 
+/// Largest environment value a host-mode hook is given. Linux refuses any single environment
+/// string over 128 KiB (MAX_ARG_STRLEN) with E2BIG; a payload above this cap reaches the
+/// script through its payload file (`EVERRUNS_HOOK_PAYLOAD_PATH`) only.
+pub const ENV_VALUE_CAP: usize = 64 << 10;
+
 fn run_host(s: &Settings, delivery: &Delivery) -> Run {
     use hookhost_sdk::process;
     let argv = match (&s.argv, &s.script) {
@@ -93,7 +98,7 @@ fn run_host(s: &Settings, delivery: &Delivery) -> Run {
         (None, None) => unreachable!("validated"),
     };
     let mut env = s.env.clone();
-    env.extend(delivery.env.iter().cloned());
+    env.extend(delivery.env.iter().filter(|(_, v)| v.len() <= ENV_VALUE_CAP || delivery.file_var.is_none()).cloned());
     let cmd = process::Command {
         argv,
         env,

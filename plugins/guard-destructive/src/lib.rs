@@ -1,30 +1,67 @@
 //! `guard-destructive`: blocks shell commands that destroy data or systems irreversibly.
 //!
-//! Checks every command of a shell line (split on `;`, `&&`, `||`, `|`, `&` and newlines, and
-//! inside `bash -c '...'`): recursive forced `rm` of `/`, `~`, `$HOME`, `*` or a top-level system
-//! directory (`--no-preserve-root` always), `mkfs*`, `dd of=/dev/...`, fork bombs, recursive
-//! world-writable `chmod` or `chown` of a system root, and `git reset --hard` onto a remote branch.
+//! The command is read with a real shell parser (bashkit's): every simple command of the line
+//! is checked — in lists, pipelines, subshells, loops, conditionals, function bodies and
+//! command substitutions, after `VAR=value` prefixes and redirections are set apart and
+//! unquoted braces expanded. Wrappers that run another command are unwrapped (`sudo`, `doas`,
+//! `env`, `timeout`, `nice`, `nohup`, `time`, `command`, `exec`, `stdbuf`, `ionice`, `setsid`,
+//! `busybox`, `xargs`), and `sh -c` / `bash -c` strings and `eval` arguments are parsed in turn.
+//!
+//! Blocked: recursive `rm` of `/`, `~`, `$HOME`, `*`, `.`, `..` or a top-level system directory
+//! (`--no-preserve-root` always); recursive `rm` whose targets come from input (`xargs rm -rf`);
+//! `find` deleting (`-delete`, `-exec rm`) from such a root with no filter; `mkfs*`; `dd` onto
+//! a device; fork bombs; recursive world-writable `chmod` or `chown` of a system root;
+//! `git reset --hard` onto a remote branch. A line the parser refuses is blocked when it names
+//! one of these programs.
+//!
+//! Not caught (by design, see docs/CONFIG.md): commands assembled at run time (`$cmd`,
+//! `$(echo rm) -rf /`), scripts the command runs (`./cleanup.sh`), aliases and functions
+//! defined elsewhere, and other interpreters (`python -c "shutil.rmtree(...)"`).
 //!
 //! Settings (all optional): `strict_rm` (bool, block every `rm -rf`, as seed 000's guard_rm does)
 //! and `user_message` (string, what the human is told).
-//!
-//! No regex: the scan is a small hand-written lexer, so a fresh instance costs nothing to start.
 
 use hookhost_sdk::prelude::*;
+use hookhost_sdk::serde_json;
 
 mod shell;
 
-/// Why a command is destructive, or `None`.
+/// How deep `sh -c`, `eval` and wrappers may nest before the guard gives up and blocks.
+const MAX_NESTING: usize = 8;
+
+/// Programs whose mere mention in a line the parser refuses is enough to block it.
+const DANGEROUS: &[&str] = &["rm", "mkfs", "dd", "find", "chmod", "chown", "shred", "xargs"];
+
+/// Why a command line is destructive, or `None`.
 pub fn check(command: &str, strict_rm: bool) -> Option<String> {
-    if shell::has_fork_bomb(command) {
+    check_script(command, strict_rm, 0)
+}
+
+fn check_script(script: &str, strict_rm: bool, depth: usize) -> Option<String> {
+    if depth > MAX_NESTING {
+        return Some("commands nested too deep to check".into());
+    }
+    if shell::has_fork_bomb(script) {
         return Some("fork bomb".into());
     }
-    for words in shell::commands(command) {
-        if let Some(why) = check_words(&words, strict_rm) {
-            return Some(why);
-        }
+    match shell::commands(script) {
+        Ok(commands) => commands.iter().find_map(|words| check_words(words, strict_rm, depth)),
+        Err(_) => unparseable(script),
     }
-    None
+}
+
+/// A line the parser refuses: blocked when any word of it names a dangerous program.
+fn unparseable(script: &str) -> Option<String> {
+    let named = script
+        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`' | '$' | '{' | '}' | '"' | '\''))
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .find(|w| DANGEROUS.contains(w) || w.starts_with("mkfs."))?;
+    Some(format!("the command could not be parsed and runs {named}; blocked to be safe"))
+}
+
+/// Check an argv (a tool call's `command` given as a list).
+pub fn check_argv(argv: &[String], strict_rm: bool) -> Option<String> {
+    check_words(argv, strict_rm, 0)
 }
 
 const SYSTEM_DIRS: &[&str] = &[
@@ -37,29 +74,94 @@ fn is_root_like(target: &str) -> bool {
     matches!(t, "" | "/" | "~" | "$HOME" | "${HOME}" | "*" | "/*" | "." | "..") || SYSTEM_DIRS.contains(&t)
 }
 
-fn check_words(words: &[String], strict_rm: bool) -> Option<String> {
-    // Skip wrappers that run the rest of the line as a command.
+/// Options of each wrapper that take a value (`-u root`), so the value is not read as the
+/// command; `--opt=value` forms need no entry.
+fn wrapper_value_options(prog: &str) -> Option<&'static [&'static str]> {
+    Some(match prog {
+        "sudo" => &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt", "--chdir", "--role", "--type", "--other-user", "--command-timeout"],
+        "doas" => &["-u", "-C"],
+        "env" => &["-u", "-C", "--unset", "--chdir"],
+        "timeout" => &["-s", "-k", "--signal", "--kill-after"],
+        "nice" => &["-n", "--adjustment"],
+        "nohup" | "busybox" | "setsid" => &[],
+        "time" => &["-f", "-o", "--format", "--output"],
+        "command" => &[],
+        "exec" => &["-a"],
+        "stdbuf" => &["-i", "-o", "-e", "--input", "--output", "--error"],
+        "ionice" => &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
+        "xargs" => &["-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace"],
+        _ => return None,
+    })
+}
+
+/// The command a wrapper runs: its argv after the wrapper's own options (and, for `timeout`,
+/// the duration; for `env`, the assignments).
+fn unwrap<'a>(prog: &str, args: &'a [String]) -> &'a [String] {
+    let value_opts = wrapper_value_options(prog).unwrap_or(&[]);
     let mut i = 0;
-    while i < words.len() && matches!(words[i].as_str(), "{" | "sudo" | "doas" | "env" | "nohup" | "time" | "command" | "exec" | "nice") {
-        i += 1;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if prog == "env" && !a.starts_with('-') && a.contains('=') {
+            i += 1;
+            continue;
+        }
+        if !a.starts_with('-') || a == "-" {
+            break;
+        }
+        // `nice -10`: an adjustment, not an option with a value.
+        i += if value_opts.contains(&a) { 2 } else { 1 };
     }
-    let words = &words[i..];
+    let rest = &args[i.min(args.len())..];
+    match prog {
+        // The duration comes first.
+        "timeout" => rest.get(1..).unwrap_or(&[]),
+        // `command -v rm` only looks rm up.
+        "command" if args.iter().take_while(|a| a.starts_with('-')).any(|a| a.contains('v') || a.contains('V')) => &[],
+        _ => rest,
+    }
+}
+
+fn check_words(words: &[String], strict_rm: bool, depth: usize) -> Option<String> {
+    check_command(words, strict_rm, depth, false)
+}
+
+/// `from_input`: the command's arguments are extended with words read from input (`xargs`).
+fn check_command(words: &[String], strict_rm: bool, depth: usize, from_input: bool) -> Option<String> {
+    if depth > MAX_NESTING {
+        return Some("commands nested too deep to check".into());
+    }
     let (prog, args) = words.split_first()?;
     let prog = prog.rsplit('/').next().unwrap_or(prog);
-    match prog {
-        "bash" | "sh" | "zsh" | "dash" => {
-            let pos = args.iter().position(|a| a == "-c")?;
-            check(args.get(pos + 1)?, strict_rm)
+    if prog == "env" {
+        // `env -S "rm -rf ~"` splits its string into the command.
+        if let Some(pos) = args.iter().position(|a| a == "-S" || a == "--split-string") {
+            return check_script(args.get(pos + 1)?, strict_rm, depth + 1);
         }
+    }
+    if wrapper_value_options(prog).is_some() {
+        return check_command(unwrap(prog, args), strict_rm, depth + 1, from_input || prog == "xargs");
+    }
+    match prog {
+        "bash" | "sh" | "zsh" | "dash" | "ksh" => {
+            // `-c STRING`, also as part of a flag cluster (`-lc`, `-ec`).
+            let pos = args.iter().position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))?;
+            check_script(args.get(pos + 1)?, strict_rm, depth + 1)
+        }
+        "eval" => check_script(&args.join(" "), strict_rm, depth + 1),
         "rm" => {
-            let (mut recursive, mut force) = (false, false);
+            let (mut recursive, mut force, mut options_done) = (false, false, false);
             let mut targets = Vec::new();
             for a in args {
                 match a.as_str() {
-                    "--recursive" => recursive = true,
-                    "--force" => force = true,
-                    "--no-preserve-root" => return Some("rm --no-preserve-root".into()),
-                    flag if flag.starts_with('-') && !flag.starts_with("--") => {
+                    "--" if !options_done => options_done = true,
+                    "--recursive" if !options_done => recursive = true,
+                    "--force" if !options_done => force = true,
+                    "--no-preserve-root" if !options_done => return Some("rm --no-preserve-root".into()),
+                    flag if !options_done && flag.starts_with('-') && !flag.starts_with("--") && flag.len() > 1 => {
                         recursive |= flag.contains('r') || flag.contains('R');
                         force |= flag.contains('f');
                     }
@@ -72,7 +174,23 @@ fn check_words(words: &[String], strict_rm: bool) -> Option<String> {
             if let Some(t) = targets.iter().find(|t| is_root_like(t)) {
                 return Some(format!("recursive delete of {t}"));
             }
+            if from_input {
+                return Some("recursive delete of paths read from input (xargs rm -r)".into());
+            }
             (strict_rm && force).then(|| "rm -rf is not allowed".into())
+        }
+        "find" => {
+            let starts: Vec<&String> = args.iter().take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!" | ",")).collect();
+            let deletes = args.iter().any(|a| a == "-delete")
+                || args.windows(2).any(|w| matches!(w[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") && w[1].rsplit('/').next() == Some("rm"));
+            let filtered = args.iter().any(|a| {
+                matches!(a.as_str(), "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename" | "-regex" | "-iregex" | "-newer" | "-mtime" | "-mmin" | "-atime" | "-amin" | "-ctime" | "-cmin" | "-size" | "-user" | "-group" | "-empty")
+            });
+            let root = starts.iter().find(|s| is_root_like(s) && !matches!(s.as_str(), "." | ".." | "./"));
+            match (deletes && !filtered, root) {
+                (true, Some(r)) => Some(format!("find deletes everything under {r}")),
+                _ => None,
+            }
         }
         p if p == "mkfs" || p.starts_with("mkfs.") => Some(format!("{p} formats a filesystem")),
         "dd" => args
@@ -97,6 +215,42 @@ fn check_words(words: &[String], strict_rm: bool) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// What a tool call asks the shell to run: `command` / `cmd` / `commands` / `script` as a
+/// string (a script) or a list of strings (an argv). Arguments that arrive as a JSON string
+/// are decoded first.
+enum Shell<'a> {
+    Script(&'a str),
+    Argv(Vec<String>),
+}
+
+fn shell_of(arguments: &Value) -> Vec<Shell<'_>> {
+    let mut out = Vec::new();
+    for key in ["command", "cmd", "commands", "script"] {
+        match arguments.get(key) {
+            Some(Value::String(s)) => out.push(Shell::Script(s)),
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => out.push(Shell::Argv(items.iter().filter_map(Value::as_str).map(str::to_string).collect())),
+            Some(Value::Array(items)) => out.extend(items.iter().filter_map(Value::as_str).map(Shell::Script)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Why this tool call is destructive, or `None`.
+fn check_call(arguments: &Value, strict_rm: bool) -> Option<String> {
+    if let Value::String(text) = arguments {
+        // Arguments sent as JSON text; anything else is the script itself.
+        return match serde_json::from_str::<Value>(text) {
+            Ok(v @ Value::Object(_)) => check_call(&v, strict_rm),
+            _ => check(text, strict_rm),
+        };
+    }
+    shell_of(arguments).into_iter().find_map(|s| match s {
+        Shell::Script(text) => check(text, strict_rm),
+        Shell::Argv(argv) => check_argv(&argv, strict_rm),
+    })
 }
 
 #[derive(Default)]
@@ -127,7 +281,11 @@ impl Hook for Guard {
 
     fn handle(event: Event, ctx: Context) -> HookResult {
         let s = settings(&ctx.settings)?;
-        let Some(why) = event.shell_command().and_then(|cmd| check(cmd, s.strict_rm)) else {
+        let arguments = match &event {
+            Event::PreToolUse(call) | Event::PermissionRequest(call) => &call.arguments,
+            _ => return Ok(Decision::pass()),
+        };
+        let Some(why) = check_call(arguments, s.strict_rm) else {
             return Ok(Decision::pass());
         };
         let message = s.user_message.unwrap_or_else(|| "That command is blocked by policy.".into());
@@ -141,49 +299,137 @@ export_hook!(Guard);
 mod tests {
     use super::*;
 
+    /// The guard's table: (command, the reason it is blocked, or None for a pass). Destructive
+    /// commands, the evasions of issue #12, and harmless look-alikes.
+    const TABLE: &[(&str, Option<&str>)] = &[
+        // Plain destructive commands.
+        ("rm -rf /", Some("recursive delete of /")),
+        ("rm -rf / --no-preserve-root", Some("rm --no-preserve-root")),
+        ("sudo rm -fr /*", Some("recursive delete of /*")),
+        ("rm -r -f ~", Some("recursive delete of ~")),
+        ("rm -Rf $HOME", Some("recursive delete of $HOME")),
+        ("rm -rf \"$HOME\"", Some("recursive delete of $HOME")),
+        ("rm -rf ${HOME}/", Some("recursive delete of $HOME/")),
+        ("cd /tmp && rm -rf /etc", Some("recursive delete of /etc")),
+        ("echo hi; rm --recursive --force /usr/", Some("recursive delete of /usr/")),
+        ("rm -rf -- /", Some("recursive delete of /")),
+        ("rm -rf .", Some("recursive delete of .")),
+        ("rm -rf *", Some("recursive delete of *")),
+        ("mkfs.ext4 /dev/sda1", Some("mkfs.ext4 formats a filesystem")),
+        ("mkfs -t ext4 /dev/sdb", Some("mkfs formats a filesystem")),
+        ("dd if=/dev/zero of=/dev/sda bs=1M", Some("dd writes to the device /dev/sda")),
+        (":(){ :|:& };:", Some("fork bomb")),
+        ("bomb(){ bomb|bomb& };bomb", Some("fork bomb")),
+        ("chmod -R 777 /", Some("recursive chmod of /")),
+        ("sudo chown -R nobody /", Some("recursive chown of /")),
+        ("git reset --hard origin/main", Some("git reset --hard onto a remote branch discards local work")),
+        ("git fetch && git reset --hard @{upstream}", Some("git reset --hard onto a remote branch discards local work")),
+        // Evasions: redirections, wrappers, braces, find, xargs, nesting.
+        ("rm -rf ~>/dev/null", Some("recursive delete of ~")),
+        ("rm -rf ~ 2>&1 >/dev/null", Some("recursive delete of ~")),
+        ("sudo -u root rm -rf /etc", Some("recursive delete of /etc")),
+        ("sudo --user=root -E rm -rf /etc", Some("recursive delete of /etc")),
+        ("doas -u root rm -rf /", Some("recursive delete of /")),
+        ("timeout 9 rm -rf ~", Some("recursive delete of ~")),
+        ("timeout -s KILL 9 rm -rf ~", Some("recursive delete of ~")),
+        ("env -i rm -rf ~", Some("recursive delete of ~")),
+        ("env FOO=1 BAR=2 rm -rf ~", Some("recursive delete of ~")),
+        ("env -S 'rm -rf ~'", Some("recursive delete of ~")),
+        ("FOO=1 rm -rf /", Some("recursive delete of /")),
+        ("nice -n 10 rm -rf /", Some("recursive delete of /")),
+        ("nohup rm -rf / &", Some("recursive delete of /")),
+        ("time rm -rf ~", Some("recursive delete of ~")),
+        ("command rm -rf ~", Some("recursive delete of ~")),
+        ("exec rm -rf ~", Some("recursive delete of ~")),
+        ("stdbuf -oL rm -rf ~", Some("recursive delete of ~")),
+        ("ionice -c 3 rm -rf ~", Some("recursive delete of ~")),
+        ("setsid rm -rf ~", Some("recursive delete of ~")),
+        ("busybox rm -rf /", Some("recursive delete of /")),
+        ("/bin/rm -rf /", Some("recursive delete of /")),
+        ("sudo timeout 5 env -i nice rm -rf /", Some("recursive delete of /")),
+        ("rm -rf {~,/tmp/x}", Some("recursive delete of ~")),
+        ("rm -rf /tmp/{a,b} /{etc,x}", Some("recursive delete of /etc")),
+        ("find ~ -delete", Some("find deletes everything under ~")),
+        ("find / -exec rm -rf {} +", Some("find deletes everything under /")),
+        ("xargs rm -rf < list", Some("recursive delete of paths read from input (xargs rm -r)")),
+        ("cat list | xargs -0 -n 1 rm -rf", Some("recursive delete of paths read from input (xargs rm -r)")),
+        ("bash -c 'rm -rf /'", Some("recursive delete of /")),
+        ("sh -lc \"cd / && rm -rf ~\"", Some("recursive delete of ~")),
+        ("bash -c \"bash -c 'rm -rf /'\"", Some("recursive delete of /")),
+        ("eval rm -rf /", Some("recursive delete of /")),
+        ("eval 'rm -rf ~'", Some("recursive delete of ~")),
+        ("ls; rm -rf ~", Some("recursive delete of ~")),
+        ("  rm -rf ~", Some("recursive delete of ~")),
+        ("true || rm -rf ~", Some("recursive delete of ~")),
+        ("echo $(rm -rf ~)", Some("recursive delete of ~")),
+        ("echo `rm -rf ~`", Some("recursive delete of ~")),
+        ("(rm -rf ~)", Some("recursive delete of ~")),
+        ("{ rm -rf ~; }", Some("recursive delete of ~")),
+        ("if true; then rm -rf ~; fi", Some("recursive delete of ~")),
+        ("for d in a b; do rm -rf /; done", Some("recursive delete of /")),
+        ("while true; do rm -rf ~; done", Some("recursive delete of ~")),
+        ("cleanup() { rm -rf ~; }; cleanup", Some("recursive delete of ~")),
+        ("diff <(rm -rf ~) x", Some("recursive delete of ~")),
+        ("echo [REDACTED PRIVATE KEY]; rm -rf ~; #'", Some("recursive delete of ~")),
+        ("rm -rf ~ 'unterminated", Some("the command could not be parsed and runs rm; blocked to be safe")),
+        // Harmless look-alikes.
+        ("ls -la", None),
+        ("rm -rf target", None),
+        ("rm -rf ./build", None),
+        ("rm -rf ~/project/build", None),
+        ("rm file.txt", None),
+        ("rm -f /tmp/x.lock", None),
+        ("rm -r ~/.cache/pip/{a,b}", None),
+        ("echo 'rm -rf /'", None),
+        ("echo \"rm -rf /\"", None),
+        ("echo rm -rf /", None),
+        ("grep -r 'rm -rf ~' .", None),
+        ("git commit -m 'rm -rf / was a bad idea'", None),
+        ("echo -----BEGIN PRIVATE KEY----- '-----END K-----; rm -rf ~; #'", None),
+        ("echo [REDACTED PRIVATE KEY] '-----END K-----; rm -rf ~; #'", None),
+        ("dd if=/dev/zero of=disk.img bs=1M count=1", None),
+        ("dd if=x of=/dev/null", None),
+        ("chmod 777 script.sh", None),
+        ("chmod -R 755 ./dist", None),
+        ("git reset --hard HEAD~1", None),
+        ("git reset origin/main", None),
+        ("grep mkfs notes.txt", None),
+        ("find . -name '*.o' -delete", None),
+        ("find ~ -name '*.pyc' -delete", None),
+        ("find / -name core", None),
+        ("find . -type f | xargs rm -f", None),
+        ("xargs -n1 echo < list", None),
+        ("command -v rm", None),
+        ("sudo apt-get install -y jq", None),
+        ("timeout 5 cargo test", None),
+        ("env -i PATH=/usr/bin ls", None),
+        ("bash -c 'echo hi'", None),
+        ("sh script.sh", None),
+        ("echo 'unterminated", None),
+    ];
+
     #[test]
-    fn destructive_commands_are_blocked() {
-        for cmd in [
-            "rm -rf /",
-            "rm -rf / --no-preserve-root",
-            "sudo rm -fr /*",
-            "rm -r -f ~",
-            "rm -Rf $HOME",
-            "cd /tmp && rm -rf /etc",
-            "echo hi; rm --recursive --force /usr/",
-            "bash -c 'rm -rf /'",
-            "mkfs.ext4 /dev/sda1",
-            "mkfs -t ext4 /dev/sdb",
-            "dd if=/dev/zero of=/dev/sda bs=1M",
-            ":(){ :|:& };:",
-            "bomb(){ bomb|bomb& };bomb",
-            "chmod -R 777 /",
-            "sudo chown -R nobody /",
-            "git reset --hard origin/main",
-            "git fetch && git reset --hard @{upstream}",
-        ] {
-            assert!(check(cmd, false).is_some(), "should block: {cmd}");
+    fn the_table() {
+        assert!(TABLE.len() >= 60);
+        let mut wrong = Vec::new();
+        for (cmd, want) in TABLE {
+            let got = check(cmd, false);
+            if got.as_deref() != *want {
+                wrong.push(format!("{cmd:?}: got {got:?}, want {want:?}"));
+            }
         }
+        assert!(wrong.is_empty(), "{} of {} wrong:\n{}", wrong.len(), TABLE.len(), wrong.join("\n"));
     }
 
     #[test]
-    fn ordinary_commands_pass() {
-        for cmd in [
-            "ls -la",
-            "rm -rf target",
-            "rm -rf ./build",
-            "rm file.txt",
-            "echo 'rm -rf /'",
-            "dd if=/dev/zero of=disk.img bs=1M count=1",
-            "dd if=x of=/dev/null",
-            "chmod 777 script.sh",
-            "chmod -R 755 ./dist",
-            "git reset --hard HEAD~1",
-            "git reset origin/main",
-            "grep mkfs notes.txt",
-        ] {
-            assert_eq!(check(cmd, false), None, "should pass: {cmd}");
-        }
+    fn commands_as_argv_or_json_text_are_checked() {
+        let block = |args: Value| Guard::handle(Event::pre_tool_use("bash", args), Context::default()).unwrap();
+        assert_eq!(block(json!({"command": ["rm", "-rf", "/"]})).block_reason(), Some("destructive command blocked: recursive delete of /"));
+        assert_eq!(block(json!({"command": ["bash", "-c", "rm -rf ~"]})).block_reason(), Some("destructive command blocked: recursive delete of ~"));
+        assert_eq!(block(json!("{\"command\": \"rm -rf /\"}")).block_reason(), Some("destructive command blocked: recursive delete of /"));
+        assert_eq!(block(json!({"script": "mkfs.ext4 /dev/sda"})).block_reason(), Some("destructive command blocked: mkfs.ext4 formats a filesystem"));
+        assert_eq!(block(json!({"command": ["ls", "-la", "/"]})), Decision::pass());
+        assert_eq!(block(json!("{\"command\": \"ls\"}")), Decision::pass());
     }
 
     #[test]

@@ -1,56 +1,193 @@
-//! Just enough shell lexing to find the commands of a line: quotes, escapes and separators.
+//! The commands a shell line would run, read with a real shell parser (bashkit's, the same one
+//! the bash adapter runs scripts with): every simple command of lists, pipelines, subshells,
+//! brace groups, loops, conditionals, function bodies, command and process substitutions, with
+//! redirections and `VAR=value` prefixes set apart and unquoted braces expanded.
 
-/// The words of each simple command in `line`.
-pub fn commands(line: &str) -> Vec<Vec<String>> {
+use bashkit::parser::{AssignmentValue, Command, CompoundCommand, Parser, Word, WordPart};
+
+/// Parse budget: AST depth and parser operations. A line beyond them is unparseable, which the
+/// guard treats conservatively.
+const MAX_DEPTH: usize = 64;
+const MAX_PARSER_OPS: usize = 200_000;
+/// Most words one brace expansion may produce.
+const MAX_BRACE_WORDS: usize = 256;
+
+/// The words of each simple command `script` would run, or why it cannot be parsed.
+pub fn commands(script: &str) -> Result<Vec<Vec<String>>, String> {
+    let ast = Parser::with_limits(script, MAX_DEPTH, MAX_PARSER_OPS).parse().map_err(|e| e.to_string())?;
     let mut out = Vec::new();
+    for c in &ast.commands {
+        walk(c, &mut out);
+    }
+    Ok(out)
+}
+
+fn walk_all(cmds: &[Command], out: &mut Vec<Vec<String>>) {
+    for c in cmds {
+        walk(c, out);
+    }
+}
+
+fn walk(cmd: &Command, out: &mut Vec<Vec<String>>) {
+    match cmd {
+        Command::Simple(s) => {
+            for w in std::iter::once(&s.name).chain(&s.args) {
+                substitutions(w, out);
+            }
+            for r in &s.redirects {
+                substitutions(&r.target, out);
+            }
+            for a in &s.assignments {
+                match &a.value {
+                    AssignmentValue::Scalar(w) => substitutions(w, out),
+                    AssignmentValue::Array(ws) => ws.iter().for_each(|w| substitutions(w, out)),
+                }
+            }
+            let words: Vec<String> = std::iter::once(&s.name).chain(&s.args).flat_map(expand).filter(|w| !w.is_empty()).collect();
+            if !words.is_empty() {
+                out.push(words);
+            }
+        }
+        Command::Pipeline(p) => walk_all(&p.commands, out),
+        Command::List(l) => {
+            walk(&l.first, out);
+            for (_, c) in &l.rest {
+                walk(c, out);
+            }
+        }
+        Command::Compound(c, redirects) => {
+            for r in redirects {
+                substitutions(&r.target, out);
+            }
+            match c {
+                CompoundCommand::If(i) => {
+                    walk_all(&i.condition, out);
+                    walk_all(&i.then_branch, out);
+                    for (cond, body) in &i.elif_branches {
+                        walk_all(cond, out);
+                        walk_all(body, out);
+                    }
+                    if let Some(e) = &i.else_branch {
+                        walk_all(e, out);
+                    }
+                }
+                CompoundCommand::For(f) => {
+                    f.words.iter().flatten().for_each(|w| substitutions(w, out));
+                    walk_all(&f.body, out);
+                }
+                CompoundCommand::ArithmeticFor(f) => walk_all(&f.body, out),
+                CompoundCommand::While(w) => {
+                    walk_all(&w.condition, out);
+                    walk_all(&w.body, out);
+                }
+                CompoundCommand::Until(u) => {
+                    walk_all(&u.condition, out);
+                    walk_all(&u.body, out);
+                }
+                CompoundCommand::Case(c) => {
+                    substitutions(&c.word, out);
+                    for item in &c.cases {
+                        walk_all(&item.commands, out);
+                    }
+                }
+                CompoundCommand::Select(s) => walk_all(&s.body, out),
+                CompoundCommand::Subshell(cmds) | CompoundCommand::BraceGroup(cmds) => walk_all(cmds, out),
+                CompoundCommand::Arithmetic(_) => {}
+                CompoundCommand::Time(t) => {
+                    if let Some(c) = &t.command {
+                        walk(c, out);
+                    }
+                }
+                CompoundCommand::Conditional(words) => words.iter().for_each(|w| substitutions(w, out)),
+                CompoundCommand::Coproc(c) => walk(&c.body, out),
+            }
+        }
+        // A function body runs when the function is called: check it as if it were.
+        Command::Function(f) => walk(&f.body, out),
+    }
+}
+
+/// Commands inside a word: `$(...)`, backquotes, `<(...)`, `>(...)`.
+fn substitutions(word: &Word, out: &mut Vec<Vec<String>>) {
+    for part in &word.parts {
+        match part {
+            WordPart::CommandSubstitution(cmds) | WordPart::ProcessSubstitution { commands: cmds, .. } => walk_all(cmds, out),
+            WordPart::CompoundAssignment { elements, .. } => elements.iter().for_each(|w| substitutions(w, out)),
+            _ => {}
+        }
+    }
+}
+
+/// A word's text as the guard reads it: literals as written, `$NAME` / `${NAME...}` as `$NAME`,
+/// anything computed as `$(…)`. Unquoted words get brace expansion.
+fn expand(word: &Word) -> Vec<String> {
+    let mut text = String::new();
+    for part in &word.parts {
+        match part {
+            WordPart::Literal(s) => text.push_str(s),
+            WordPart::Variable(name) | WordPart::ParameterExpansion { name, .. } | WordPart::IndirectExpansion { name, .. } => {
+                text.push('$');
+                text.push_str(name);
+            }
+            _ => text.push_str("$(…)"),
+        }
+    }
+    if word.quoted || !text.contains('{') {
+        return vec![text];
+    }
     let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars().peekable();
-    let mut quote: Option<char> = None;
-    let end_word = |word: &mut String, in_word: &mut bool, words: &mut Vec<String>| {
-        if *in_word {
-            words.push(std::mem::take(word));
-            *in_word = false;
-        }
+    braces(&text, &mut words);
+    words
+}
+
+/// Bash brace expansion of `a{b,c}d` (nested, comma lists only; `{1..3}` and `{}` stay as they
+/// are), capped at [`MAX_BRACE_WORDS`].
+fn braces(text: &str, out: &mut Vec<String>) {
+    if out.len() >= MAX_BRACE_WORDS {
+        return;
+    }
+    let Some((open, close, alternatives)) = first_group(text) else {
+        out.push(text.to_string());
+        return;
     };
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') => {
-                if let Some(n) = chars.next() {
-                    word.push(n);
+    for alt in alternatives {
+        braces(&format!("{}{alt}{}", &text[..open], &text[close + 1..]), out);
+    }
+}
+
+/// The first `{...}` holding a top-level comma: its bounds and its alternatives.
+fn first_group(text: &str) -> Option<(usize, usize, Vec<&str>)> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while let Some(rel) = text[start..].find('{') {
+        let open = start + rel;
+        let (mut depth, mut commas) = (0usize, Vec::new());
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if commas.is_empty() {
+                            break;
+                        }
+                        let mut alts = Vec::new();
+                        let mut from = open + 1;
+                        for c in &commas {
+                            alts.push(&text[from..*c]);
+                            from = c + 1;
+                        }
+                        alts.push(&text[from..i]);
+                        return Some((open, i, alts));
+                    }
                 }
-            }
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, '\\') => {
-                if let Some(n) = chars.next() {
-                    word.push(n);
-                    in_word = true;
-                }
-            }
-            (None, ';' | '&' | '|' | '\n' | '(' | ')') => {
-                end_word(&mut word, &mut in_word, &mut words);
-                if !words.is_empty() {
-                    out.push(std::mem::take(&mut words));
-                }
-            }
-            (None, c) if c.is_whitespace() => end_word(&mut word, &mut in_word, &mut words),
-            (None, c) => {
-                word.push(c);
-                in_word = true;
+                b',' if depth == 1 => commas.push(i),
+                _ => {}
             }
         }
+        start = open + 1;
     }
-    end_word(&mut word, &mut in_word, &mut words);
-    if !words.is_empty() {
-        out.push(words);
-    }
-    out
+    None
 }
 
 /// `name(){ name|name& };name`, whatever the spacing.
@@ -73,9 +210,21 @@ pub fn has_fork_bomb(line: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn cmds(s: &str) -> Vec<Vec<String>> {
+        commands(s).unwrap()
+    }
+
     #[test]
-    fn splits_on_separators_outside_quotes() {
-        assert_eq!(commands("a b; c 'd; e' && f\"g h\""), vec![vec!["a", "b"], vec!["c", "d; e"], vec!["fg h"]]);
-        assert_eq!(commands("x|y\nz"), vec![vec!["x"], vec!["y"], vec!["z"]]);
+    fn finds_every_simple_command() {
+        assert_eq!(cmds("a b; c 'd; e' && f\"g h\""), vec![vec!["a", "b"], vec!["c", "d; e"], vec!["fg h"]]);
+        assert_eq!(cmds("x|y\nz"), vec![vec!["x"], vec!["y"], vec!["z"]]);
+        assert_eq!(cmds("FOO=1 rm -rf b >/dev/null 2>&1"), vec![vec!["rm", "-rf", "b"]]);
+        assert_eq!(cmds("echo $(rm -rf b)"), vec![vec!["rm", "-rf", "b"], vec!["echo", "$(…)"]]);
+        assert_eq!(cmds("if true; then (cd /; { rm -rf x; }); fi"), vec![vec!["true"], vec!["cd", "/"], vec!["rm", "-rf", "x"]]);
+    }
+
+    #[test]
+    fn expands_unquoted_braces_only() {
+        assert_eq!(cmds("rm -rf {~,/tmp/x} a{b,c{d,e}}f '{q,r}' {1..3} {}"), vec![vec!["rm", "-rf", "~", "/tmp/x", "abf", "acdf", "acef", "{q,r}", "{1..3}", "{}"]]);
     }
 }

@@ -4,7 +4,8 @@
 //! `panic` panics, `recurse` recurses without bound, `sleep` parks in a host call (WASI sleep),
 //! `flood` writes to stdout without end, `probe` reports what the sandbox lets it reach,
 //! `trap` executes `unreachable`, `bigdecision` returns a 50 MB reason, `logflood` logs 1 MB
-//! and then allows, `wrongeffect` rewrites the output of a call that has not run yet;
+//! and then allows, `wrongeffect` rewrites the output of a call that has not run yet, `manyeffects` returns
+//! 500,000 empty effects;
 //! anything else allows.
 
 use hookhost_sdk::prelude::*;
@@ -74,6 +75,13 @@ impl Hook for Hostile {
                     hookhost_sdk::log::warn(&line);
                 }
                 Ok(Decision::allow_because("logged"))
+            }
+            "manyeffects" => {
+                let mut d = Decision::pass();
+                for _ in 0..500_000 {
+                    d = d.add_context("");
+                }
+                Ok(d)
             }
             "wrongeffect" => Ok(Decision::pass().rewrite_output(hookhost_sdk::serde_json::json!("forged"))),
             _ => Ok(Decision::allow_because("behaved")),

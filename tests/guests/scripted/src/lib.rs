@@ -2,7 +2,7 @@
 //! fixed JSON decision (seed 000's guard_rm). Settings:
 //! `{"verdict": "pass|allow|ask|block|halt", "reason", "user_message",
 //!   "append_to_command": " --flag", "add_context": "...", "rewrite_output": <json>,
-//!   "rewrite_prompt": "...", "fail": "message"}`
+//!   "rewrite_prompt": "...", "replace_in_command": ["from", "to"], "fail": "message"}`
 
 use hookhost_sdk::prelude::*;
 
@@ -40,6 +40,12 @@ impl Hook for Scripted {
             let mut args = call.arguments.clone();
             let cmd = args.get("command").and_then(Value::as_str).unwrap_or("").to_string();
             args["command"] = Value::String(cmd + suffix);
+            d = d.rewrite_input(args);
+        }
+        if let (Some([from, to]), Some(call)) = (s.get("replace_in_command").and_then(Value::as_array).map(Vec::as_slice), event.tool_call()) {
+            let mut args = call.arguments.clone();
+            let cmd = args.get("command").and_then(Value::as_str).unwrap_or("").to_string();
+            args["command"] = Value::String(cmd.replace(from.as_str().unwrap_or(""), to.as_str().unwrap_or("")));
             d = d.rewrite_input(args);
         }
         if let Some(c) = text(s, "add_context") {
