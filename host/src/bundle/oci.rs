@@ -25,6 +25,10 @@ pub struct Remote {
     /// Repository prefix (`hooks` in `127.0.0.1:5000/hooks`), may be empty.
     pub prefix: String,
     client: Client,
+    /// For manifest reads, which hookhost caps while they stream (oci-client reads a whole body).
+    http: reqwest::Client,
+    /// `http` or `https`.
+    scheme: &'static str,
     auth: RegistryAuth,
     /// Print one line per blob moved (on a terminal).
     pub progress: bool,
@@ -71,7 +75,21 @@ impl Remote {
             platform_resolver: None,
             ..Default::default()
         };
-        Ok(Remote { registry: registry.to_string(), prefix: prefix.to_string(), client: Client::new(config), auth: credentials(registry), progress: false })
+        let plain = is_loopback(registry) || insecure_http;
+        let http = reqwest::Client::builder()
+            .connect_timeout(std::time::Duration::from_secs(10))
+            .read_timeout(std::time::Duration::from_secs(60))
+            .build()
+            .map_err(|e| BundleError(format!("cannot set up an HTTP client: {e}")))?;
+        Ok(Remote {
+            registry: registry.to_string(),
+            prefix: prefix.to_string(),
+            client: Client::new(config),
+            http,
+            scheme: if plain { "http" } else { "https" },
+            auth: credentials(registry),
+            progress: false,
+        })
     }
 
     /// The repository of a bundle: `{prefix}/{namespace}/{name}`.
@@ -140,10 +158,69 @@ impl Remote {
         Ok(artifact.digest())
     }
 
-    /// The digest a tag points at.
+    /// The digest a tag points at: the registry's `Docker-Content-Digest` header, or else the
+    /// sha256 of the manifest, read with the cap.
     pub async fn resolve(&self, name: &str, tag: &str) -> Result<String, BundleError> {
         let reference = self.at_tag(name, tag);
-        self.client.fetch_manifest_digest(&reference, &self.auth).await.map_err(|e| self.explain(e, &format!("{}:{tag}", self.repository(name))))
+        let shown = format!("{}:{tag}", self.repository(name));
+        let head = self.manifest_request(&reference, reqwest::Method::HEAD, &shown).await?;
+        if let Some(digest) = head.headers().get("docker-content-digest").and_then(|v| v.to_str().ok()) {
+            let ok = digest.strip_prefix("sha256:").is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+            if !ok {
+                return Err(BundleError(format!("{}: the registry named {shown} by {digest:?}, which is not a sha256 digest", self.registry)));
+            }
+            return Ok(digest.to_ascii_lowercase());
+        }
+        let bytes = self.manifest_bytes(&reference, &shown).await?;
+        Ok(format!("sha256:{}", super::sha256_hex(&bytes)))
+    }
+
+    /// Send a manifest request (GET or HEAD) with the registry's credentials; a non-2xx answer
+    /// is an error that says which.
+    async fn manifest_request(&self, reference: &Reference, method: reqwest::Method, shown: &str) -> Result<reqwest::Response, BundleError> {
+        let token = self.client.auth(reference, &self.auth, oci_client::RegistryOperation::Pull).await.map_err(|e| self.explain(e, shown))?;
+        let url = format!("{}://{}/v2/{}/manifests/{}", self.scheme, self.registry, reference.repository(), reference.digest().or(reference.tag()).unwrap_or("latest"));
+        let mut request = self.http.request(method, &url).header(http::header::ACCEPT, OCI_IMAGE_MEDIA_TYPE);
+        request = match (&token, &self.auth) {
+            (Some(token), _) => request.bearer_auth(token),
+            (None, RegistryAuth::Basic(user, password)) => request.basic_auth(user, Some(password)),
+            (None, RegistryAuth::Bearer(token)) => request.bearer_auth(token),
+            (None, _) => request,
+        };
+        let response = request.send().await.map_err(|e| self.transport(e, shown))?;
+        let reg = &self.registry;
+        match response.status().as_u16() {
+            200..=299 => Ok(response),
+            404 => Err(BundleError(format!("not found (404): {reg} has no {shown}; check the name and version (`hookhost registry list oci://{reg}/{}`)", self.prefix))),
+            401 | 403 => Err(BundleError(format!("refused (401 unauthorized): {reg} wants credentials for {shown}, or rejected the ones given; run `docker login {reg}` (hookhost reads $DOCKER_CONFIG/config.json, else ~/.docker/config.json)"))),
+            code => Err(BundleError(format!("{reg} answered {code} for {shown}"))),
+        }
+    }
+
+    fn transport(&self, e: reqwest::Error, shown: &str) -> BundleError {
+        if e.is_connect() || e.is_timeout() {
+            BundleError(format!("cannot reach the registry {} ({e}); check the address and that it is running", self.registry))
+        } else {
+            BundleError(format!("{}: {shown}: {e}", self.registry))
+        }
+    }
+
+    /// A manifest's bytes, refused as soon as more than [`MAX_OCI_MANIFEST_BYTES`] arrive (or
+    /// are announced): a registry cannot make hookhost hold an unbounded body.
+    async fn manifest_bytes(&self, reference: &Reference, shown: &str) -> Result<Vec<u8>, BundleError> {
+        let mut response = self.manifest_request(reference, reqwest::Method::GET, shown).await?;
+        let too_big = |n: u64| BundleError(format!("{}: the manifest of {shown} is {n} bytes or more, over the {MAX_OCI_MANIFEST_BYTES}-byte cap; refused without reading the rest", self.registry));
+        if let Some(n) = response.content_length().filter(|n| *n > MAX_OCI_MANIFEST_BYTES as u64) {
+            return Err(too_big(n));
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| self.transport(e, shown))? {
+            if bytes.len() + chunk.len() > MAX_OCI_MANIFEST_BYTES {
+                return Err(too_big((bytes.len() + chunk.len()) as u64));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
     }
 
     /// Fetch an artifact by digest: its manifest, checked (media types, sizes), then every
@@ -151,10 +228,7 @@ impl Remote {
     pub async fn fetch(&self, name: &str, digest: &str) -> Result<Artifact, BundleError> {
         let reference = self.at_digest(name, digest);
         let shown = format!("{}@{digest}", self.repository(name));
-        let (bytes, _) = self.client.pull_manifest_raw(&reference, &self.auth, &[OCI_IMAGE_MEDIA_TYPE]).await.map_err(|e| self.explain(e, &shown))?;
-        if bytes.len() > MAX_OCI_MANIFEST_BYTES {
-            return Err(BundleError(format!("{}/{shown}: the manifest is {} bytes, over the cap", self.registry, bytes.len())));
-        }
+        let bytes = self.manifest_bytes(&reference, &shown).await?;
         let actual = format!("sha256:{}", super::sha256_hex(&bytes));
         if actual != digest {
             return Err(BundleError(format!("digest mismatch: {} served a manifest for {shown} that hashes to {actual}; nothing was cached or run", self.registry)));
@@ -172,7 +246,7 @@ impl Remote {
             })?;
             blobs.insert(d.digest.clone(), out.buf);
         }
-        Ok(Artifact { manifest: bytes.to_vec(), blobs })
+        Ok(Artifact { manifest: bytes, blobs })
     }
 
     /// Every bundle repository under the prefix, with its tags.
@@ -215,6 +289,76 @@ impl tokio::io::AsyncWrite for Capped {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    /// A registry that misbehaves on loopback: no digest header on HEAD, and manifests that
+    /// are announced (`/big`) or streamed without a length (`/stream`) far past any sane size.
+    /// Counts the manifest bytes it managed to send before the client hung up.
+    fn misbehaving_registry() -> (String, Arc<AtomicU64>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let sent = Arc::new(AtomicU64::new(0));
+        let counter = sent.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let counter = counter.clone();
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut first = String::new();
+                    reader.read_line(&mut first).unwrap();
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                            break;
+                        }
+                    }
+                    let (method, path) = first.split_once(' ').map(|(m, rest)| (m.to_string(), rest.split(' ').next().unwrap_or("").to_string())).unwrap();
+                    if !path.contains("/manifests/") || method == "HEAD" {
+                        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                        return;
+                    }
+                    if path.starts_with("/v2/acme/big/") {
+                        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/vnd.oci.image.manifest.v1+json\r\nContent-Length: 1610612736\r\nConnection: close\r\n\r\n{");
+                        return;
+                    }
+                    // Chunked, no length: 64 KiB chunks until the client stops reading.
+                    let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/vnd.oci.image.manifest.v1+json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+                    let chunk = vec![b' '; 64 << 10];
+                    for _ in 0..(1536 << 4) {
+                        if stream.write_all(format!("{:x}\r\n", chunk.len()).as_bytes()).and_then(|_| stream.write_all(&chunk)).and_then(|_| stream.write_all(b"\r\n")).is_err() {
+                            return;
+                        }
+                        counter.fetch_add(chunk.len() as u64, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        (addr, sent)
+    }
+
+    #[tokio::test]
+    async fn manifest_reads_are_capped_while_they_stream() {
+        let (addr, sent) = misbehaving_registry();
+        let remote = Remote::new(&format!("oci://{addr}"), false).unwrap();
+        // Announced 1.5 GB: refused before reading the body.
+        let err = remote.resolve("acme/big", "1.0.0").await.unwrap_err().0;
+        assert_eq!(err, format!("{addr}: the manifest of acme/big:1.0.0 is 1610612736 bytes or more, over the 1048576-byte cap; refused without reading the rest"));
+        // No digest header on HEAD and a body without length: the GET that follows stops at the cap.
+        let err = remote.resolve("acme/stream", "1.0.0").await.unwrap_err().0;
+        assert!(err.starts_with(&format!("{addr}: the manifest of acme/stream:1.0.0 is ")) && err.ends_with("bytes or more, over the 1048576-byte cap; refused without reading the rest"), "{err}");
+        let digest = format!("sha256:{}", "0".repeat(64));
+        let err = remote.fetch("acme/stream", &digest).await.unwrap_err().0;
+        assert!(err.contains("over the 1048576-byte cap"), "{err}");
+        // Give the server a moment to notice the hang-ups, then check what it got out.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let total = sent.load(Ordering::SeqCst);
+        assert!(total < 32 << 20, "the server pushed {total} bytes into two capped reads");
+    }
+
     #[test]
     fn plain_http_only_for_loopback() {
         for yes in ["127.0.0.1:5000", "localhost:5000", "localhost", "[::1]:5000", "127.8.9.1"] {
