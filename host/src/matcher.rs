@@ -112,6 +112,26 @@ fn if_rule(text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<IfR
     Some(IfRule { tool: tool.to_string(), glob })
 }
 
+/// A `Bash(...)` rule matches a command line when it matches the line as written or any simple
+/// command in it, as Claude Code checks each subcommand: `ls; rm -rf b`, `FOO=1 rm -rf b`,
+/// `cd /tmp && rm -rf b`, `true || rm -rf b` and `$(rm -rf b)` all match `Bash(rm *)`. The line
+/// is read with the same shell parser as the guard; a line it cannot parse matches (a hook that
+/// guards must rather run too often than not at all). `prefix:*` is Claude Code's older prefix
+/// form (`Bash(npm run test:*)`).
+fn shell_rule_matches(glob: &str, line: &str) -> bool {
+    let one = |command: &str| match glob.strip_suffix(":*") {
+        Some(prefix) => command == prefix || command.starts_with(&format!("{prefix} ")),
+        None => glob_match(glob, command),
+    };
+    if one(line.trim()) {
+        return true;
+    }
+    match hookhost_shell_parse::commands(line) {
+        Ok(commands) => commands.iter().any(|words| one(&words.join(" "))),
+        Err(_) => true,
+    }
+}
+
 /// `*` matches any run of characters, `?` one; everything else literally.
 fn glob_match(pattern: &str, text: &str) -> bool {
     let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
@@ -151,6 +171,9 @@ impl IfRule {
             _ => args.and_then(Value::as_object).and_then(|o| o.values().find_map(Value::as_str)),
         };
         let Some(subject) = subject else { return false };
+        if matches!(tool, "Bash" | "bash" | "shell") {
+            return shell_rule_matches(glob, subject);
+        }
         let is_path = matches!(tool, "Edit" | "Write" | "Read" | "MultiEdit" | "NotebookEdit");
         let subject = if is_path && !glob.contains('/') { subject.rsplit('/').next().unwrap_or(subject) } else { subject };
         glob_match(glob, subject)
@@ -399,7 +422,17 @@ mod tests {
     fn claude_if_rule_table() {
         let cases: &[(&str, &str, Value, bool)] = &[
             ("Bash(rm *)", "Bash", json!({"command": "rm -rf build"}), true),
-            ("Bash(rm *)", "Bash", json!({"command": "ls; rm x"}), false),
+            // Every subcommand is checked, as Claude Code does.
+            ("Bash(rm *)", "Bash", json!({"command": "ls; rm -rf build"}), true),
+            ("Bash(rm *)", "Bash", json!({"command": "  rm -rf build"}), true),
+            ("Bash(rm *)", "Bash", json!({"command": "FOO=1 rm -rf build"}), true),
+            ("Bash(rm *)", "Bash", json!({"command": "cd /tmp && rm -rf build"}), true),
+            ("Bash(rm *)", "Bash", json!({"command": "true || rm -rf b"}), true),
+            ("Bash(rm *)", "Bash", json!({"command": "$(rm -rf b)"}), true),
+            ("Bash(rm *)", "Bash", json!({"command": "echo 'rm -rf b'"}), false),
+            ("Bash(rm *)", "Bash", json!({"command": "ls; grep rm x"}), false),
+            ("Bash(npm run test:*)", "Bash", json!({"command": "cd web && npm run test -- --watch"}), true),
+            ("Bash(npm run test:*)", "Bash", json!({"command": "npm run testing"}), false),
             ("Bash(rm *)", "Bash", json!({"command": "rmdir x"}), false),
             ("Bash(git push*)", "Bash", json!({"command": "git push --force"}), true),
             ("Bash", "Bash", json!({"command": "anything"}), true),

@@ -27,6 +27,15 @@ pub async fn try_host(toml: &str) -> Result<Host, LoadError> {
     Host::load(config(toml, Path::new("."))).await
 }
 
+/// A session id no other test or earlier run shares: stop-loop counts persist in the cache
+/// directory across processes, so fixed ids would carry counts from one run into the next.
+pub fn fresh_session(tag: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    format!("{tag}-{}-{nanos}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+}
+
 /// A `pre_tool_use` event for the `bash` tool with this command.
 pub fn bash(command: &str) -> HookEvent {
     HookEvent::pre_tool_use("bash", serde_json::json!({ "command": command }))

@@ -49,7 +49,7 @@ async fn everruns_capabilities_json() {
     assert_eq!(
         summary(&config),
         [
-            "rust_quality_pack:no_force_push pre_tool_use builtin:bash-adapter 5000ms warn everruns",
+            "rust_quality_pack:no_force_push pre_tool_use builtin:bash-adapter 5000ms block everruns",
             "user:guard_rm pre_tool_use builtin:bash-adapter 5000ms block everruns",
         ]
     );
@@ -82,7 +82,7 @@ async fn claude_code_settings_json() {
     let config = Config::load(&dir("peers").join("claude-settings.json")).unwrap();
     assert_eq!(
         summary(&config),
-        ["user:pre_tool_use_0 pre_tool_use builtin:bash-adapter 30000ms warn claude-code", "user:user_prompt_submit_1 user_prompt_submit builtin:bash-adapter 30000ms warn claude-code"]
+        ["user:pre_tool_use_0 pre_tool_use builtin:bash-adapter 30000ms block claude-code", "user:user_prompt_submit_1 user_prompt_submit builtin:bash-adapter 30000ms warn claude-code"]
     );
     let rm = run(config.clone(), serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}})).await;
     assert_eq!((rm.decision, rm.reason.as_deref()), (VerdictKind::Block, Some("rm is not allowed here")));
@@ -95,9 +95,56 @@ async fn claude_code_settings_json() {
 #[tokio::test]
 async fn starchild_shell_hooks_yaml() {
     let config = Config::load(&dir("peers").join("starchild.yaml")).unwrap();
-    assert_eq!(summary(&config), ["user:pre_tool_use_0 pre_tool_use builtin:bash-adapter 5000ms warn starchild"]);
+    assert_eq!(summary(&config), ["user:pre_tool_use_0 pre_tool_use builtin:bash-adapter 5000ms block starchild"]);
     let out = run(config.clone(), serde_json::json!({"event": "pre_tool_call", "tool_name": "bash", "tool_input": {"command": "mkfs.ext4 /dev/sda1"}})).await;
-    assert_eq!(out.reason.as_deref(), Some("[security] This command is irreversible: mkfs.ext4 /dev/sda1"));
+    assert_eq!((out.decision, out.reason.as_deref()), (VerdictKind::Block, Some("[security] This command is irreversible: mkfs.ext4 /dev/sda1")));
     let ls = run(config, serde_json::json!({"event": "pre_tool_call", "tool_name": "bash", "tool_input": {"command": "ls"}})).await;
     assert!(ls.hooks.is_empty(), "the payload matcher keeps the script from running");
+}
+
+/// One peer file per format holding a single `pre_tool_use` hook with this command (and a 1 s
+/// timeout), written to `dir`.
+fn peer_guard(dir: &Path, format: &str, command: &str) -> PathBuf {
+    let json = |v: serde_json::Value| v.to_string();
+    let (name, text) = match format {
+        "claude-code" => ("settings.json", json(serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command, "timeout": 1}]}]}}))),
+        "everruns" => ("hooks.json", json(serde_json::json!({"capabilities": [{"ref": "user_hooks", "config": {"hooks": [{"id": "guard", "event": "pre_tool_use", "timeout_ms": 1000, "executor": {"type": "bash", "command": command}}]}}]}))),
+        "docker-agent" => ("agent.yaml", format!("agents:\n  root:\n    hooks:\n      pre_tool_use:\n        - matcher: '*'\n          hooks:\n            - type: command\n              timeout: 1\n              command: {}\n", json(serde_json::json!(command)))),
+        "starchild" => ("shell_hooks.yaml", format!("hooks:\n  - event: pre_tool_call\n    timeout: 1\n    command: {}\n", json(serde_json::json!(command)))),
+        other => unreachable!("{other}"),
+    };
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const FORMATS: [&str; 4] = ["claude-code", "everruns", "docker-agent", "starchild"];
+
+/// A converted guard before a tool call fails closed in every format: a script that cannot
+/// finish (here: it outlives its timeout) blocks the call instead of letting it through.
+#[tokio::test]
+async fn a_converted_guard_that_fails_blocks_in_every_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    for format in FORMATS {
+        let config = Config::load(&peer_guard(tmp.path(), format, "sleep 10; echo '{}'")).unwrap_or_else(|e| panic!("{format}: {e}"));
+        assert_eq!(config.hooks[0].on_error, hookhost::OnError::Block, "{format}");
+        let out = run(config, serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})).await;
+        assert_eq!(out.decision, VerdictKind::Block, "{format}: {out:?}");
+        assert_eq!(out.reason.as_deref(), Some("hook failed: timed out after 1000 ms"), "{format}");
+    }
+}
+
+/// A converted hook whose command needs a program or a script file the sandbox does not have
+/// is refused at load, naming the hook and the fix — never loaded to fail on every call.
+#[tokio::test]
+async fn converted_hooks_that_cannot_run_in_the_sandbox_are_refused_at_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tail = "which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and its filesystem starts empty); run it as a real process with settings.mode = \"host\" and grant process:exec to builtin:bash-adapter; fix executor.settings";
+    for (format, id) in [("claude-code", "user:pre_tool_use_0"), ("everruns", "user:guard"), ("docker-agent", "user:root_pre_tool_use_0"), ("starchild", "user:pre_tool_use_0")] {
+        for (command, what) in [("node \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.js", "`node`"), ("./scripts/validate.sh", "the file ./scripts/validate.sh"), ("python3 .claude/hooks/check.py || uv run x", "`python3`, `uv`")] {
+            let config = Config::load(&peer_guard(tmp.path(), format, command)).unwrap();
+            let err = hookhost::Host::load(config).await.err().unwrap_or_else(|| panic!("{format} {command}: loaded"));
+            assert_eq!(err.to_string(), format!("{id}: plugin builtin:bash-adapter rejected its settings: the command cannot run in the sandbox: it runs {what}, {tail}"), "{format}");
+        }
+    }
 }

@@ -96,7 +96,7 @@ fn ev(name: &str) -> hookhost::HookEvent {
         "user_prompt_submit" => json!({"message": "hi"}),
         _ => json!({}),
     };
-    hookhost_tests::event(json!({"event": name, "session_id": format!("chain-{name}"), "data": data}))
+    hookhost_tests::event(json!({"event": name, "session_id": hookhost_tests::fresh_session(&format!("chain-{name}")), "data": data}))
 }
 
 /// (event, verdicts in chain order) → (outcome decision, reason, how many hooks ran)
@@ -135,7 +135,8 @@ async fn chain_table() {
 async fn stop_blocks_are_capped_and_the_loop_count_reaches_the_hook() {
     let config = format!("stop_loop_cap = 2\n{}", scripted(0, "stop", "block"));
     let h = host(&config).await;
-    let stop = || hookhost_tests::event(json!({"event": "stop", "session_id": "s-loop", "data": {}}));
+    let session = hookhost_tests::fresh_session("s-loop");
+    let stop = || hookhost_tests::event(json!({"event": "stop", "session_id": session, "data": {}}));
     let mut got = Vec::new();
     for _ in 0..4 {
         got.push(h.dispatch(&stop()).await);
@@ -144,7 +145,7 @@ async fn stop_blocks_are_capped_and_the_loop_count_reaches_the_hook() {
     assert_eq!(kinds, [VerdictKind::Block, VerdictKind::Block, VerdictKind::Pass, VerdictKind::Block], "the third consecutive block is overridden, then the count restarts");
     assert_eq!(got[2].reason.as_deref(), Some("stop hooks blocked 2 times in a row; the stop_loop_cap of 2 lets the agent stop"));
     // A new prompt starts a new turn: the count resets.
-    h.dispatch(&hookhost_tests::event(json!({"event": "user_prompt_submit", "session_id": "s-loop", "data": {"message": "next"}}))).await;
+    h.dispatch(&hookhost_tests::event(json!({"event": "user_prompt_submit", "session_id": session, "data": {"message": "next"}}))).await;
     assert_eq!(h.dispatch(&stop()).await.decision, VerdictKind::Block);
 }
 
@@ -152,7 +153,8 @@ async fn stop_blocks_are_capped_and_the_loop_count_reaches_the_hook() {
 async fn stop_hooks_see_the_loop_count() {
     let script = r#"echo "{\"decision\":\"block\",\"reason\":\"loop $(echo "$EVERRUNS_HOOK_PAYLOAD_JSON" | jq -r '.data.loop_count') active $(echo "$EVERRUNS_HOOK_PAYLOAD_JSON" | jq -r '.data.stop_hook_active')\"}""#;
     let h = host(&hookhost_tests::shell_hook("keep_going", "stop", "", &[("command", script)])).await;
-    let stop = || hookhost_tests::event(json!({"event": "stop", "session_id": "s-count", "data": {}}));
+    let session = hookhost_tests::fresh_session("s-count");
+    let stop = || hookhost_tests::event(json!({"event": "stop", "session_id": session, "data": {}}));
     assert_eq!(h.dispatch(&stop()).await.reason.as_deref(), Some("loop 0 active false"));
     assert_eq!(h.dispatch(&stop()).await.reason.as_deref(), Some("loop 1 active true"));
 }

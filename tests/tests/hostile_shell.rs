@@ -57,9 +57,14 @@ async fn half_a_json_object_and_json_that_is_not_an_object() {
 
 #[tokio::test]
 async fn a_missing_interpreter_or_script_is_an_error_not_a_block() {
-    for mode in modes() {
-        contained(mode, "claude-code", &[("command", "python9 /nowhere/hook.py")], "could not start the hook command").await;
-        contained(mode, "docker-agent", &[("command", "./scripts/missing.sh")], "could not start the hook command").await;
+    // In the sandbox both are known not to exist before anything runs: the load is refused.
+    for (command, what) in [("python9 /nowhere/hook.py", "`python9`"), ("./scripts/missing.sh", "the file ./scripts/missing.sh")] {
+        let err = hookhost_tests::try_host(&config("sandbox", "claude-code", &[("command", command)])).await.err().expect("refused at load");
+        assert!(err.to_string().starts_with(&format!("user:hostile: plugin builtin:bash-adapter rejected its settings: the command cannot run in the sandbox: it runs {what}, ")), "{err}");
+    }
+    if have("bash") {
+        contained("host", "claude-code", &[("command", "python9 /nowhere/hook.py")], "could not start the hook command").await;
+        contained("host", "docker-agent", &[("command", "./scripts/missing.sh")], "could not start the hook command").await;
     }
     if have("bash") {
         let h = host(&config("host", "claude-code", &[("argv", "")]).replace("argv = \"\"", "argv = [\"/nonexistent/python9\", \"hook.py\"]")).await;

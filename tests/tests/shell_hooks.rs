@@ -109,11 +109,9 @@ async fn everruns_host_mode_passes_a_big_payload_through_the_file_only() {
 async fn everruns_fmt_rs_needs_host_tools() {
     let fmt = "cargo fmt --check 2>&1 || cargo fmt";
     let matcher = r#"matcher = { tool_name = "edit_file", args_jsonpath = "$.path", match_regex = '\.rs$' }"#;
-    let edit = event(json!({"event": "post_tool_use", "data": {"tool_name": "edit_file", "tool_call_id": "c", "arguments": {"path": "src/lib.rs"}, "result": "ok"}}));
-    let out = host(&cfg("sandbox", "fmt_rs", "post_tool_use", matcher, &[("command", fmt)])).await.dispatch(&edit).await;
-    assert_eq!(out.decision, VerdictKind::Pass);
-    let err = out.hooks[0].error.as_deref().unwrap();
-    assert!(err.contains("could not start the hook command"), "no cargo in the sandbox: {err}");
+    // The sandbox has no cargo: refused at load, naming the hook and the fix.
+    let err = try_host(&cfg("sandbox", "fmt_rs", "post_tool_use", matcher, &[("command", fmt)])).await.err().expect("refused");
+    assert_eq!(err.to_string(), "user:fmt_rs: plugin builtin:bash-adapter rejected its settings: the command cannot run in the sandbox: it runs `cargo`, which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and its filesystem starts empty); run it as a real process with settings.mode = \"host\" and grant process:exec to builtin:bash-adapter; fix executor.settings");
 }
 
 // ---- seeds 002/003: docker-agent ----

@@ -227,7 +227,8 @@ fn everruns_hook(at: &str, h: &Value, problems: &mut Vec<String>) -> Option<RawH
         },
     };
     let on_error = match h.get("on_error") {
-        None => OnError::default(),
+        // The file says nothing: a guard before a tool call fails closed (see guard_failure).
+        None => guard_failure(EventName::from_canonical(&event).as_ref(), OnError::default()),
         Some(v) => serde_json::from_value(v.clone()).unwrap_or_else(|_| {
             problems.push(format!("{at}.on_error: {v} is not one of \"block\", \"allow\", \"warn\""));
             OnError::default()
@@ -314,8 +315,10 @@ fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: 
             return None;
         }
     };
-    // docker-agent fails closed on pre_tool_use errors.
+    // docker-agent: "pre_tool_use is fail-closed for safety: a failed pre-tool hook blocks the
+    // tool call regardless of on_error" (its hooks reference).
     let on_error = match h.get("on_error").and_then(Value::as_str) {
+        _ if *event == EventName::PreToolUse => OnError::Block,
         Some("block") => OnError::Block,
         Some("allow") | Some("ignore") => OnError::Allow,
         Some("warn") => OnError::Warn,
@@ -323,7 +326,6 @@ fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: 
             problems.push(format!("{at}.on_error: {other:?} is not one of block, allow, warn"));
             OnError::Warn
         }
-        None if *event == EventName::PreToolUse => OnError::Block,
         None => OnError::Warn,
     };
     let name = h.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{agent}_{}_{n}", event.as_str()));
@@ -336,6 +338,17 @@ fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: 
         on_error,
         description: None,
     })
+}
+
+/// The failure policy of a converted hook whose file sets none: a hook that guards a tool call
+/// (`pre_tool_use`, `permission_request`) fails closed in every format — a guard that cannot
+/// run must not look like a guard that passed — and every other hook keeps the peer's
+/// documented behaviour (`otherwise`). docs/CONFIG.md lists each peer's rule.
+fn guard_failure(event: Option<&EventName>, otherwise: OnError) -> OnError {
+    match event {
+        Some(EventName::PreToolUse | EventName::PermissionRequest) => OnError::Block,
+        _ => otherwise,
+    }
 }
 
 // ---- Claude Code ----
@@ -378,7 +391,7 @@ fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
                     matcher,
                     executor: shell_executor("claude-code", command, None, None),
                     timeout_ms: Some(seconds(&hat, h.get("timeout"), 60, problems)),
-                    on_error: OnError::Warn,
+                    on_error: guard_failure(Some(&event), OnError::Warn),
                     description: None,
                 });
             }
@@ -411,7 +424,7 @@ fn starchild(doc: Value, problems: &mut Vec<String>) -> RawConfig {
             matcher: h.get("matcher").and_then(Value::as_str).map(|m| MatcherSpec { payload_regex: Some(m.to_string()), ..Default::default() }),
             executor: shell_executor("starchild", command, None, None),
             timeout_ms: Some(seconds(&at, timeout.as_ref(), 20, problems)),
-            on_error: OnError::Warn,
+            on_error: guard_failure(Some(&event), OnError::Warn),
             description: None,
         });
     }

@@ -128,7 +128,13 @@ pub struct BashAdapter;
 
 impl Hook for BashAdapter {
     fn validate_settings(v: &Value) -> Result<(), String> {
-        settings(v).map(|_| ())
+        let s = settings(v)?;
+        if s.mode == Mode::Sandbox {
+            // Refuse at load what could only fail on every call (and fall through to a pass).
+            let script = s.script.clone().unwrap_or_else(|| shell_join(s.argv.as_deref().unwrap_or_default()));
+            sandbox::unrunnable(&script)?;
+        }
+        Ok(())
     }
 
     fn handle(event: Event, ctx: Context) -> HookResult {

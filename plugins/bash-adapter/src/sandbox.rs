@@ -10,6 +10,50 @@ use std::path::Path;
 pub const PAYLOAD_PATH: &str = "/tmp/hookhost-payload.json";
 const OUTPUT_CAP: usize = 64 << 10;
 
+/// Why `script` cannot run in the sandbox, if it cannot: commands bashkit does not provide
+/// (`node`, `python3`, `cargo`), and script files it would have to read (`./hook.sh`,
+/// `bash .claude/hooks/x.sh`, `source f`), since the sandbox's filesystem starts empty. Names
+/// hidden from analysis (`$cmd`) are not reported.
+pub fn unrunnable(script: &str) -> Result<(), String> {
+    let parsed = hookhost_shell_parse::parse(script).map_err(|e| format!("the script does not parse ({e})"))?;
+    let builtins = Bash::builder().build().builtin_names();
+    let mut missing: Vec<String> = Vec::new();
+    let mut note = |what: String| {
+        if !missing.contains(&what) {
+            missing.push(what);
+        }
+    };
+    for words in &parsed.commands {
+        let (name, args) = words.split_first().expect("commands have words");
+        if name.contains('/') {
+            note(format!("the file {name}"));
+            continue;
+        }
+        // Computed names (`$CMD`, `$(…)`) are not known until the script runs.
+        if name.contains('$') || parsed.functions.contains(name) {
+            continue;
+        }
+        if !builtins.contains(name) {
+            note(format!("`{name}`"));
+            continue;
+        }
+        // An interpreter or `source` given a script file (not `-c STRING`).
+        if matches!(name.as_str(), "bash" | "sh" | "source" | ".") {
+            let inline = args.iter().any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
+            if let (Some(file), false) = (args.iter().find(|a| !a.starts_with('-')), inline) {
+                note(format!("the file {file}"));
+            }
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the command cannot run in the sandbox: it runs {}, which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and its filesystem starts empty); run it as a real process with settings.mode = \"host\" and grant process:exec to builtin:bash-adapter",
+        missing.join(", ")
+    ))
+}
+
 /// Run `script` with the dialect's delivery, `env` and `working_dir` (a virtual directory).
 pub fn run(script: &str, delivery: &Delivery, env: &[(String, String)], working_dir: &str) -> Run {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_time().build() {

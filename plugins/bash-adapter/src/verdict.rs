@@ -44,16 +44,17 @@ fn plain_text_is_context(dialect: Dialect, event: &Event) -> bool {
 
 /// Interpret a finished run.
 pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision, String> {
-    let fail_open = dialect == Dialect::Starchild;
+    // Failures are executor errors in every dialect, Starchild's too: the hook's on_error
+    // decides (Starchild's documented fail-open is its converted hooks' `on_error = "warn"`,
+    // except before a tool call, where hookhost fails closed).
     match &run.exit {
         Exit::Overflow => return Err("hook output exceeded 64 KiB (stdout and stderr together)".into()),
-        Exit::TimedOut if fail_open => return Ok(Decision::pass()),
         Exit::TimedOut => return Err("hook timed out".into()),
         Exit::Signal(sig) => return Err(format!("hook was killed by signal {sig}")),
         _ => {}
     }
     if let Some(why) = crate::dialect::start_failure_of(run) {
-        return if fail_open { Ok(Decision::pass()) } else { Err(why) };
+        return Err(why);
     }
     let Exit::Code(code) = run.exit else { unreachable!("other exits handled above") };
     let stdout = run.stdout.trim();

@@ -24,7 +24,7 @@
 use hookhost_sdk::prelude::*;
 use hookhost_sdk::serde_json;
 
-mod shell;
+use hookhost_shell_parse as shell;
 
 /// How deep `sh -c`, `eval` and wrappers may nest before the guard gives up and blocks.
 const MAX_NESTING: usize = 8;

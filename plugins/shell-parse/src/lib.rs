@@ -2,6 +2,9 @@
 //! the bash adapter runs scripts with): every simple command of lists, pipelines, subshells,
 //! brace groups, loops, conditionals, function bodies, command and process substitutions, with
 //! redirections and `VAR=value` prefixes set apart and unquoted braces expanded.
+//!
+//! Used by `guard-destructive` (what would run), the bash adapter (what the sandbox lacks) and
+//! the host (Claude Code `if` rules such as `Bash(rm *)`, matched against every subcommand).
 
 use bashkit::parser::{AssignmentValue, Command, CompoundCommand, Parser, Word, WordPart};
 
@@ -14,12 +17,45 @@ const MAX_BRACE_WORDS: usize = 256;
 
 /// The words of each simple command `script` would run, or why it cannot be parsed.
 pub fn commands(script: &str) -> Result<Vec<Vec<String>>, String> {
+    parse(script).map(|s| s.commands)
+}
+
+/// What a script runs and defines.
+#[derive(Debug, Default, PartialEq)]
+pub struct Script {
+    /// The words of each simple command, in source order (substitutions before the command
+    /// that holds them).
+    pub commands: Vec<Vec<String>>,
+    /// Names of the functions it defines.
+    pub functions: Vec<String>,
+}
+
+/// Parse a script, or say why it cannot be parsed.
+pub fn parse(script: &str) -> Result<Script, String> {
     let ast = Parser::with_limits(script, MAX_DEPTH, MAX_PARSER_OPS).parse().map_err(|e| e.to_string())?;
     let mut out = Vec::new();
+    let mut functions = Vec::new();
     for c in &ast.commands {
         walk(c, &mut out);
+        collect_functions(c, &mut functions);
     }
-    Ok(out)
+    Ok(Script { commands: out, functions })
+}
+
+fn collect_functions(cmd: &Command, out: &mut Vec<String>) {
+    match cmd {
+        Command::Function(f) => {
+            out.push(f.name.clone());
+            collect_functions(&f.body, out);
+        }
+        Command::List(l) => {
+            collect_functions(&l.first, out);
+            l.rest.iter().for_each(|(_, c)| collect_functions(c, out));
+        }
+        Command::Pipeline(p) => p.commands.iter().for_each(|c| collect_functions(c, out)),
+        Command::Compound(CompoundCommand::BraceGroup(cmds) | CompoundCommand::Subshell(cmds), _) => cmds.iter().for_each(|c| collect_functions(c, out)),
+        _ => {}
+    }
 }
 
 fn walk_all(cmds: &[Command], out: &mut Vec<Vec<String>>) {
