@@ -132,3 +132,12 @@ pub fn hooks_json(config: &hookhost::Config) -> serde_json::Value {
         .collect();
     serde_json::json!({"hooks": hooks, "muted": config.muted})
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_cell_is_one_inert_line() {
+        assert_eq!(super::clip("bad\u{1b}]0;pwned\u{7}\nsecond", 70), "bad\\u{1b}]0;pwned\\u{7}\\nsecond");
+        assert_eq!(super::clip("abcdef", 4), "abc…");
+    }
+}

@@ -5,7 +5,7 @@
 //! `flood` writes to stdout without end, `probe` reports what the sandbox lets it reach,
 //! `trap` executes `unreachable`, `bigdecision` returns a 50 MB reason, `logflood` logs 1 MB
 //! and then allows, `wrongeffect` rewrites the output of a call that has not run yet, `manyeffects` returns
-//! 500,000 empty effects;
+//! 500,000 empty effects, `logforge` logs and blocks with newlines and terminal escapes;
 //! anything else allows.
 
 use hookhost_sdk::prelude::*;
@@ -75,6 +75,11 @@ impl Hook for Hostile {
                     hookhost_sdk::log::warn(&line);
                 }
                 Ok(Decision::allow_because("logged"))
+            }
+            "logforge" => {
+                // A log line and a reason that try to start a forged log line and drive the terminal.
+                hookhost_sdk::log::warn("ok\n2026-01-01T00:00:00.000000Z  INFO hookhost: forged line\u{1b}[2J");
+                Ok(Decision::block("bad\u{1b}]0;pwned\u{7}\nsecond line"))
             }
             "manyeffects" => {
                 let mut d = Decision::pass();
