@@ -198,8 +198,6 @@ fn check_private(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Bytes of the tag that ends every cache entry.
-const TAG_LEN: usize = 32;
 /// The per-user key that authenticates cache entries (created 0600 beside them).
 const KEY_FILE: &str = ".hookhost-cache-key";
 
@@ -231,44 +229,124 @@ fn cache_key(dir: &Path) -> std::io::Result<[u8; 32]> {
     Ok(key)
 }
 
-/// The tag of an entry: HMAC-SHA256 over its name (source digest + engine) and its code.
-fn entry_tag(key: &[u8; 32], name: &str, code: &[u8]) -> Mac {
+fn mac(key: &[u8; 32], parts: &[&[u8]]) -> Mac {
     use hmac::Mac as _;
     let mut mac = Mac::new_from_slice(key).expect("HMAC takes any key length");
-    mac.update(name.as_bytes());
-    mac.update(&[0]);
-    mac.update(code);
+    for part in parts {
+        mac.update(&(part.len() as u64).to_le_bytes());
+        mac.update(part);
+    }
     mac
 }
 
-/// The code of a cache entry whose tag checks out; `None` (with the reason logged) for a
-/// missing, foreign, swapped or damaged entry, which is then recompiled.
-fn read_entry(path: &Path, key: &[u8; 32], name: &str) -> Option<Vec<u8>> {
+/// What a seal pins of an entry file: any change to the file (a write, a copy or rename over
+/// it, restored times) changes its inode change time, which no user can set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> std::io::Result<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(path)?;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Ok(Stamp { dev: m.dev(), ino: m.ino(), size: m.size(), mtime_ns: ns(m.mtime(), m.mtime_nsec()), ctime_ns: ns(m.ctime(), m.ctime_nsec()) })
+    }
+
+    fn text(&self) -> String {
+        format!("{} {} {} {} {}", self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns)
+    }
+}
+
+/// An entry's seal (`<entry>.seal`): the HMAC of its code under its name, and the file stamp it
+/// had when sealed, both under a second HMAC. A load whose file still has that stamp maps the
+/// code without reading it; any other load reads the code and checks its HMAC first.
+struct Seal {
+    stamp: String,
+    code_tag: Vec<u8>,
+}
+
+impl Seal {
+    fn seal_tag(key: &[u8; 32], name: &str, stamp: &str, code_tag: &[u8]) -> Mac {
+        mac(key, &[b"hookhost-cache-seal-v1", name.as_bytes(), stamp.as_bytes(), code_tag])
+    }
+
+    fn write(key: &[u8; 32], dir: &Path, name: &str, entry: &Path, code_tag: &[u8]) -> std::io::Result<()> {
+        use hmac::Mac as _;
+        let stamp = Stamp::of(entry)?.text();
+        let tag = Self::seal_tag(key, name, &stamp, code_tag).finalize().into_bytes();
+        let tmp = tempfile::NamedTempFile::new_in(dir)?;
+        std::fs::write(tmp.path(), format!("v1\n{stamp}\n{}\n{}\n", hex::encode(code_tag), hex::encode(tag)))?;
+        tmp.persist(seal_path(entry)).map_err(|e| e.error)?;
+        Ok(())
+    }
+
+    /// The seal of `entry`, if it is there and its own tag checks out.
+    fn read(key: &[u8; 32], name: &str, entry: &Path) -> Option<Seal> {
+        use hmac::Mac as _;
+        let text = std::fs::read_to_string(seal_path(entry)).ok()?;
+        let mut lines = text.lines();
+        if lines.next()? != "v1" {
+            return None;
+        }
+        let (stamp, code_tag, tag) = (lines.next()?.to_string(), hex::decode(lines.next()?).ok()?, hex::decode(lines.next()?).ok()?);
+        Self::seal_tag(key, name, &stamp, &code_tag).verify_slice(&tag).ok()?;
+        Some(Seal { stamp, code_tag })
+    }
+}
+
+fn seal_path(entry: &Path) -> PathBuf {
+    let mut p = entry.as_os_str().to_owned();
+    p.push(".seal");
+    PathBuf::from(p)
+}
+
+/// How a cache entry may be used.
+enum Entry {
+    /// Unchanged since it was sealed: map it.
+    Sealed,
+    /// Changed on disk (copied, restored) but its code checks out: use these bytes.
+    Verified(Vec<u8>),
+    /// Missing, foreign, swapped or damaged: compile again.
+    Unusable,
+}
+
+fn check_entry(path: &Path, key: &[u8; 32], name: &str) -> Entry {
     use hmac::Mac as _;
     if !path.exists() {
-        return None;
+        return Entry::Unusable;
     }
     if let Err(problem) = check_private(path) {
         tracing::warn!(path = %path.display(), "ignoring a precompile cache entry that {problem}; recompiling");
-        return None;
+        return Entry::Unusable;
     }
-    let mut bytes = match std::fs::read(path) {
-        Ok(b) if b.len() > TAG_LEN => b,
+    if !seal_path(path).exists() {
+        tracing::debug!(path = %path.display(), "a precompile cache entry has no seal (an older hookhost wrote it); recompiling");
+        return Entry::Unusable;
+    }
+    let Some(seal) = Seal::read(key, name, path) else {
+        tracing::warn!(path = %path.display(), "a precompile cache entry's seal does not check out (written with another key, or tampered with); recompiling");
+        return Entry::Unusable;
+    };
+    if Stamp::of(path).is_ok_and(|s| s.text() == seal.stamp) {
+        return Entry::Sealed;
+    }
+    match std::fs::read(path) {
+        Ok(code) if mac(key, &[name.as_bytes(), &code]).verify_slice(&seal.code_tag).is_ok() => Entry::Verified(code),
         Ok(_) => {
-            tracing::warn!(path = %path.display(), "ignoring a truncated precompile cache entry; recompiling");
-            return None;
+            tracing::warn!(path = %path.display(), "a precompile cache entry failed its authentication check (replaced, or written with another key); recompiling");
+            Entry::Unusable
         }
         Err(e) => {
             tracing::warn!(path = %path.display(), "cannot read a precompile cache entry ({e}); recompiling");
-            return None;
+            Entry::Unusable
         }
-    };
-    let tag = bytes.split_off(bytes.len() - TAG_LEN);
-    if entry_tag(key, name, &bytes).verify_slice(&tag).is_err() {
-        tracing::warn!(path = %path.display(), "a precompile cache entry failed its authentication check (replaced, or written with another key); recompiling");
-        return None;
     }
-    Some(bytes)
 }
 
 pub(crate) fn load_uncached(engine: &Engine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
@@ -283,28 +361,37 @@ pub(crate) fn load_uncached(engine: &Engine, bytes: &[u8], digest: &str, cache: 
     };
     let name = format!("{digest}-{}.cwasm", engine_fingerprint(engine));
     let path = dir.join(&name);
-    if let Some(code) = read_entry(&path, &key, &name) {
-        // SAFETY: the code was authenticated with this user's cache key under a name that pins
-        // the source digest and this engine's configuration, so it is output of
-        // `precompile_component` below; wasmtime still checks its engine compatibility.
-        match unsafe { Component::deserialize(engine, &code) } {
-            Ok(c) => return Ok(c),
-            Err(e) => tracing::warn!(path = %path.display(), "discarding unreadable cache entry: {e:#}"),
+    // SAFETY (both arms): the code was authenticated with this user's cache key under a name
+    // that pins the source digest and this engine's configuration — it is output of
+    // `precompile_component` below; wasmtime still checks its engine compatibility. The
+    // directory and the entry are this user's and writable by no one else (checked above).
+    let loaded = match check_entry(&path, &key, &name) {
+        Entry::Sealed => Some(unsafe { Component::deserialize_file(engine, &path) }),
+        Entry::Verified(code) => {
+            let code_tag = mac(&key, &[name.as_bytes(), &code]).finalize().into_bytes();
+            if let Err(e) = Seal::write(&key, dir, &name, &path, &code_tag) {
+                tracing::warn!(path = %path.display(), "cannot reseal a precompile cache entry: {e}");
+            }
+            Some(unsafe { Component::deserialize(engine, &code) })
         }
+        Entry::Unusable => None,
+    };
+    match loaded {
+        Some(Ok(c)) => return Ok(c),
+        Some(Err(e)) => tracing::warn!(path = %path.display(), "discarding unreadable cache entry: {e:#}"),
+        None => {}
     }
-    let mut compiled = engine.precompile_component(bytes)?;
-    let code_len = compiled.len();
-    let tag = entry_tag(&key, &name, &compiled).finalize().into_bytes();
-    compiled.extend_from_slice(&tag);
+    let compiled = engine.precompile_component(bytes)?;
+    let code_tag = mac(&key, &[name.as_bytes(), &compiled]).finalize().into_bytes();
     let written = (|| -> std::io::Result<()> {
         let tmp = tempfile::NamedTempFile::new_in(dir)?;
         std::fs::write(tmp.path(), &compiled)?;
         tmp.persist(&path).map_err(|e| e.error)?;
-        Ok(())
+        Seal::write(&key, dir, &name, &path, &code_tag)
     })();
     if let Err(e) = written {
         tracing::warn!(dir = %dir.display(), "cannot write the precompile cache ({e}); compiling in memory");
     }
     // SAFETY: bytes produced by `precompile_component` of this very engine.
-    unsafe { Component::deserialize(engine, &compiled[..code_len]) }
+    unsafe { Component::deserialize(engine, &compiled) }
 }

@@ -209,6 +209,21 @@ fn a_swapped_precompile_cache_entry_is_recompiled_never_run() {
     assert_eq!(json(&out)["decision"], "block", "the real guard ran");
     assert!(stderr(&out).contains("a precompile cache entry failed its authentication check (replaced, or written with another key); recompiling"), "{}", stderr(&out));
     assert_ne!(std::fs::read(&guard).unwrap(), std::fs::read(&redact).unwrap(), "the entry was rewritten");
+    // The redactor's entry and its seal together under the guard's name: the seal is bound to
+    // the name it was made for.
+    let seal = |p: &Path| std::path::PathBuf::from(format!("{}.seal", p.display()));
+    std::fs::copy(&redact, &guard).unwrap();
+    std::fs::copy(seal(&redact), seal(&guard)).unwrap();
+    let out = hookhost_env(&["run"], RM, &env);
+    assert_eq!(json(&out)["decision"], "block", "the real guard ran");
+    assert!(stderr(&out).contains("a precompile cache entry's seal does not check out (written with another key, or tampered with); recompiling"), "{}", stderr(&out));
+    // The same bytes rewritten in place (a backup restored): the file changed, so its code is
+    // read and checked once, found genuine, and used without compiling.
+    let code = std::fs::read(&guard).unwrap();
+    std::fs::write(&guard, &code).unwrap();
+    let out = hookhost_env(&["run", "-v"], RM, &env);
+    assert_eq!(json(&out)["decision"], "block");
+    assert_eq!(stderr(&out), "", "no warning for a genuine entry");
     // An entry others may write is not trusted either.
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&guard, std::fs::Permissions::from_mode(0o666)).unwrap();
