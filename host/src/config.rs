@@ -288,6 +288,12 @@ pub struct Config {
 }
 
 impl Config {
+    /// The cache directory this config's host uses: `$HOOKHOST_CACHE_DIR`, else `cache_dir`,
+    /// else the user's cache directory.
+    pub fn effective_cache_dir(&self) -> Option<PathBuf> {
+        crate::engine::cache_dir(self.cache_dir.as_deref())
+    }
+
     /// Whether a plugin holds `capability`: granted (a bundle's plugin by its own name only)
     /// and, for a bundle's plugin file, declared in its manifest. Anything else declares by
     /// importing the interface (checked at load).

@@ -56,12 +56,31 @@ const BASH_ADAPTER: &str = "bash-adapter";
 
 /// Why a hook needs `process:exec`, if it does: the plugin imports `process` — except the
 /// built-in bash adapter, which declares it only for hooks whose settings ask for host mode.
-fn needs_process(spec: &HookSpec, plugin: &Plugin) -> Option<String> {
+fn needs_process(spec: &HookSpec, imports_process: bool) -> Option<String> {
     match &spec.plugin {
         p if p.builtin_name() == Some(BASH_ADAPTER) => (spec.settings.get("mode").and_then(Value::as_str) == Some("host"))
             .then(|| "its settings ask for mode = \"host\", which runs a real process".to_string()),
-        _ => plugin.imports_process.then(|| format!("it imports {}", wit::PROCESS_IMPORT)),
+        _ => imports_process.then(|| format!("it imports {}", wit::PROCESS_IMPORT)),
     }
+}
+
+/// Refuse a hook whose plugin needs `process:exec` without holding it.
+fn check_process_grant(spec: &HookSpec, imports_process: bool, granted: bool) -> Result<(), LoadError> {
+    let Some(why) = needs_process(spec, imports_process) else { return Ok(()) };
+    if granted {
+        return Ok(());
+    }
+    let name = spec.plugin.to_string();
+    let (why, fix) = match &spec.plugin {
+        // `--grant` never reaches a bundle's plugins: do not suggest it.
+        PluginRef::Bundle { file, .. } if !file.starts_with("builtin:") => (
+            format!("{why}; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it"),
+            format!("if you trust the bundle, check that its manifest declares it and add `[grants]` \"{name}\" = [\"process:exec\"]` to the config"),
+        ),
+        PluginRef::Bundle { .. } => (why, format!("if you trust the bundle, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config")),
+        _ => (why, format!("if you trust it, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config or pass `--grant process:exec`")),
+    };
+    Err(LoadError::CapabilityNotGranted { hook: spec.id.clone(), plugin: name, capability: "process:exec", why, fix })
 }
 
 /// What one hook did during a dispatch.
@@ -145,28 +164,17 @@ impl Host {
                             Err(e) => return Err(LoadError::PluginUnreadable { hook: spec.id, path: path.clone(), reason: e.to_string() }),
                         },
                     };
+                    // The capability first: a plugin that may not run is never compiled or cached.
+                    check_process_grant(&spec, crate::plugin::imports_process(&bytes), config.holds(&spec.plugin, "process:exec"))?;
                     let name = spec.plugin.to_string();
                     let p = Arc::new(Plugin::load(engine, &linker, &spec.id, &name, &bytes, digest, cache.as_deref())?);
                     plugins.insert(spec.plugin.clone(), p.clone());
                     p
                 }
             };
+            // Again with what the compiled component imports (and for hooks sharing a plugin).
             let granted = config.holds(&spec.plugin, "process:exec");
-            if let Some(why) = needs_process(&spec, &plugin) {
-                if !granted {
-                    let name = plugin.name.clone();
-                    let (why, fix) = match &spec.plugin {
-                        // `--grant` never reaches a bundle's plugins: do not suggest it.
-                        PluginRef::Bundle { file, .. } if !file.starts_with("builtin:") => (
-                            format!("{why}; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it"),
-                            format!("if you trust the bundle, check that its manifest declares it and add `[grants]` \"{name}\" = [\"process:exec\"]` to the config"),
-                        ),
-                        PluginRef::Bundle { .. } => (why, format!("if you trust the bundle, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config")),
-                        _ => (why, format!("if you trust it, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config or pass `--grant process:exec`")),
-                    };
-                    return Err(LoadError::CapabilityNotGranted { hook: spec.id, plugin: name, capability: "process:exec", why, fix });
-                }
-            }
+            check_process_grant(&spec, plugin.imports_process, granted)?;
             // Only a plugin that imports `process` can call it at all.
             let process_granted = granted && plugin.imports_process;
             let settings_json = spec.settings.to_string();

@@ -312,6 +312,30 @@ fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hi
     HookError::Trap(msg)
 }
 
+/// Whether a component imports `hookhost:hooks/process`, read from its bytes without compiling
+/// it, so a missing capability is refused before anything is compiled or cached. Bytes that do
+/// not parse say no (compiling them then fails with its own message); the compiled component's
+/// imports are checked again at load.
+pub(crate) fn imports_process(bytes: &[u8]) -> bool {
+    let mut depth = 0usize;
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        match payload {
+            Err(_) => return false,
+            Ok(wasmparser::Payload::Version { .. }) => depth += 1,
+            Ok(wasmparser::Payload::End(_)) => depth = depth.saturating_sub(1),
+            // Only the outer component's own imports: nested modules and components are linked
+            // inside it.
+            Ok(wasmparser::Payload::ComponentImportSection(reader)) if depth == 1 => {
+                if reader.into_iter().flatten().any(|i| i.name.name == wit::PROCESS_IMPORT) {
+                    return true;
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+    false
+}
+
 /// Check the component's exports and imports before linking, so the error says exactly what is
 /// wrong (Spin's `HandlerType::from_instance_pre` idea). Returns whether it imports `process`.
 fn check_shape(engine: &Engine, component: &Component, hook: &str, name: &str) -> Result<bool, LoadError> {

@@ -3,6 +3,8 @@
 //! (Debian's `docker-registry`, started on loopback), run the pulled hooks, and every bad input
 //! refused with its own message, nothing run and nothing cached.
 
+mod support;
+
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 fn have(tool: &str) -> bool {
     let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|d| d.join(tool).is_file());
     if !found {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{tool} is required in CI (.ci/run installs it)");
+        assert!(!support::in_ci(), "{tool} is required in CI (.ci/run installs it)");
         eprintln!("SKIPPED: {tool} is not installed");
     }
     found

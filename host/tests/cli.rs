@@ -1,6 +1,8 @@
 //! The `hookhost` binary: outcome JSON, the replay table, and bad input (non-zero exit, one
 //! message naming the file or field and the fix).
 
+mod support;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -167,7 +169,7 @@ fn bench_runs_the_four_ways_and_checks_every_decision() {
     let jq = std::env::split_paths(&std::env::var_os("PATH").unwrap()).any(|d| d.join("jq").is_file());
     for w in ways {
         if w["way"] == "bash-jq" && !jq {
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "jq is required in CI (.ci/run installs it)");
+            assert!(!support::in_ci(), "jq is required in CI (.ci/run installs it)");
             assert_eq!(w["skipped"], "jq is not on PATH (install it: apt-get install jq)");
             continue;
         }

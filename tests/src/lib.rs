@@ -46,12 +46,18 @@ pub fn event(v: Value) -> HookEvent {
     HookEvent::from_value(v).expect("valid test event")
 }
 
+/// Whether this is a CI run: `CI` set to anything but empty, `false` or `0` (CI services set
+/// `true`, `1` or their own name). There, a missing tool fails a test instead of skipping it.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "" | "false" | "0"))
+}
+
 /// Whether a host tool is on PATH. When it is missing the calling test returns early —
 /// except under `CI=true`, where a missing tool fails the test instead of skipping it.
 pub fn have(tool: &str) -> bool {
     let found = std::process::Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().map(|o| o.status.success()).unwrap_or(false);
     if !found {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{tool} is required in CI (.ci/run installs it)");
+        assert!(!in_ci(), "{tool} is required in CI (.ci/run installs it)");
         eprintln!("SKIPPED: {tool} is not installed");
     }
     found

@@ -26,10 +26,24 @@ fn publish(dir: &Path, declare: bool) -> String {
     format!("[[trust.keys]]\npublic_key = {:?}\nallow = [\"acme/*\"]\n", public.lines().nth(1).unwrap())
 }
 
-async fn load(dir: &Path, trust: &str, grants: &str) -> Result<Host, LoadError> {
+fn config(dir: &Path, trust: &str, grants: &str) -> Config {
     let cache = dir.join("cache");
     let text = format!("cache_dir = {:?}\nbundles = [\"local/acme/echo@1.0.0\"]\n[registries.local]\npath = \"reg\"\n{trust}{grants}", cache);
-    Host::load(Config::parse(&text, &dir.join("hooks.toml"), dir).unwrap()).await
+    Config::parse(&text, &dir.join("hooks.toml"), dir).unwrap()
+}
+
+async fn load(dir: &Path, trust: &str, grants: &str) -> Result<Host, LoadError> {
+    Host::load(config(dir, trust, grants)).await
+}
+
+/// Whether the cache the host really uses (`$HOOKHOST_CACHE_DIR` wins over the config, so a
+/// check of the config's directory alone could pass vacuously) holds compiled code of the
+/// bundle's plugin.
+fn compiled(config: &Config) -> bool {
+    use sha2::Digest;
+    let digest: String = sha2::Sha256::digest(std::fs::read(fixtures::PROCESS_USER).unwrap()).iter().map(|b| format!("{b:02x}")).collect();
+    let cache = config.effective_cache_dir().expect("a cache directory");
+    std::fs::read_dir(&cache).map(|d| d.flatten().any(|e| e.file_name().to_string_lossy().starts_with(&digest))).unwrap_or(false)
 }
 
 const GRANT: &str = "[grants]\n\"acme/echo:echo.wasm\" = [\"process:exec\"]\n";
@@ -51,9 +65,11 @@ async fn declared_but_not_granted_is_refused_and_nothing_is_compiled() {
     let dir = tempfile::tempdir().unwrap();
     let trust = publish(dir.path(), true);
     // A grant for another plugin name does not count.
-    let err = load(dir.path(), &trust, "[grants]\n\"acme/other:echo.wasm\" = [\"process:exec\"]\n").await.err().expect("refused");
+    let grants = "[grants]\n\"acme/other:echo.wasm\" = [\"process:exec\"]\n";
+    let err = load(dir.path(), &trust, grants).await.err().expect("refused");
     assert!(matches!(err, LoadError::CapabilityNotGranted { .. }), "{err}");
     assert!(err.to_string().starts_with("acme/echo:echo: plugin acme/echo:echo.wasm needs the capability process:exec"), "{err}");
+    assert!(!compiled(&config(dir.path(), &trust, grants)), "the refused plugin was compiled or cached");
 }
 
 #[tokio::test]
@@ -64,9 +80,11 @@ async fn a_grant_to_every_plugin_does_not_reach_a_bundle() {
     let text = format!("cache_dir = {:?}\nbundles = [\"local/acme/echo@1.0.0\"]\n[registries.local]\npath = \"reg\"\n{trust}", cache);
     let mut config = Config::parse(&text, &dir.path().join("hooks.toml"), dir.path()).unwrap();
     config.grants.grant_all("process:exec").unwrap(); // what `--grant process:exec` does
+    let effective = config.clone();
     let err = Host::load(config).await.err().expect("refused");
     assert!(matches!(err, LoadError::CapabilityNotGranted { .. }), "{err}");
     assert!(!err.to_string().contains("--grant"), "the message must not suggest what cannot work: {err}");
+    assert!(!compiled(&effective), "the refused plugin was compiled or cached");
 }
 
 #[tokio::test]
@@ -75,6 +93,7 @@ async fn granted_but_not_declared_is_refused() {
     let trust = publish(dir.path(), false);
     let err = load(dir.path(), &trust, GRANT).await.err().expect("refused");
     assert!(err.to_string().starts_with("acme/echo:echo: plugin acme/echo:echo.wasm needs the capability process:exec (it imports hookhost:hooks/process@0.1.0; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it)"), "{err}");
+    assert!(!compiled(&config(dir.path(), &trust, GRANT)), "an undeclared import is found before compiling");
 }
 
 #[tokio::test]
@@ -87,4 +106,5 @@ async fn an_untrusted_bundle_is_never_compiled() {
     assert!(matches!(err, LoadError::Bundle(_)), "{err}");
     assert!(err.to_string().contains("is signed only by key"), "{err}");
     assert!(!dir.path().join("cache").exists(), "nothing may be compiled or cached for a refused bundle");
+    assert!(!compiled(&config(dir.path(), &trust, GRANT)), "nothing compiled in the cache the host really uses");
 }
