@@ -5,13 +5,13 @@ use std::path::PathBuf;
 
 /// Built together; `process-user` (which enables the SDK's `process` feature) separately, so that
 /// feature does not leak into the others.
-const FIXTURES: &[&[&str]] = &[&["scripted", "hostile", "wrong-world", "start-loop", "big-memory", "future-wit"], &["process-user"]];
+const FIXTURES: &[&[&str]] = &[&["scripted", "hostile", "wrong-world", "start-loop", "big-memory", "future-wit", "foreign-import"], &["process-user"]];
 
 fn main() {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = dir.parent().unwrap();
     let guests = dir.join("guests");
-    hookhost_guest_build::rerun_if_changed(&[guests.join("Cargo.toml"), guests.join("scripted"), guests.join("hostile"), guests.join("wrong-world"), guests.join("process-user"), guests.join("start-loop"), guests.join("big-memory"), guests.join("future-wit"), dir.join("tests"), root.join("guest-sdk"), root.join("wit")]);
+    hookhost_guest_build::rerun_if_changed(&[guests.join("Cargo.toml"), guests.join("scripted"), guests.join("hostile"), guests.join("wrong-world"), guests.join("process-user"), guests.join("start-loop"), guests.join("big-memory"), guests.join("future-wit"), guests.join("foreign-import"), dir.join("tests"), root.join("guest-sdk"), root.join("wit")]);
     let target = hookhost_guest_build::workspace_target_dir(root).join("test-guests");
     let built: Vec<_> = FIXTURES.iter().flat_map(|group| hookhost_guest_build::build(&guests.join("Cargo.toml"), group, &target)).collect();
 

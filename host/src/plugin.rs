@@ -35,6 +35,8 @@ pub(crate) struct State {
     limiter: MemoryLimiter,
     hook_id: String,
     log_left: usize,
+    /// The "cap reached" note has been logged.
+    log_capped: bool,
     /// Whether this hook may call `process.run` (capability `process:exec`).
     process_granted: bool,
     /// When the invocation's time is up.
@@ -82,9 +84,14 @@ impl wit::hookhost::hooks::log::Host for State {
     fn log(&mut self, level: wit::hookhost::hooks::log::Level, message: String) {
         use wit::hookhost::hooks::log::Level;
         if self.log_left == 0 {
+            if !self.log_capped {
+                self.log_capped = true;
+                tracing::warn!(target: "hookhost::guest", hook = self.hook_id.as_str(), "(log cap of {LOG_CAP} bytes per call reached; the rest is dropped)");
+            }
             return;
         }
         let message = if message.len() > self.log_left {
+            self.log_capped = true;
             let mut cut = self.log_left;
             while !message.is_char_boundary(cut) {
                 cut -= 1;
@@ -211,6 +218,7 @@ impl Plugin {
             limiter: MemoryLimiter { cap: limits.memory_bytes, peak: 0, hit: false },
             hook_id: hook_id.to_string(),
             log_left: LOG_CAP,
+            log_capped: false,
             process_granted,
             deadline: started + limits.timeout,
         };

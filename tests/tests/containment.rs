@@ -3,6 +3,21 @@
 
 use hookhost::{HookError, VerdictKind};
 use hookhost_tests::{bash, fixtures, host};
+use std::sync::{Arc, Mutex};
+
+/// A log sink for a tracing fmt layer.
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Buffer {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 use std::time::{Duration, Instant};
 
 fn hostile(on_error: &str, memory_mib: u32, fuel: u64, audit: &std::path::Path) -> String {
@@ -28,7 +43,8 @@ async fn contained_with(command: &str, memory_mib: u32, fuel: u64, want_error: i
         let host = host(&hostile(policy, memory_mib, fuel, &audit)).await;
         let started = Instant::now();
         let out = host.dispatch(&bash(command)).await;
-        assert!(started.elapsed() < Duration::from_secs(5), "{command}: took {:?}", started.elapsed());
+        // The hook's deadline is 500 ms: it must end within that and a second of slack.
+        assert!(started.elapsed() < Duration::from_millis(1500), "{command}: took {:?}", started.elapsed());
         assert_eq!(out.decision, want, "{command} with on_error = {policy}: {out:?}");
         let err = out.hooks[0].error.clone().unwrap_or_else(|| panic!("{command}: no error recorded: {out:?}"));
         assert!(want_error(&err), "{command}: unexpected error text: {err}");
@@ -92,13 +108,29 @@ async fn a_guest_parked_in_a_host_call_is_cut_off_at_the_deadline() {
 
 #[tokio::test]
 async fn stdout_flood_is_bounded() {
-    contained("flood", |e| e.contains("trapped: ")).await;
+    // The 16 KiB stdout pipe refuses more; the guest's own panic message says so.
+    contained("flood", |e| e.contains("trapped: ") && e.contains("failed printing to stdout")).await;
+}
+
+#[tokio::test]
+async fn stderr_flood_is_bounded() {
+    contained("errflood", |e| {
+        // The stderr tail quoted in the error is cut at 500 characters.
+        let quoted = e.split_once("(guest stderr: ").map_or("", |(_, rest)| rest);
+        e.contains("trapped: ") && quoted.chars().count() <= 501
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn the_sandbox_grants_no_environment_files_or_network() {
     let dir = tempfile::tempdir().unwrap();
-    let out = host(&hostile("block", 16, 50_000_000, &dir.path().join("audit.jsonl"))).await.dispatch(&bash("probe")).await;
+    // A real listener: a refused connection must come from the sandbox, not from an empty port.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let probe = hookhost::HookEvent::pre_tool_use("bash", serde_json::json!({"command": "probe", "port": port}));
+    let out = host(&hostile("block", 16, 50_000_000, &dir.path().join("audit.jsonl"))).await.dispatch(&probe).await;
     assert_eq!(out.hooks[0].error, None);
     let pairs = match &out.effects[..] {
         [hookhost::Effect::Annotate { pairs }] => pairs.clone(),
@@ -109,7 +141,24 @@ async fn the_sandbox_grants_no_environment_files_or_network() {
     assert_eq!(get("args"), "0", "no arguments");
     assert_ne!(get("file"), "read", "no host files");
     assert_ne!(get("dir"), "listed", "no preopened directories");
-    assert_ne!(get("net"), "connected", "no network");
+    assert_eq!(get("net"), "permission denied", "no network");
+    assert_eq!(get("stdin"), "0", "no stdin");
+    assert_eq!(listener.accept().map(|_| ()).unwrap_err().kind(), std::io::ErrorKind::WouldBlock, "the listener saw a connection");
+}
+
+#[tokio::test]
+async fn every_call_gets_a_fresh_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(&hostile("block", 16, 50_000_000, &dir.path().join("audit.jsonl"))).await;
+    for _ in 0..3 {
+        let out = host.dispatch(&bash("counter")).await;
+        assert_eq!(out.hooks[0].error, None);
+        let [hookhost::Effect::Annotate { pairs }] = &out.effects[..] else { panic!("{out:?}") };
+        let got: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        // The counter starts over and no file survives (none can even be written).
+        assert_eq!(got[..2], [("calls", "1"), ("file_before", "absent")]);
+        assert_ne!(got[2].1, "written");
+    }
 }
 
 #[tokio::test]
@@ -132,12 +181,22 @@ async fn an_effect_invalid_for_the_event_is_refused() {
     contained("wrongeffect", |e| e.ends_with("invalid decision: effect rewrite_output is not valid on pre_tool_use")).await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "current_thread")]
 async fn a_log_flood_is_capped_and_the_decision_stands() {
+    // What reaches the log output: at most the 16 KiB cap of the guest's text, and the note.
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let layer = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(move || writer.clone());
+    let _guard = tracing::subscriber::set_default(tracing_subscriber::layer::SubscriberExt::with(tracing_subscriber::registry(), layer));
     let dir = tempfile::tempdir().unwrap();
     let host = host(&hostile("block", 16, 50_000_000, &dir.path().join("audit.jsonl"))).await;
     let started = Instant::now();
     let out = host.dispatch(&bash("logflood")).await;
+    let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let logged: usize = text.lines().filter(|l| l.contains("yyyy")).map(|l| l.matches('y').count()).sum();
+    assert!(logged <= 16 << 10, "{logged} bytes of the guest's log got through");
+    assert!(logged >= 15 << 10, "the cap lets 16 KiB through, got {logged}");
+    assert_eq!(text.matches("(log cap of 16384 bytes per call reached; the rest is dropped)").count(), 1, "{text}");
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
     assert_eq!(out.decision, VerdictKind::Allow, "{out:?}");
     assert_eq!(out.reason.as_deref(), Some("logged"));

@@ -116,3 +116,15 @@ async fn a_plugin_for_an_unknown_wit_version_says_which_versions() {
         format!("user:h: plugin {} was built for hookhost:hooks@0.2.0, a version of the hook contract this hookhost does not speak (it speaks hookhost:hooks@0.1.0); rebuild the plugin against this hookhost's wit/hooks.wit, or run a hookhost that supports hookhost:hooks@0.2.0", fixtures::FUTURE_WIT)
     );
 }
+
+/// Closed imports: a well-formed hook that also imports an interface hookhost does not provide
+/// is refused at load, naming the import.
+#[tokio::test]
+async fn an_import_hookhost_does_not_provide_is_refused() {
+    let toml = format!("[[hooks]]\nid = \"h\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"{}\" }}\n", fixtures::FOREIGN_IMPORT);
+    let err = hookhost_tests::try_host(&toml).await.err().expect("refused");
+    assert_eq!(
+        err.to_string(),
+        format!("user:h: plugin {} imports acme:probe/telemetry, which hookhost does not provide; plugins may import WASI 0.2 and hookhost:hooks/log@0.1.0 only", fixtures::FOREIGN_IMPORT)
+    );
+}

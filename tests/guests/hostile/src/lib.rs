@@ -2,7 +2,8 @@
 //! can misbehave and then serve a normal event:
 //! `loop` spins forever, `bomb` allocates until stopped, `huge` asks for 1 GiB at once,
 //! `panic` panics, `recurse` recurses without bound, `sleep` parks in a host call (WASI sleep),
-//! `flood` writes to stdout without end, `probe` reports what the sandbox lets it reach,
+//! `flood` / `errflood` write to stdout / stderr without end, `probe` reports what the sandbox
+//! lets it reach, `counter` reports a static counter and a file it writes,
 //! `trap` executes `unreachable`, `bigdecision` returns a 50 MB reason, `logflood` logs 1 MB
 //! and then allows, `wrongeffect` rewrites the output of a call that has not run yet, `manyeffects` returns
 //! 500,000 empty effects, `logforge` logs and blocks with newlines and terminal escapes;
@@ -51,13 +52,28 @@ impl Hook for Hostile {
             },
             "probe" => {
                 // What can the sandbox reach? Reported as annotations, checked by the host tests.
+                // The test listens on `arguments.port` to see whether a connection arrives.
+                let port = event.tool_call().and_then(|c| c.arguments.get("port")).and_then(|p| p.as_u64()).unwrap_or(9);
                 let env = std::env::vars().count().to_string();
                 let file = std::fs::read("/etc/passwd").map(|_| "read".to_string()).unwrap_or_else(|e| e.kind().to_string());
                 let dir = std::fs::read_dir(".").map(|_| "listed".to_string()).unwrap_or_else(|e| e.kind().to_string());
-                let net = std::net::TcpStream::connect("127.0.0.1:9").map(|_| "connected".to_string()).unwrap_or_else(|e| e.kind().to_string());
+                let net = std::net::TcpStream::connect(("127.0.0.1", port as u16)).map(|_| "connected".to_string()).unwrap_or_else(|e| e.kind().to_string());
                 let args = std::env::args().count().to_string();
-                Ok(Decision::pass().annotate("env", env).annotate("file", file).annotate("dir", dir).annotate("net", net).annotate("args", args))
+                let mut input = Vec::new();
+                let stdin = std::io::Read::read_to_end(&mut std::io::stdin(), &mut input).map(|n| n.to_string()).unwrap_or_else(|e| e.kind().to_string());
+                Ok(Decision::pass().annotate("env", env).annotate("file", file).annotate("dir", dir).annotate("net", net).annotate("args", args).annotate("stdin", stdin))
             }
+            "counter" => {
+                // State a fresh instance must not carry over: a static counter and a file.
+                static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+                let calls = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                let seen = std::fs::metadata("hookhost-state").map(|_| "found").unwrap_or("absent");
+                let wrote = std::fs::write("hookhost-state", b"x").map(|_| "written".to_string()).unwrap_or_else(|e| e.kind().to_string());
+                Ok(Decision::pass().annotate("calls", calls.to_string()).annotate("file_before", seen).annotate("write", wrote))
+            }
+            "errflood" => loop {
+                eprintln!("{}", "e".repeat(1024));
+            },
             "trap" => {
                 #[cfg(target_arch = "wasm32")]
                 core::arch::wasm32::unreachable();
