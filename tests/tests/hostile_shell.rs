@@ -20,7 +20,8 @@ async fn contained(mode: &str, dialect: &str, settings: &[(&str, &str)], error_h
     let started = Instant::now();
     let out = h.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({"command": "ls"}))).await;
     let took = started.elapsed();
-    assert!(took < Duration::from_secs(5), "{mode} {settings:?}: took {took:?}");
+    // The hook's deadline is 1 s (`config`): it must end within that and a second of slack.
+    assert!(took < Duration::from_secs(2), "{mode} {settings:?}: took {took:?}");
     assert_eq!(out.decision, VerdictKind::Pass, "{mode} {settings:?}: {out:?}");
     let err = out.hooks[0].error.clone().unwrap_or_else(|| panic!("{mode} {settings:?}: no executor error: {out:?}"));
     assert!(err.contains(error_has), "{mode} {settings:?}: {err}");
@@ -136,32 +137,63 @@ async fn sleeping_past_the_deadline_is_cut_off() {
     }
 }
 
+/// The peak resident memory of this process, from the kernel's high-water mark (bytes).
+fn peak_resident() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kb: u64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap().trim().trim_end_matches(" kB").trim().parse().unwrap();
+    kb << 10
+}
+
+/// Set in the child process that [`a_huge_stdin_is_delivered_and_bounded`] starts per mode.
+const CHILD_MODE: &str = "HOOKHOST_TEST_HUGE_STDIN_MODE";
+
 /// A tool input at the event size limit (8 MiB) reaches the hook whole on stdin (the hook counts
-/// it), in bounded time, and the host's resident memory does not grow by more than a few copies
-/// of it.
+/// it) in bounded time, and the host's peak memory stays within a bound. Each mode runs in a
+/// child process of its own (this test binary, re-run on this test alone), so the memory
+/// measured is the dispatch's, not that of tests running beside it.
 #[tokio::test]
 async fn a_huge_stdin_is_delivered_and_bounded() {
+    if let Ok(mode) = std::env::var(CHILD_MODE) {
+        return huge_stdin_in_this_process(&mode).await;
+    }
+    for mode in modes() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "a_huge_stdin_is_delivered_and_bounded", "--nocapture", "--test-threads", "1"])
+            .env(CHILD_MODE, mode)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{mode}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+        let grown: u64 = stdout.split("PEAK-GROWTH ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{mode}: {stdout}"));
+        eprintln!("{mode}: peak resident memory grew by {} MiB", grown >> 20);
+        // The payload is 8 MiB; the host holds the event, its JSON for the hook, the guest's
+        // copy and (sandbox) bashkit's: a few copies (measured here: 71 MiB sandbox, 55 MiB
+        // host), under 12 of them.
+        assert!(grown < 12 * (hookhost::MAX_EVENT_BYTES as u64), "{mode}: peak resident memory grew by {} MiB", grown >> 20);
+    }
+}
+
+async fn huge_stdin_in_this_process(mode: &str) {
     // The command takes all of the payload limit but the tool name and call id.
     let big = "a".repeat(hookhost::MAX_EVENT_BYTES - 64);
     let event = hookhost::HookEvent::pre_tool_use("bash", json!({ "command": big }));
-    for mode in modes() {
-        // Block (exit 2) when the payload holds the whole command, so the decision proves it all arrived.
-        let script = format!(r#"n=$(wc -c | tr -d ' '); if [ "$n" -gt {} ]; then echo "got $n bytes" >&2; exit 2; fi; exit 0"#, big.len());
-        // The sandbox interprets `wc` over 8 MB inside wasm: give it the fuel and memory.
-        let toml = config(mode, "claude-code", &[("command", &script)])
-            .replace("timeout_ms = 1000", "timeout_ms = 10000")
-            .replace("plugin = \"builtin:bash-adapter\",", "plugin = \"builtin:bash-adapter\", fuel = 20000000000, memory_mib = 512,");
-        let h = host(&toml).await;
-        let before = hookhost::perf::resident_bytes().unwrap();
-        let started = Instant::now();
-        let out = h.dispatch(&event).await;
-        assert!(started.elapsed() < Duration::from_secs(10), "{mode}: took {:?}", started.elapsed());
-        assert_eq!(out.hooks[0].error, None, "{mode}: {out:?}");
-        assert_eq!(out.decision, VerdictKind::Block, "{mode}: {:?}", out.reason);
-        // The command plus the rest of the Claude Code payload (a few hundred bytes).
-        let n: usize = out.reason.as_deref().unwrap().trim_start_matches("got ").trim_end_matches(" bytes").parse().unwrap();
-        assert!(big.len() < n && n < big.len() + 1024, "{mode}: {n} bytes");
-        let grown = hookhost::perf::resident_bytes().unwrap().saturating_sub(before);
-        assert!(grown < 256 << 20, "{mode}: resident memory grew by {} MiB", grown >> 20);
-    }
+    // Block (exit 2) when the payload holds the whole command, so the decision proves it all arrived.
+    let script = format!(r#"n=$(wc -c | tr -d ' '); if [ "$n" -gt {} ]; then echo "got $n bytes" >&2; exit 2; fi; exit 0"#, big.len());
+    // The sandbox interprets `wc` over 8 MB inside wasm: give it the fuel and memory.
+    let toml = config(mode, "claude-code", &[("command", &script)])
+        .replace("timeout_ms = 1000", "timeout_ms = 10000")
+        .replace("plugin = \"builtin:bash-adapter\",", "plugin = \"builtin:bash-adapter\", fuel = 20000000000, memory_mib = 512,");
+    let h = host(&toml).await;
+    // Warm up with a small event, so the high-water mark before counts the loaded host.
+    h.dispatch(&hookhost::HookEvent::pre_tool_use("bash", json!({ "command": "ls" }))).await;
+    let before = peak_resident();
+    let started = Instant::now();
+    let out = h.dispatch(&event).await;
+    assert!(started.elapsed() < Duration::from_secs(10), "{mode}: took {:?}", started.elapsed());
+    assert_eq!(out.hooks[0].error, None, "{mode}: {out:?}");
+    assert_eq!(out.decision, VerdictKind::Block, "{mode}: {:?}", out.reason);
+    // The command plus the rest of the Claude Code payload (a few hundred bytes).
+    let n: usize = out.reason.as_deref().unwrap().trim_start_matches("got ").trim_end_matches(" bytes").parse().unwrap();
+    assert!(big.len() < n && n < big.len() + 1024, "{mode}: {n} bytes");
+    println!("PEAK-GROWTH {}", peak_resident().saturating_sub(before));
 }

@@ -73,16 +73,24 @@ async fn everruns_prompt_rewrite_with_jq() {
 
 #[tokio::test]
 async fn everruns_session_init_and_turn_log_in_the_sandbox_filesystem() {
-    let init = "echo 'session bootstrapped' > /workspace/.bootstrap && echo '{}'";
+    // The hooks report (as the reason of a block, which advisory events record and ignore) what
+    // they found and what they wrote, so a failed jq or write cannot pass unnoticed; every call
+    // starts with an empty filesystem.
+    let init = r#"before=$(cat /workspace/.bootstrap 2>/dev/null || echo none); echo 'session bootstrapped' > /workspace/.bootstrap; echo "{\"decision\":\"block\",\"reason\":\"before=$before now=$(cat /workspace/.bootstrap)\"}""#;
     let h = host(&cfg("sandbox", "init", "session_start", "", &[("command", init)])).await;
-    let out = h.dispatch(&event(json!({"event": "session_start", "data": {"source": "startup"}}))).await;
-    assert_eq!((out.decision, out.hooks[0].error.clone()), (VerdictKind::Pass, None));
-    assert_eq!(out.hooks[0].decision, VerdictKind::Allow, "{{}} = allow; advisory, so the outcome stays pass");
+    for _ in 0..2 {
+        let out = h.dispatch(&event(json!({"event": "session_start", "data": {"source": "startup"}}))).await;
+        assert_eq!((out.decision, out.hooks[0].error.clone()), (VerdictKind::Pass, None), "advisory: the block is ignored");
+        assert_eq!(out.hooks[0].reason.as_deref(), Some("before=none now=session bootstrapped"));
+    }
 
-    let log = r#"echo "$EVERRUNS_HOOK_PAYLOAD_JSON" | jq -r '.ts + " turn " + .turn_id + " success=" + (.data.success | tostring)' >> /workspace/.turn-log; echo '{}'"#;
+    let log = r#"echo "$EVERRUNS_HOOK_PAYLOAD_JSON" | jq -r '.ts + " turn " + .turn_id + " success=" + (.data.success | tostring)' >> /workspace/.turn-log; echo "{\"decision\":\"block\",\"reason\":$(jq -Rs . < /workspace/.turn-log)}""#;
     let h = host(&cfg("sandbox", "log_turn_end", "turn_end", "timeout_ms = 3000", &[("command", log)])).await;
-    let out = h.dispatch(&event(json!({"event": "turn_end", "turn_id": "trn_9", "data": {"success": true}}))).await;
-    assert_eq!(out.hooks[0].error, None);
+    for _ in 0..2 {
+        let out = h.dispatch(&event(json!({"event": "turn_end", "turn_id": "trn_9", "ts": "2026-01-01T00:00:00Z", "data": {"success": true}}))).await;
+        assert_eq!(out.hooks[0].error, None);
+        assert_eq!(out.hooks[0].reason.as_deref(), Some("2026-01-01T00:00:00Z turn trn_9 success=true\n"), "one line, written this call");
+    }
 }
 
 /// A payload too large for one environment string (Linux: 128 KiB) reaches a host-mode hook
@@ -223,7 +231,7 @@ else:
 PY"#;
     let h = host(&cfg("host", "guard", "pre_tool_use", "", &[("command", script), ("dialect", "starchild")])).await;
     let out = h.dispatch(&pre("bash", json!({"command": "rm -rf /"}))).await;
-    assert_eq!(out.reason.as_deref(), Some("This command is irreversible and would erase data, so I've blocked it: rm -rf /"));
+    assert_eq!((out.decision, out.reason.as_deref()), (VerdictKind::Block, Some("This command is irreversible and would erase data, so I've blocked it: rm -rf /")));
     assert_eq!(h.dispatch(&pre("bash", json!({"command": "ls"}))).await.decision, VerdictKind::Pass);
 }
 
