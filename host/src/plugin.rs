@@ -373,3 +373,37 @@ fn check_shape(engine: &Engine, component: &Component, hook: &str, name: &str) -
     }
     Ok(imports_process)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::HookEvent;
+
+    /// The grant is checked again when the guest calls `process.run`: the bash adapter asked to
+    /// run a host process by a hook that was not granted `process:exec` gets a refusal, and no
+    /// process starts.
+    #[tokio::test]
+    async fn process_run_rechecks_the_grant() {
+        let engine = engine::engine().unwrap();
+        let linker = linker(engine).unwrap();
+        let (bytes, digest) = crate::builtin::get("bash-adapter").unwrap();
+        // The user's cache, shared with the other tests that load the adapter (a compile is slow).
+        let plugin = Plugin::load(engine, &linker, "user:h", "builtin:bash-adapter", bytes, Some(digest), engine::cache_dir(None).as_deref()).unwrap();
+        assert!(plugin.imports_process);
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        let settings = serde_json::json!({"mode": "host", "dialect": "claude-code", "argv": ["touch", marker.display().to_string()]}).to_string();
+        let limits = Limits { timeout: std::time::Duration::from_secs(5), fuel: 1_000_000_000, memory_bytes: 128 << 20 };
+        let run = |granted: bool| {
+            let (event, ctx) = wit::to_wit(&HookEvent::pre_tool_use("bash", serde_json::json!({"command": "ls"})), "user:h", &settings, 0);
+            let plugin = &plugin;
+            async move { plugin.handle("user:h", event, ctx, &limits, granted).await.0 }
+        };
+        let refused = run(false).await.expect("the call itself works").expect_err("the adapter reports the refusal");
+        assert!(refused.contains("user:h: the process:exec capability is not granted to this hook"), "{refused}");
+        assert!(!marker.exists(), "no process ran");
+        // The same call with the grant runs the process.
+        run(true).await.unwrap().unwrap();
+        assert!(marker.exists());
+    }
+}
