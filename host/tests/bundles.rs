@@ -638,3 +638,65 @@ fn oci_unauthorized_then_docker_config_credentials() {
     let err = w.fails(&["registry", "pull", &format!("{}/acme/guard@1.0.0", reg.location()), "--key", "acme.pub"], 1);
     assert!(err.contains("refused (401 unauthorized)"), "{err}");
 }
+
+/// A registry cannot substitute: another bundle (or another version) served under the
+/// requested tag is refused, and so is an OCI manifest that does not hash to the digest asked
+/// for. Nothing is cached either way.
+#[test]
+fn oci_a_registry_cannot_substitute_a_bundle_or_a_manifest() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    let digest = oci_setup(&w, &reg);
+    let remote = hookhost::bundle::oci::Remote::new(&reg.location(), false).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Signed by the same trusted key, but another name and another version, each pushed under
+    // the tag of acme/guard:1.0.0's neighbours.
+    let secret = std::fs::read_to_string(w.path("acme.key")).unwrap();
+    for (name, version, tag_of) in [("acme/other", "1.0.0", "acme/guard"), ("acme/guard", "2.0.0", "acme/guard")] {
+        let b = hookhost::bundle::pack(&w.source(&format!("sub-{}-{version}", name.replace('/', "-")), name, version)).unwrap();
+        let (sig, _) = hookhost::bundle::trust::sign(&b, &secret, None).unwrap();
+        rt.block_on(remote.push(tag_of, "1.5.0", &hookhost::bundle::store::Artifact::of(&b, &[sig]))).unwrap();
+        let err = w.fails(&["registry", "pull", &format!("{}/acme/guard@1.5.0", reg.location()), "--key", "acme.pub"], 1);
+        assert!(err.contains(&format!("the registry served {name}@{version} instead; a registry may not substitute one bundle for another")), "{err}");
+        w.assert_nothing_cached();
+    }
+    // The registry's stored manifest altered (still valid JSON): pulled by digest, it no longer
+    // hashes to that digest.
+    let file = reg.blob_file(&digest);
+    let manifest = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, manifest.replacen("guard.wasm", "guard.wasN", 1)).unwrap();
+    let err = w.fails(&["registry", "pull", &format!("{}/acme/guard@{digest}", reg.location()), "--key", "acme.pub"], 1);
+    assert!(err.contains(&format!("digest mismatch: {} served a manifest for hooks/acme/guard@{digest} that hashes to sha256:", reg.addr)), "{err}");
+    w.assert_nothing_cached();
+}
+
+/// Plain HTTP is for loopback only, unless a registry is marked `insecure_http`: a plain-HTTP
+/// location anywhere else is refused before any connection is made.
+#[test]
+fn oci_plain_http_only_to_loopback_unless_insecure_http() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    oci_setup(&w, &reg);
+    // insecure_http against the loopback registry, and an explicit http:// scheme there.
+    let cfg = std::fs::read_to_string(w.path("hooks.toml")).unwrap().replace(&format!("oci = \"{}/hooks\"", reg.addr), &format!("oci = \"http://{}/hooks\"\ninsecure_http = true", reg.addr));
+    w.write("insecure.toml", cfg);
+    assert_eq!(run_json(&w, "insecure.toml")["decision"], "block");
+    // A non-loopback address of this machine (when it has one) with a listener behind it.
+    let local = std::net::UdpSocket::bind("0.0.0.0:0").and_then(|s| s.connect("192.0.2.1:9").map(|_| s)).and_then(|s| s.local_addr()).map(|a| a.ip()).ok().filter(|ip| !ip.is_loopback() && !ip.is_unspecified());
+    let listener = local.map(|ip| std::net::TcpListener::bind((ip, 0)).unwrap());
+    let target = listener.as_ref().map_or("192.0.2.1:5000".to_string(), |l| l.local_addr().unwrap().to_string());
+    if let Some(l) = &listener {
+        l.set_nonblocking(true).unwrap();
+    }
+    let started = Instant::now();
+    let err = w.fails(&["registry", "pull", &format!("http://{target}/hooks/acme/guard@1.0.0"), "--key", "acme.pub"], 1);
+    assert!(err.contains(&format!("plain HTTP to {target}, which is not on this machine, is refused")), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(5), "refused without trying to connect");
+    if let Some(l) = listener {
+        assert_eq!(l.accept().map(|_| ()).unwrap_err().kind(), std::io::ErrorKind::WouldBlock, "a connection was made");
+    }
+    // The same in a config is a config error naming the field.
+    w.write("plain.toml", format!("bundles = [\"far/acme/guard@1.0.0\"]\n[registries.far]\noci = \"http://{target}/hooks\"\n{}", trust_toml("acme.pub", "acme/*")));
+    let err = w.fails(&["check", "--config", "plain.toml"], 2);
+    assert!(err.contains(&format!("registries.far.oci: \"http://{target}/hooks\": plain HTTP to {target}")), "{err}");
+}

@@ -60,14 +60,23 @@ pub fn tag_of(version: &str) -> String {
 }
 
 impl Remote {
-    /// `location` is `host[:port][/prefix]`, optionally with an `oci://` scheme.
+    /// `location` is `host[:port][/prefix]`, optionally with an `oci://` or `https://` scheme,
+    /// or `http://` for a registry on loopback (or one marked `insecure_http`). A plain-HTTP
+    /// location anywhere else is refused here, before any connection.
     pub fn new(location: &str, insecure_http: bool) -> Result<Remote, BundleError> {
-        let rest = location.strip_prefix("oci://").unwrap_or(location).trim_end_matches('/');
+        let (scheme, rest) = ["oci://", "https://", "http://"].iter().find_map(|s| location.strip_prefix(s).map(|r| (*s, r))).unwrap_or(("", location));
+        let rest = rest.trim_end_matches('/');
         let (registry, prefix) = rest.split_once('/').unwrap_or((rest, ""));
         if registry.is_empty() || registry.contains(char::is_whitespace) {
             return Err(BundleError(format!("{location:?} is not an OCI registry location; write host[:port][/prefix], like 127.0.0.1:5000/hooks")));
         }
-        let protocol = if is_loopback(registry) || insecure_http { ClientProtocol::HttpsExcept(vec![registry.to_string()]) } else { ClientProtocol::Https };
+        if scheme == "http://" && !is_loopback(registry) && !insecure_http {
+            return Err(BundleError(format!(
+                "{location:?}: plain HTTP to {registry}, which is not on this machine, is refused (anyone on the path could swap what it serves); use https://, or name it in [registries] with insecure_http = true if you accept that"
+            )));
+        }
+        let plain = scheme == "http://" || (scheme != "https://" && (is_loopback(registry) || insecure_http));
+        let protocol = if plain { ClientProtocol::HttpsExcept(vec![registry.to_string()]) } else { ClientProtocol::Https };
         let config = ClientConfig {
             protocol,
             connect_timeout: Some(std::time::Duration::from_secs(10)),
@@ -75,7 +84,6 @@ impl Remote {
             platform_resolver: None,
             ..Default::default()
         };
-        let plain = is_loopback(registry) || insecure_http;
         let http = reqwest::Client::builder()
             .connect_timeout(std::time::Duration::from_secs(10))
             .read_timeout(std::time::Duration::from_secs(60))

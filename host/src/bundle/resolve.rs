@@ -76,9 +76,10 @@ pub enum Registry {
 }
 
 impl Registry {
-    /// A registry named on the command line: `oci://host[:port][/prefix]` or a directory.
+    /// A registry named on the command line: `oci://host[:port][/prefix]` (also `https://` and
+    /// `http://`, the latter for loopback only) or a directory.
     pub fn from_location(location: &str) -> Registry {
-        if location.starts_with("oci://") {
+        if ["oci://", "https://", "http://"].iter().any(|s| location.starts_with(s)) {
             Registry::Oci { location: location.to_string(), insecure_http: false }
         } else {
             Registry::Dir(PathBuf::from(location))
@@ -88,7 +89,7 @@ impl Registry {
     pub fn describe(&self) -> String {
         match self {
             Registry::Dir(p) => p.display().to_string(),
-            Registry::Oci { location, .. } => location.strip_prefix("oci://").unwrap_or(location).to_string(),
+            Registry::Oci { location, .. } => ["oci://", "https://", "http://"].iter().find_map(|s| location.strip_prefix(s)).unwrap_or(location).to_string(),
         }
     }
 }
