@@ -6,6 +6,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+mod support;
+
 fn hookhost_env(args: &[&str], stdin: &str, env: &[(&str, &Path)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
     cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -264,4 +266,41 @@ fn a_cache_directory_others_can_write_is_refused() {
     let out = hookhost_env(&["run"], LS, &[("HOOKHOST_CACHE_DIR", foreign.as_path())]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).starts_with(&format!("hookhost: error: the cache directory {} is owned by uid {owner}, not by you (uid {me});", foreign.display())), "{}", stderr(&out));
+}
+
+/// A block's audit record is on disk before the block is returned: traced with `strace`, the
+/// record's write and its `fdatasync` come before the decision reaches stdout. (Killing the
+/// process after the decision could not tell: written data survives a kill in the page cache;
+/// only the sync order shows it would survive a crash.)
+#[test]
+fn a_blocks_audit_record_is_synced_before_the_decision_is_printed() {
+    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|d| d.join("strace").is_file());
+    if !found {
+        assert!(!support::in_ci(), "strace is required in CI (.ci/run installs it)");
+        eprintln!("SKIPPED: strace is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (log, trace, event) = (dir.path().join("audit.jsonl"), dir.path().join("trace"), dir.path().join("ev.json"));
+    std::fs::write(&event, RM).unwrap();
+    let out = Command::new("strace")
+        .args(["-f", "-e", "trace=openat,write,fdatasync,fsync", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_hookhost"))
+        .args(["run", "--audit"])
+        .arg(&log)
+        .arg("--event")
+        .arg(&event)
+        .output()
+        .unwrap();
+    assert_eq!(json(&out)["decision"], "block");
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<&str> = trace.lines().collect();
+    let opened = lines.iter().find(|l| l.contains(&format!("\"{}\"", log.display())) && l.contains("openat(")).expect("the log is opened");
+    let fd = opened.rsplit("= ").next().unwrap().trim();
+    let at = |pattern: &str| lines.iter().position(|l| l.contains(pattern)).unwrap_or_else(|| panic!("no {pattern:?} in the trace:\n{trace}"));
+    let record = at(&format!("write({fd}, \"{{\\\"seq\\\":0"));
+    let synced = at(&format!("fdatasync({fd})"));
+    let printed = at("write(1, \"{\\\"decision\\\":\\\"block\\\"");
+    assert!(record < synced && synced < printed, "record at {record}, sync at {synced}, decision at {printed}:\n{trace}");
 }
