@@ -57,7 +57,7 @@ impl Hook for Hostile {
                 let env = std::env::vars().count().to_string();
                 let file = std::fs::read("/etc/passwd").map(|_| "read".to_string()).unwrap_or_else(|e| e.kind().to_string());
                 let dir = std::fs::read_dir(".").map(|_| "listed".to_string()).unwrap_or_else(|e| e.kind().to_string());
-                let net = std::net::TcpStream::connect(("127.0.0.1", port as u16)).map(|_| "connected".to_string()).unwrap_or_else(|e| e.kind().to_string());
+                let net = std::net::TcpStream::connect(std::net::SocketAddr::from(([127, 0, 0, 1], port as u16))).map(|_| "connected".to_string()).unwrap_or_else(|e| e.kind().to_string());
                 let args = std::env::args().count().to_string();
                 let mut input = Vec::new();
                 let stdin = std::io::Read::read_to_end(&mut std::io::stdin(), &mut input).map(|n| n.to_string()).unwrap_or_else(|e| e.kind().to_string());
