@@ -139,6 +139,7 @@ impl Host {
         let linker = crate::plugin::linker(engine).map_err(|e| LoadError::Engine(format!("cannot set up the linker: {e:#}")))?;
         let mut plugins: HashMap<PluginRef, Arc<Plugin>> = HashMap::new();
         let mut hooks = Vec::with_capacity(config.hooks.len());
+        let mut rejected = Vec::new();
         for spec in std::mem::take(&mut config.hooks) {
             let plugin = match plugins.get(&spec.plugin) {
                 Some(p) => p.clone(),
@@ -180,10 +181,19 @@ impl Host {
             let settings_json = spec.settings.to_string();
             match plugin.validate_settings(&spec.id, &settings_json, &spec.limits).await {
                 Ok(Ok(())) => {}
-                Ok(Err(message)) => return Err(LoadError::SettingsRejected { hook: spec.id, plugin: plugin.name.clone(), message }),
+                Ok(Err(message)) => {
+                    // Every hook's settings are checked, so one load reports each rejection.
+                    rejected.push(LoadError::SettingsRejected { hook: spec.id, plugin: plugin.name.clone(), message });
+                    continue;
+                }
                 Err(error) => return Err(LoadError::SettingsCheckFailed { hook: spec.id, plugin: plugin.name.clone(), error }),
             }
             hooks.push(LoadedHook { spec, plugin, settings_json, process_granted });
+        }
+        match rejected.len() {
+            0 => {}
+            1 => return Err(rejected.remove(0)),
+            _ => return Err(LoadError::Several(rejected)),
         }
         let audit = match &config.audit_log {
             Some(path) => Some(AuditLog::open(path).map_err(|e| LoadError::AuditLog { path: path.clone(), reason: e.to_string() })?),

@@ -46,6 +46,10 @@ pub enum LoadError {
     #[error(transparent)]
     Bundle(#[from] crate::bundle::BundleError),
 
+    /// Several hooks were refused (each settings rejection is reported, not just the first).
+    #[error("{} hooks were refused:{}", .0.len(), .0.iter().map(|e| format!("\n  - {e}")).collect::<String>())]
+    Several(Vec<LoadError>),
+
     /// The cache directory is not private to this user (or cannot be created).
     #[error("{0}")]
     Cache(String),

@@ -148,3 +148,21 @@ async fn converted_hooks_that_cannot_run_in_the_sandbox_are_refused_at_load() {
         }
     }
 }
+
+/// `check` reports every converted hook that cannot run in the sandbox, not only the first.
+#[tokio::test]
+async fn every_unrunnable_converted_hook_is_reported_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("settings.json");
+    let hooks = serde_json::json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "node guard.js"}]}],
+        "PostToolUse": [{"hooks": [{"type": "command", "command": "echo ok"}, {"type": "command", "command": "./fmt.sh"}]}]
+    }});
+    std::fs::write(&path, hooks.to_string()).unwrap();
+    let err = hookhost::Host::load(Config::load(&path).unwrap()).await.err().expect("refused").to_string();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines[0], "2 hooks were refused:");
+    // Events in the file's key order as JSON objects are read (sorted), hooks numbered in turn.
+    assert!(lines[1].starts_with("  - user:post_tool_use_1: plugin builtin:bash-adapter rejected its settings: the command cannot run in the sandbox: it runs the file ./fmt.sh"), "{err}");
+    assert!(lines[2].starts_with("  - user:pre_tool_use_2: plugin builtin:bash-adapter rejected its settings: the command cannot run in the sandbox: it runs `node`"), "{err}");
+}
