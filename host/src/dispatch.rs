@@ -329,7 +329,9 @@ impl Host {
         }
         tracing::debug!(name: "hook.invoked", hook_id = %hook.spec.id, event = %ev.name, recheck, "hook.invoked");
         let (wit_event, ctx) = wit::to_wit(ev, &hook.spec.id, &hook.settings_json, loop_count);
-        let payload = wit::payload_len(&wit_event);
+        // Everything the hook receives of the event: the record's strings and the fields it does
+        // not name (`context.extra`).
+        let payload = wit::payload_len(&wit_event) + ctx.extra.len();
         let (answer, usage) = if payload > MAX_EVENT_BYTES {
             (Err(HookError::EventTooLarge { size: payload, limit: MAX_EVENT_BYTES }), Usage::default())
         } else {

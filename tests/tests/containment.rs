@@ -72,8 +72,9 @@ async fn contained_with(command: &str, memory_mib: u32, fuel: u64, want_error: i
 
 #[tokio::test]
 async fn infinite_loop_is_stopped() {
-    // The budget is the hook's fuel plus the allowance for its 28-byte payload.
-    let fuel = HookError::OutOfFuel(50_000_000 + 28 * hookhost::FUEL_PER_PAYLOAD_BYTE).to_string();
+    // The budget is the hook's fuel plus the allowance for its 30-byte payload (tool name, call
+    // id, arguments and the empty `{}` of extra fields).
+    let fuel = HookError::OutOfFuel(50_000_000 + 30 * hookhost::FUEL_PER_PAYLOAD_BYTE).to_string();
     let timeout = HookError::Timeout(Duration::from_millis(500)).to_string();
     contained("loop", |e| e.ends_with(&fuel) || e.ends_with(&timeout)).await;
 }
@@ -170,7 +171,7 @@ async fn a_trap_is_contained() {
 async fn a_50_mb_decision_is_refused() {
     // With room (and fuel) for the string, the decision reaches the host and is refused for its
     // size.
-    contained_with("bigdecision", 128, 2_000_000_000, |e| e.contains("invalid decision: decision is 52428") && e.ends_with("bytes, over the 65606-byte cap (64 KiB plus twice the event's 35-byte payload)")).await;
+    contained_with("bigdecision", 128, 2_000_000_000, |e| e.contains("invalid decision: decision is 52428") && e.ends_with("bytes, over the 65610-byte cap (64 KiB plus twice the event's 37-byte payload)")).await;
     // Without, the guest hits its memory limit building it.
     let want = HookError::MemoryLimit(16 << 20).to_string();
     contained("bigdecision", |e| e.ends_with(&want)).await;

@@ -122,6 +122,12 @@ async fn an_event_over_the_size_limit_is_not_run_and_fails_closed() {
     let out = host.dispatch(&ev).await;
     let result = out.patch.as_ref().unwrap()["result"].as_str().unwrap();
     assert!(result.starts_with("[hookhost: tool output withheld: hook user:redact_tool_output failed (was not run: the event payload is "), "{result}");
+
+    // Fields the event record does not name count too (they reach the hook as context.extra).
+    let ev = event(json!({"event": "pre_tool_use", "data": {"tool_name": "bash", "tool_call_id": "c", "arguments": {"command": "ls"}, "attachment": text}}));
+    let out = host.dispatch(&ev).await;
+    assert_eq!(out.decision, VerdictKind::Block);
+    assert!(out.reason.as_deref().unwrap().starts_with("hook failed: was not run: the event payload is "), "{:?}", out.reason);
 }
 
 /// The attack from the issue: the guard sees a harmless `echo` of a quoted string; a redactor
