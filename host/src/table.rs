@@ -36,7 +36,9 @@ impl Row {
                 .map(|h| {
                     let id = h.id.strip_prefix("user:").unwrap_or(&h.id);
                     let mark = if h.error.is_some() { "!" } else { "" };
-                    format!("{id}={}{mark}", h.decision.as_str())
+                    // ↻: a re-check after a later hook rewrote the payload.
+                    let again = if h.recheck { "↻" } else { "" };
+                    format!("{id}={}{mark}{again}", h.decision.as_str())
                 })
                 .collect::<Vec<_>>()
                 .join(" ")
