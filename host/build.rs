@@ -17,6 +17,10 @@ fn main() {
     // (12 MB for the bash adapter: ~8 ms, most of a cached load).
     let mut code = String::from("/// Built-in plugins: (name, component bytes, hex sha256).\npub static BUILTINS: &[(&str, &[u8], &str)] = &[\n");
     for (name, path) in built {
+        // The bytes are embedded by path and their digest is computed here: if anything else
+        // rewrites the file (another build sharing the target directory), run again, so the
+        // digest never goes stale against the embedded bytes.
+        println!("cargo:rerun-if-changed={}", path.display());
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("reading the built plugin {}: {e}", path.display()));
         let digest: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
         code.push_str(&format!("    ({name:?}, include_bytes!({:?}), {digest:?}),\n", path.display().to_string()));

@@ -203,23 +203,25 @@ const KEY_FILE: &str = ".hookhost-cache-key";
 
 type Mac = hmac::Hmac<Sha256>;
 
-/// The cache directory's key, created on first use.
+/// The cache directory's key, created on first use. It is written whole to a temporary file and
+/// then linked into place, so a process racing to create it reads a complete key or none.
 fn cache_key(dir: &Path) -> std::io::Result<[u8; 32]> {
     use std::io::{Read, Write};
-    use std::os::unix::fs::OpenOptionsExt;
-    let path = dir.join(KEY_FILE);
-    match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
-        Ok(mut f) => {
-            let mut key = [0u8; 32];
-            getrandom::getrandom(&mut key).map_err(|e| std::io::Error::other(e.to_string()))?;
-            f.write_all(&key)?;
-            f.sync_all()?;
-            return Ok(key);
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
-    }
     use std::os::unix::fs::MetadataExt;
+    let path = dir.join(KEY_FILE);
+    if !path.exists() {
+        let mut key = [0u8; 32];
+        getrandom::getrandom(&mut key).map_err(|e| std::io::Error::other(e.to_string()))?;
+        // tempfile creates it 0600.
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        tmp.write_all(&key)?;
+        tmp.as_file().sync_all()?;
+        match std::fs::hard_link(tmp.path(), &path) {
+            Ok(()) => return Ok(key),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
     let meta = std::fs::symlink_metadata(&path)?;
     if check_private(&path).is_err() || meta.mode() & 0o077 != 0 || !meta.is_file() {
         return Err(std::io::Error::other(format!("the cache key {} must be a file only you can read and write (mode 600)", path.display())));
