@@ -79,3 +79,33 @@ pub fn toml_string(s: &str) -> String {
 
 /// The grant that lets the bash adapter run host processes.
 pub const GRANT_PROCESS: &str = "[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n";
+
+/// Log output captured from a plain `tracing` fmt layer (no colours), as a user would see it.
+#[derive(Clone, Default)]
+pub struct LogBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl LogBuffer {
+    /// Everything logged so far.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl std::io::Write for LogBuffer {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Capture this thread's log output until the guard drops (use a current-thread runtime).
+pub fn capture_logs() -> (LogBuffer, tracing::subscriber::DefaultGuard) {
+    use tracing_subscriber::layer::SubscriberExt;
+    let buffer = LogBuffer::default();
+    let writer = buffer.clone();
+    let layer = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(move || writer.clone());
+    (buffer, tracing::subscriber::set_default(tracing_subscriber::registry().with(layer)))
+}

@@ -3,21 +3,7 @@
 
 use hookhost::{HookError, VerdictKind};
 use hookhost_tests::{bash, fixtures, host};
-use std::sync::{Arc, Mutex};
 
-/// A log sink for a tracing fmt layer.
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Buffer {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 use std::time::{Duration, Instant};
 
 fn hostile(on_error: &str, memory_mib: u32, fuel: u64, audit: &std::path::Path) -> String {
@@ -185,15 +171,12 @@ async fn an_effect_invalid_for_the_event_is_refused() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_log_flood_is_capped_and_the_decision_stands() {
     // What reaches the log output: at most the 16 KiB cap of the guest's text, and the note.
-    let buffer = Buffer::default();
-    let writer = buffer.clone();
-    let layer = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(move || writer.clone());
-    let _guard = tracing::subscriber::set_default(tracing_subscriber::layer::SubscriberExt::with(tracing_subscriber::registry(), layer));
+    let (logs, _guard) = hookhost_tests::capture_logs();
     let dir = tempfile::tempdir().unwrap();
     let host = host(&hostile("block", 16, 50_000_000, &dir.path().join("audit.jsonl"))).await;
     let started = Instant::now();
     let out = host.dispatch(&bash("logflood")).await;
-    let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let text = logs.text();
     let logged: usize = text.lines().filter(|l| l.contains("yyyy")).map(|l| l.matches('y').count()).sum();
     assert!(logged <= 16 << 10, "{logged} bytes of the guest's log got through");
     assert!(logged >= 15 << 10, "the cap lets 16 KiB through, got {logged}");

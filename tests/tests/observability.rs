@@ -39,25 +39,11 @@ async fn each_invocation_emits_its_events() {
 /// reaches the log output has its control characters escaped.
 #[tokio::test(flavor = "current_thread")]
 async fn guest_text_cannot_forge_log_lines_or_drive_the_terminal() {
-    #[derive(Clone, Default)]
-    struct Buffer(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Buffer {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let buffer = Buffer::default();
-    let writer = buffer.clone();
-    let layer = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(move || writer.clone());
-    let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+    let (logs, _guard) = hookhost_tests::capture_logs();
     let config = format!("[[hooks]]\nid = \"h\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = {:?} }}\n", fixtures::HOSTILE);
     let out = host(&config).await.dispatch(&bash("logforge")).await;
     assert_eq!(out.reason.as_deref(), Some("bad\u{1b}]0;pwned\u{7}\nsecond line"), "the outcome JSON keeps the text (JSON escapes it)");
-    let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let text = logs.text();
     assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "a raw escape reached the log: {text:?}");
     assert!(text.contains(r"ok\n2026-01-01T00:00:00.000000Z  INFO hookhost: forged line\u{1b}[2J"), "{text}");
     assert!(text.contains(r"bad\u{1b}]0;pwned\u{7}\nsecond line"), "{text}");
