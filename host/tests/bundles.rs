@@ -10,15 +10,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// Whether a host tool is on PATH; under `CI=true` a missing tool fails the test.
-fn have(tool: &str) -> bool {
-    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|d| d.join(tool).is_file());
-    if !found {
-        assert!(!support::in_ci(), "{tool} is required in CI (.ci/run installs it)");
-        eprintln!("SKIPPED: {tool} is not installed");
-    }
-    found
-}
+use support::have;
 
 /// A scratch workspace: its own cache, default local registry and Docker config, so tests do
 /// not share state or read the user's.

