@@ -17,20 +17,29 @@ use std::sync::Mutex;
 /// One invocation, as recorded.
 #[derive(Debug, Clone, Serialize)]
 pub struct AuditRecord {
+    /// When (RFC 3339).
     pub ts: String,
+    /// The hook.
     pub hook_id: String,
+    /// The event name.
     pub event: String,
+    /// The session.
     pub session_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The turn.
     pub turn_id: Option<String>,
+    /// The tool, on tool events.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
     /// The plugin and its content digest.
     pub plugin: String,
+    /// The plugin's hex sha256.
     pub plugin_sha256: String,
     /// `true`: the matcher hit (or there is none); misses are not invoked and not recorded.
     pub matched: bool,
+    /// The verdict (`pass`, `block`, ...).
     pub decision: String,
+    /// Its reason.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Set when a block on an advisory event was ignored.
@@ -38,11 +47,16 @@ pub struct AuditRecord {
     pub ignored: bool,
     /// Effect names, in order (`rewrite_input`, `add_context`, ...).
     pub effects: Vec<&'static str>,
+    /// Wall-clock time of the invocation.
     pub duration_us: u64,
+    /// Fuel consumed.
     pub fuel: u64,
+    /// Peak linear memory, bytes.
     pub peak_memory: usize,
+    /// How the executor failed, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The `on_error` policy applied to that failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub on_error: Option<&'static str>,
     /// Set when the hook ran again because a later hook rewrote the payload.
@@ -106,9 +120,11 @@ pub struct AuditLog {
 /// Why an existing log cannot be continued.
 #[derive(Debug, thiserror::Error)]
 pub enum AuditOpenError {
+    /// It could not be opened, locked or read.
     #[error("{0}")]
     Io(#[from] std::io::Error),
     #[error("its last line is not a complete hookhost audit record ({0}); check it with `hookhost audit verify` and point the host at a new file")]
+    /// Its last line is not a record this writer can chain to.
     NotChained(String),
 }
 
@@ -145,6 +161,7 @@ impl AuditLog {
         Ok(AuditLog { path: path.to_path_buf(), inner: Mutex::new(Inner { file, head, len }) })
     }
 
+    /// The log file.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -240,7 +257,7 @@ fn recover(file: &std::fs::File, path: &Path, last_good: Option<&str>, torn_from
     std::fs::OpenOptions::new().write(true).create_new(true).open(&aside)?.write_all(&torn)?;
     file.set_len(torn_from)?;
     tracing::warn!(path = %path.display(), moved_to = %aside.display(), bytes = len - torn_from, "the audit log ended in a torn line; moved it aside and recorded the recovery");
-    let recovery = RecoveredRecord { ts: crate::event::now_rfc3339(), recovered: Recovery { torn_bytes: len - torn_from, moved_to: aside.display().to_string() } };
+    let recovery = RecoveredRecord { ts: hookhost_types::event::now_rfc3339(), recovered: Recovery { torn_bytes: len - torn_from, moved_to: aside.display().to_string() } };
     let (line, hash) = chain_line(&head, &recovery);
     let mut writer = file;
     writer.write_all(&line)?;
@@ -340,6 +357,7 @@ fn last_line(file: &mut &std::fs::File, len: u64) -> Result<Tail, AuditOpenError
 /// The result of checking a whole log.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Verified {
+    /// Records checked.
     pub records: u64,
     /// The last record's hash (`GENESIS` for an empty log): keep it elsewhere to detect a
     /// rewrite or a cut of the tail (`verify_expecting`).
@@ -352,7 +370,9 @@ pub struct Verified {
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {problem}")]
 pub struct ChainBroken {
+    /// The 1-based line.
     pub line: usize,
+    /// What is wrong with it.
     pub problem: String,
 }
 

@@ -1,47 +1,16 @@
-//! `Host`: loads a config (every plugin compiled, checked and pre-linked up front) and
-//! dispatches events through the hook chain with the rules of DESIGN.md §7.
+//! Dispatch: events through a loaded [`Host`]'s hook chain with the rules of DESIGN.md §7:
+//! matchers, effects, verdict precedence, re-checks after rewrites, stop loops, audit.
 
-use crate::audit::{AuditLog, AuditRecord};
-use crate::config::{AuditFailure, Config, HookSpec, OnError, PluginRef};
-use crate::decision::{Decision, Effect, Verdict, VerdictKind};
-use crate::error::{HookError, LoadError};
-use crate::event::{now_rfc3339, EventName, HookEvent};
-use crate::plugin::{Plugin, Usage};
-use crate::{engine, wit};
+use crate::audit::AuditRecord;
+use crate::error::HookError;
+use crate::host::{Host, LoadedHook};
+use crate::plugin::Usage;
+use crate::wit;
+use hookhost_types::event::now_rfc3339;
+use hookhost_types::spec::{AuditFailure, HookSpec, OnError};
+use hookhost_types::{Decision, Effect, EventName, HookEvent, Verdict, VerdictKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
-use std::sync::Arc;
-
-/// A loaded hook chain, ready to dispatch. `Send + Sync`: share it across tasks and threads.
-pub struct Host {
-    hooks: Vec<LoadedHook>,
-    audit: Option<AuditLog>,
-    /// What a dispatch does when its audit record cannot be written.
-    audit_failure: AuditFailure,
-    /// Consecutive stop blocks allowed per session (0 = no cap).
-    stop_loop_cap: u32,
-    /// Consecutive stop blocks so far, per session (across processes when there is a cache).
-    stop_blocks: crate::stoploop::StopLoops,
-}
-
-struct LoadedHook {
-    spec: HookSpec,
-    plugin: Arc<Plugin>,
-    settings_json: String,
-    /// May call `process.run`.
-    process_granted: bool,
-}
-
-/// Largest event payload (the strings a hook receives) a hook is run on. A larger one is an
-/// executor error for every hook, handled by each hook's `on_error`.
-pub const MAX_EVENT_BYTES: usize = 8 << 20;
-
-/// Fuel added to a hook's budget per byte of the event payload it receives.
-pub const FUEL_PER_PAYLOAD_BYTE: u64 = 128;
-
-/// Rounds of re-checks after rewrites before the chain gives up and blocks.
-pub const MAX_RECHECK_ROUNDS: usize = 3;
 
 /// What one invocation did to the chain.
 struct Step {
@@ -51,44 +20,14 @@ struct Step {
     stops: bool,
 }
 
-/// The built-in plugin that runs shell hooks; it needs `process:exec` only in host mode.
-const BASH_ADAPTER: &str = "bash-adapter";
-
-/// Why a hook needs `process:exec`, if it does: the plugin imports `process` — except the
-/// built-in bash adapter, which declares it only for hooks whose settings ask for host mode.
-fn needs_process(spec: &HookSpec, imports_process: bool) -> Option<String> {
-    match &spec.plugin {
-        p if p.builtin_name() == Some(BASH_ADAPTER) => (spec.settings.get("mode").and_then(Value::as_str) == Some("host"))
-            .then(|| "its settings ask for mode = \"host\", which runs a real process".to_string()),
-        _ => imports_process.then(|| format!("it imports {}", wit::PROCESS_IMPORT)),
-    }
-}
-
-/// Refuse a hook whose plugin needs `process:exec` without holding it.
-fn check_process_grant(spec: &HookSpec, imports_process: bool, granted: bool) -> Result<(), LoadError> {
-    let Some(why) = needs_process(spec, imports_process) else { return Ok(()) };
-    if granted {
-        return Ok(());
-    }
-    let name = spec.plugin.to_string();
-    let (why, fix) = match &spec.plugin {
-        // `--grant` never reaches a bundle's plugins: do not suggest it.
-        PluginRef::Bundle { file, .. } if !file.starts_with("builtin:") => (
-            format!("{why}; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it"),
-            format!("if you trust the bundle, check that its manifest declares it and add `[grants]` \"{name}\" = [\"process:exec\"]` to the config"),
-        ),
-        PluginRef::Bundle { .. } => (why, format!("if you trust the bundle, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config")),
-        _ => (why, format!("if you trust it, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config or pass `--grant process:exec`")),
-    };
-    Err(LoadError::CapabilityNotGranted { hook: spec.id.clone(), plugin: name, capability: "process:exec", why, fix })
-}
-
 /// What one hook did during a dispatch.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HookTrace {
+    /// The hook.
     pub id: String,
     /// The verdict this hook contributed (after `on_error`, for a failed hook).
     pub decision: VerdictKind,
+    /// Its reason.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// True when the verdict was ignored because the event is advisory.
@@ -97,17 +36,23 @@ pub struct HookTrace {
     /// True for a re-check: the hook ran again because a later hook rewrote the payload.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub recheck: bool,
+    /// Wall-clock time of the invocation.
     pub duration_us: u64,
+    /// Fuel consumed.
     pub fuel: u64,
+    /// How the executor failed, if it did (its `on_error` decided the verdict).
     pub error: Option<String>,
 }
 
 /// The result of a dispatch: the final verdict, effects, the rewritten payload, and a trace.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Outcome {
+    /// The chain's verdict.
     pub decision: VerdictKind,
+    /// Why (for the model).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// What to show the human, when it differs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user_message: Option<String>,
     /// Effects that do not rewrite the payload (`add_context`, `notify_user`, `annotate`).
@@ -116,108 +61,11 @@ pub struct Outcome {
     /// when nothing was rewritten.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch: Option<Map<String, Value>>,
+    /// What each invoked hook did, in order.
     pub hooks: Vec<HookTrace>,
 }
 
 impl Host {
-    /// Load every hook of a config: read, check, compile (or load from cache) and pre-link each
-    /// plugin, then call its `validate-settings`. Any failure fails the whole load.
-    pub async fn load(mut config: Config) -> Result<Host, LoadError> {
-        // The cache holds native code and fetched bundles: it must be private to this user
-        // before anything is read from it or written to it.
-        let cache = engine::cache_dir(config.cache_dir.as_deref());
-        if let Some(dir) = &cache {
-            engine::check_cache_dir(dir, false).map_err(LoadError::Cache)?;
-        }
-        // Bundles are fetched and verified (digests, then the trust policy) before anything
-        // is compiled.
-        if !config.bundles.is_empty() {
-            let mode = config.lock_mode;
-            crate::bundle::resolve::resolve(&mut config, mode).await?;
-        }
-        let engine = engine::engine().map_err(LoadError::Engine)?;
-        let linker = crate::plugin::linker(engine).map_err(|e| LoadError::Engine(format!("cannot set up the linker: {e:#}")))?;
-        let mut plugins: HashMap<PluginRef, Arc<Plugin>> = HashMap::new();
-        let mut hooks = Vec::with_capacity(config.hooks.len());
-        let mut rejected = Vec::new();
-        for spec in std::mem::take(&mut config.hooks) {
-            let plugin = match plugins.get(&spec.plugin) {
-                Some(p) => p.clone(),
-                None => {
-                    let (bytes, digest): (std::borrow::Cow<[u8]>, Option<&str>) = match &spec.plugin {
-                        PluginRef::Builtin(name) => {
-                            let (bytes, digest) = crate::builtin::get(name).expect("validated at parse");
-                            (bytes.into(), Some(digest))
-                        }
-                        PluginRef::Bundle { file, .. } if file.starts_with("builtin:") => {
-                            let (bytes, digest) = crate::builtin::get(&file["builtin:".len()..]).expect("validated at resolve");
-                            (bytes.into(), Some(digest))
-                        }
-                        PluginRef::Bundle { .. } => {
-                            let (bytes, digest) = config.bundle_plugins.get(&spec.plugin).expect("resolved with its bundle");
-                            (std::borrow::Cow::Borrowed(&bytes[..]), Some(digest.as_str()))
-                        }
-                        PluginRef::Path(path) => match std::fs::read(path) {
-                            Ok(b) => (b.into(), None),
-                            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                                return Err(LoadError::PluginMissing { hook: spec.id, path: path.clone() })
-                            }
-                            Err(e) => return Err(LoadError::PluginUnreadable { hook: spec.id, path: path.clone(), reason: e.to_string() }),
-                        },
-                    };
-                    // The capability first: a plugin that may not run is never compiled or cached.
-                    check_process_grant(&spec, crate::plugin::imports_process(&bytes), config.holds(&spec.plugin, "process:exec"))?;
-                    let name = spec.plugin.to_string();
-                    let p = Arc::new(Plugin::load(engine, &linker, &spec.id, &name, &bytes, digest, cache.as_deref())?);
-                    plugins.insert(spec.plugin.clone(), p.clone());
-                    p
-                }
-            };
-            // Again with what the compiled component imports (and for hooks sharing a plugin).
-            let granted = config.holds(&spec.plugin, "process:exec");
-            check_process_grant(&spec, plugin.imports_process, granted)?;
-            // Only a plugin that imports `process` can call it at all.
-            let process_granted = granted && plugin.imports_process;
-            let settings_json = spec.settings.to_string();
-            match plugin.validate_settings(&spec.id, &settings_json, &spec.limits).await {
-                Ok(Ok(())) => {}
-                Ok(Err(message)) => {
-                    // Every hook's settings are checked, so one load reports each rejection.
-                    rejected.push(LoadError::SettingsRejected { hook: spec.id, plugin: plugin.name.clone(), message });
-                    continue;
-                }
-                Err(error) => return Err(LoadError::SettingsCheckFailed { hook: spec.id, plugin: plugin.name.clone(), error }),
-            }
-            hooks.push(LoadedHook { spec, plugin, settings_json, process_granted });
-        }
-        match rejected.len() {
-            0 => {}
-            1 => return Err(rejected.remove(0)),
-            _ => return Err(LoadError::Several(rejected)),
-        }
-        let audit = match &config.audit_log {
-            Some(path) => Some(AuditLog::open(path).map_err(|e| LoadError::AuditLog { path: path.clone(), reason: e.to_string() })?),
-            None => None,
-        };
-        let stop_blocks = crate::stoploop::StopLoops::new(cache.as_deref());
-        Ok(Host { hooks, audit, audit_failure: config.audit_failure, stop_loop_cap: config.stop_loop_cap, stop_blocks })
-    }
-
-    /// Write audit records to this file (overrides the config's `audit_log`).
-    pub fn set_audit_log(&mut self, log: AuditLog) {
-        self.audit = Some(log);
-    }
-
-    /// The audit log, if records are written.
-    pub fn audit_log(&self) -> Option<&AuditLog> {
-        self.audit.as_ref()
-    }
-
-    /// The loaded hooks' ids, in chain order.
-    pub fn hook_ids(&self) -> impl Iterator<Item = &str> {
-        self.hooks.iter().map(|h| h.spec.id.as_str())
-    }
-
     /// Run the chain for one event.
     ///
     /// Order is config order. Rewrites compose (hook n+1 sees hook n's rewrite). On an event
@@ -229,7 +77,7 @@ impl Host {
     /// every hook of the chain: when a hook rewrites it, the hooks that ran before that hook
     /// run again on the rewritten payload (a re-check), so a rewrite can never launder an
     /// action an earlier guard would block. Re-checks that keep rewriting stop after
-    /// [`MAX_RECHECK_ROUNDS`] rounds with a block.
+    /// [`HostLimits::max_recheck_rounds`](crate::HostLimits) rounds with a block.
     pub async fn dispatch(&self, event: &HookEvent) -> Outcome {
         // Copied only when a hook rewrites something.
         let mut ev = std::borrow::Cow::Borrowed(event);
@@ -262,9 +110,10 @@ impl Host {
         let mut round = 0;
         while !stopped && !stale.is_empty() {
             round += 1;
-            if round > MAX_RECHECK_ROUNDS {
+            let max_rounds = self.limits.max_recheck_rounds;
+            if round > max_rounds {
                 outcome.decision = VerdictKind::Block;
-                outcome.reason = Some(format!("hooks kept rewriting the payload after {MAX_RECHECK_ROUNDS} re-check rounds; blocking rather than passing a payload no guard has seen"));
+                outcome.reason = Some(format!("hooks kept rewriting the payload after {max_rounds} re-check rounds; blocking rather than passing a payload no guard has seen"));
                 outcome.user_message = None;
                 break;
             }
@@ -332,13 +181,13 @@ impl Host {
         // Everything the hook receives of the event: the record's strings and the fields it does
         // not name (`context.extra`).
         let payload = wit::payload_len(&wit_event) + ctx.extra.len();
-        let (answer, usage) = if payload > MAX_EVENT_BYTES {
-            (Err(HookError::EventTooLarge { size: payload, limit: MAX_EVENT_BYTES }), Usage::default())
+        let (answer, usage) = if payload > self.limits.max_event_bytes {
+            (Err(HookError::EventTooLarge { size: payload, limit: self.limits.max_event_bytes }), Usage::default())
         } else {
             // Fuel bounds runaway code, not honest work on a large input: the budget grows
             // with the payload the hook must read (and may rewrite).
             let mut limits = hook.spec.limits;
-            limits.fuel = limits.fuel.saturating_add(FUEL_PER_PAYLOAD_BYTE.saturating_mul(payload as u64));
+            limits.fuel = limits.fuel.saturating_add(self.limits.fuel_per_payload_byte.saturating_mul(payload as u64));
             let (answer, usage) = hook.plugin.handle(&hook.spec.id, wit_event, ctx, &limits, hook.process_granted).await;
             let answer = match answer {
                 Ok(Ok(d)) => wit::from_wit(d, &ev.name, payload).map_err(HookError::InvalidDecision),
@@ -384,7 +233,7 @@ impl Host {
             outcome.user_message = verdict.user_message.clone();
         }
         if verdict.stops_chain() {
-            tracing::info!(name: "hook.blocked", hook_id = %hook.spec.id, event = %ev.name, recheck, reason = %crate::text::printable(verdict.reason.as_deref().unwrap_or("")), "hook.blocked");
+            tracing::info!(name: "hook.blocked", hook_id = %hook.spec.id, event = %ev.name, recheck, reason = %hookhost_types::text::printable(verdict.reason.as_deref().unwrap_or("")), "hook.blocked");
         }
         Some(Step { rewrote, stops: verdict.stops_chain() })
     }
@@ -469,21 +318,21 @@ impl Host {
 /// output: it is replaced by a notice, so a failed redaction never passes the secret on.
 fn on_error(spec: &HookSpec, error: &HookError, ev: &HookEvent) -> Decision {
     match spec.on_error {
-        OnError::Block if !ev.name.can_block() && ev.name.honours(crate::event::EffectKind::RewriteOutput) => {
-            tracing::warn!(hook_id = %spec.id, "hook failed, withholding the tool output (on_error = block): {}", crate::text::printable(&error.to_string()));
+        OnError::Block if !ev.name.can_block() && ev.name.honours(hookhost_types::EffectKind::RewriteOutput) => {
+            tracing::warn!(hook_id = %spec.id, "hook failed, withholding the tool output (on_error = block): {}", hookhost_types::text::printable(&error.to_string()));
             let notice = format!("[hookhost: tool output withheld: hook {} failed ({error}) and its on_error is \"block\"]", spec.id);
             Decision { verdict: Verdict::pass(), effects: vec![Effect::RewriteOutput { result: Value::String(notice) }] }
         }
         OnError::Block => {
-            tracing::warn!(hook_id = %spec.id, "hook failed, blocking (on_error = block): {}", crate::text::printable(&error.to_string()));
+            tracing::warn!(hook_id = %spec.id, "hook failed, blocking (on_error = block): {}", hookhost_types::text::printable(&error.to_string()));
             Decision { verdict: Verdict::block(format!("hook failed: {error}")), effects: Vec::new() }
         }
         OnError::Allow => {
-            tracing::info!(hook_id = %spec.id, "hook failed, continuing (on_error = allow): {}", crate::text::printable(&error.to_string()));
+            tracing::info!(hook_id = %spec.id, "hook failed, continuing (on_error = allow): {}", hookhost_types::text::printable(&error.to_string()));
             Decision::pass()
         }
         OnError::Warn => {
-            tracing::warn!(name: "hook.warning", hook_id = %spec.id, error = %crate::text::printable(&error.to_string()), "hook.warning");
+            tracing::warn!(name: "hook.warning", hook_id = %spec.id, error = %hookhost_types::text::printable(&error.to_string()), "hook.warning");
             Decision::pass()
         }
     }

@@ -1,16 +1,19 @@
-//! The process-wide wasmtime engine: one per process, pooling allocator, fuel, epoch
-//! interruption driven by a dedicated ticker thread, bounded stacks; and the on-disk cache of
-//! precompiled components (keyed by content digest + engine fingerprint, loaded by mmap).
+//! The wasmtime engine hooks run on (pooling allocator, fuel, epoch interruption driven by a
+//! ticker thread, bounded stacks), shared process-wide by default or made per host; and the
+//! on-disk cache of precompiled components (keyed by content digest + engine fingerprint,
+//! sealed with a per-user key, loaded by mmap).
 
-use crate::config::MAX_MEMORY_MIB;
-use sha2::{Digest, Sha256};
+use crate::error::LoadError;
+use hookhost_types::spec::MAX_MEMORY_MIB;
+use sha2::Sha256;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use wasmtime::component::Component;
-use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{Config, Enabled, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::Engine as WasmEngine;
 
 /// How often the ticker advances the epoch. Deadlines are rounded up to whole ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(2);
@@ -63,39 +66,58 @@ fn config(allocation: Allocation) -> Config {
     cfg
 }
 
-/// The process-wide engine. The pooling allocator needs a large virtual-memory reservation and
-/// its best reset path needs PAGEMAP_SCAN; where either is missing the engine falls back to the
-/// next configuration (same limits, slower reuse).
-pub fn engine() -> Result<&'static Engine, String> {
-    static ENGINE: OnceLock<Result<Engine, String>> = OnceLock::new();
-    ENGINE
-        .get_or_init(|| {
-            let mut last_error = String::new();
-            let mut engine = None;
-            for allocation in [Allocation::PoolingScan, Allocation::Pooling, Allocation::OnDemand] {
-                match Engine::new(&config(allocation)) {
-                    Ok(e) => {
-                        tracing::debug!(?allocation, "wasm engine ready");
-                        engine = Some(e);
-                        break;
-                    }
-                    Err(e) => {
-                        tracing::debug!(?allocation, "engine configuration unavailable: {e:#}");
-                        last_error = format!("{e:#}");
-                    }
+/// The engine hooks compile and run on: wasmtime configured for fuel, epoch deadlines, bounded
+/// stacks and a pooling allocator, with a ticker thread that ends with it. Cheap to clone
+/// (clones share one engine). Hosts on the same engine share compiled code in memory.
+#[derive(Clone)]
+pub struct Engine {
+    inner: WasmEngine,
+}
+
+impl Engine {
+    /// A new engine. The pooling allocator needs a large virtual-memory reservation and its
+    /// best reset path needs PAGEMAP_SCAN; where either is missing this falls back to the
+    /// next configuration (same limits, slower reuse).
+    pub fn new() -> Result<Engine, LoadError> {
+        let mut last_error = None;
+        for allocation in [Allocation::PoolingScan, Allocation::Pooling, Allocation::OnDemand] {
+            match WasmEngine::new(&config(allocation)) {
+                Ok(inner) => {
+                    tracing::debug!(?allocation, "wasm engine ready");
+                    start_ticker(&inner);
+                    return Ok(Engine { inner });
+                }
+                Err(e) => {
+                    tracing::debug!(?allocation, "engine configuration unavailable: {e:#}");
+                    last_error = Some(e);
                 }
             }
-            let engine = engine.ok_or_else(|| format!("cannot create the wasm engine: {last_error}"))?;
-            start_ticker(&engine);
-            Ok(engine)
-        })
-        .as_ref()
-        .map_err(Clone::clone)
+        }
+        Err(LoadError::Engine { what: "cannot create the wasm engine", source: last_error.expect("tried at least one configuration").into() })
+    }
+
+    /// The process-wide engine (made on first use).
+    pub fn shared() -> Result<Engine, LoadError> {
+        static SHARED: OnceLock<Result<Engine, crate::error::EngineFailure>> = OnceLock::new();
+        SHARED
+            .get_or_init(|| match Engine::new() {
+                Ok(engine) => Ok(engine),
+                Err(LoadError::Engine { source, .. }) => Err(source),
+                Err(other) => unreachable!("Engine::new fails only with LoadError::Engine: {other}"),
+            })
+            .clone()
+            .map_err(|source| LoadError::Engine { what: "cannot create the wasm engine", source })
+    }
+
+    /// The wasmtime engine.
+    pub(crate) fn wasmtime(&self) -> &WasmEngine {
+        &self.inner
+    }
 }
 
 /// One thread advances the epoch for every store of the engine; it ends when the engine does.
 /// (Epoch interruption: <https://docs.wasmtime.dev/api/wasmtime/struct.Config.html#method.epoch_interruption>.)
-fn start_ticker(engine: &Engine) {
+fn start_ticker(engine: &WasmEngine) {
     let weak = engine.weak();
     std::thread::Builder::new()
         .name("hookhost-epoch".into())
@@ -114,26 +136,7 @@ pub fn ticks_for(timeout: Duration) -> u64 {
     (timeout.as_micros().div_ceil(EPOCH_TICK.as_micros()) as u64).max(1)
 }
 
-/// Hex sha256 of some bytes.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The cache directory: `$HOOKHOST_CACHE_DIR`, else the configured one, else the user cache.
-pub fn cache_dir(configured: Option<&Path>) -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("HOOKHOST_CACHE_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    if let Some(dir) = configured {
-        return Some(dir.to_path_buf());
-    }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(base.join("hookhost"))
-}
-
-fn engine_fingerprint(engine: &Engine) -> String {
+fn engine_fingerprint(engine: &WasmEngine) -> String {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut h);
     env!("CARGO_PKG_VERSION").hash(&mut h);
@@ -148,7 +151,7 @@ fn engine_fingerprint(engine: &Engine) -> String {
 /// load it; concurrent loads of the same bytes wait for the first.
 /// `digest` is the hex sha256 of `bytes` (the caller has it already; hashing a 12 MB plugin
 /// costs tens of milliseconds).
-pub fn load_component(engine: &Engine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
+pub fn load_component(engine: &WasmEngine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
     type Cell = Arc<OnceLock<Result<Component, String>>>;
     static LOADED: OnceLock<Mutex<HashMap<(String, Option<PathBuf>), Cell>>> = OnceLock::new();
     let key = (digest.to_string(), cache.map(Path::to_path_buf));
@@ -162,7 +165,11 @@ pub fn load_component(engine: &Engine, bytes: &[u8], digest: &str, cache: Option
 /// user and writable by nobody else, because what it holds is native code that runs in this
 /// process. With `create`, a missing one is created (mode 0700); without, a missing one is
 /// fine (nothing is in it).
-pub fn check_cache_dir(dir: &Path, create: bool) -> Result<(), String> {
+pub fn check_cache_dir(dir: &Path, create: bool) -> Result<(), LoadError> {
+    check_cache_dir_text(dir, create).map_err(|message| LoadError::Cache { dir: dir.to_path_buf(), message })
+}
+
+fn check_cache_dir_text(dir: &Path, create: bool) -> Result<(), String> {
     use std::os::unix::fs::DirBuilderExt;
     if !dir.exists() {
         if !create {
@@ -351,10 +358,10 @@ fn check_entry(path: &Path, key: &[u8; 32], name: &str) -> Entry {
     }
 }
 
-pub(crate) fn load_uncached(engine: &Engine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
+pub(crate) fn load_uncached(engine: &WasmEngine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
     use hmac::Mac as _;
     let Some(dir) = cache else { return Component::new(engine, bytes) };
-    let key = match check_cache_dir(dir, true).map_err(std::io::Error::other).and_then(|()| cache_key(dir)) {
+    let key = match check_cache_dir_text(dir, true).map_err(std::io::Error::other).and_then(|()| cache_key(dir)) {
         Ok(key) => key,
         Err(e) => {
             tracing::warn!(dir = %dir.display(), "not using the precompile cache: {e}");

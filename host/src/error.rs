@@ -1,80 +1,211 @@
 //! Errors callers act on: why a host could not load, and why a hook invocation failed.
+//! Messages name the hook, the plugin and the config field to change; they never name a
+//! command-line flag (the CLI adds those hints).
 
-use crate::config::ConfigError;
+use hookhost_config::ConfigError;
+use hookhost_types::{Capability, PluginRef};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Why [`Host::load`](crate::Host::load) failed. Nothing is half-loaded: on error, no host exists.
-/// Every message names the hook and the plugin, and says what would fix it.
+/// Why a [`Host`](crate::Host) could not be built. Nothing is half-loaded: on error, no host
+/// exists.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LoadError {
+    /// The config file is invalid (every problem is listed).
     #[error(transparent)]
     Config(#[from] ConfigError),
 
+    /// A plugin file named by a hook does not exist.
     #[error("{hook}: plugin file {} does not exist; check executor.plugin (relative paths are resolved from the config file's directory)", path.display())]
-    PluginMissing { hook: String, path: PathBuf },
+    PluginMissing {
+        /// The hook.
+        hook: String,
+        /// The file.
+        path: PathBuf,
+    },
 
-    #[error("{hook}: cannot read plugin {}: {reason}", path.display())]
-    PluginUnreadable { hook: String, path: PathBuf, reason: String },
+    /// A plugin file could not be read.
+    #[error("{hook}: cannot read plugin {}: {source}", path.display())]
+    PluginUnreadable {
+        /// The hook.
+        hook: String,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 
+    /// The plugin is not a WebAssembly component (or does not validate).
     #[error("{hook}: plugin {plugin} is not a WebAssembly component: {reason}; {fix}")]
-    NotAComponent { hook: String, plugin: String, reason: String, fix: &'static str },
+    NotAComponent {
+        /// The hook.
+        hook: String,
+        /// The plugin.
+        plugin: String,
+        /// What is wrong.
+        reason: String,
+        /// What to do.
+        fix: &'static str,
+    },
 
+    /// The component does not export the hook handler.
     #[error("{hook}: plugin {plugin} does not export {expected}; it exports [{found}]. Build it against the `hook` world of wit/hooks.wit (in Rust: hookhost-sdk's export_hook!)")]
-    WrongWorld { hook: String, plugin: String, expected: &'static str, found: String },
+    WrongWorld {
+        /// The hook.
+        hook: String,
+        /// The plugin.
+        plugin: String,
+        /// The export hookhost calls.
+        expected: &'static str,
+        /// What it exports.
+        found: String,
+    },
 
+    /// The component was built for another version of the hook contract.
     #[error("{hook}: plugin {plugin} was built for {found}, a version of the hook contract this hookhost does not speak (it speaks {expected}); rebuild the plugin against this hookhost's wit/hooks.wit, or run a hookhost that supports {found}")]
-    WitVersion { hook: String, plugin: String, expected: &'static str, found: String },
+    WitVersion {
+        /// The hook.
+        hook: String,
+        /// The plugin.
+        plugin: String,
+        /// The contract this hookhost speaks.
+        expected: &'static str,
+        /// The contract the plugin was built for.
+        found: String,
+    },
 
-    #[error("{hook}: plugin {plugin} imports {import}, which hookhost does not provide; plugins may import WASI 0.2 and hookhost:hooks/log@0.1.0 only")]
-    UnsupportedImport { hook: String, plugin: String, import: String },
+    /// The component imports something hookhost does not provide.
+    #[error("{hook}: plugin {plugin} imports {import}, which hookhost does not provide; plugins may import WASI 0.2 and {log} only", log = crate::wit::LOG_IMPORT)]
+    UnsupportedImport {
+        /// The hook.
+        hook: String,
+        /// The plugin.
+        plugin: String,
+        /// The import.
+        import: String,
+    },
 
+    /// The plugin needs a capability the config does not grant it.
     #[error("{hook}: plugin {plugin} needs the capability {capability} ({why}), which is not granted; {fix}")]
-    CapabilityNotGranted { hook: String, plugin: String, capability: &'static str, why: String, fix: String },
+    CapabilityNotGranted {
+        /// The hook.
+        hook: String,
+        /// The plugin.
+        plugin: PluginRef,
+        /// The capability.
+        capability: Capability,
+        /// Why it needs it.
+        why: String,
+        /// How to grant it in the config.
+        fix: String,
+    },
 
+    /// The plugin's `validate-settings` rejected the hook's settings.
     #[error("{hook}: plugin {plugin} rejected its settings: {message}; fix executor.settings")]
-    SettingsRejected { hook: String, plugin: String, message: String },
+    SettingsRejected {
+        /// The hook.
+        hook: String,
+        /// The plugin.
+        plugin: String,
+        /// The plugin's message.
+        message: String,
+    },
 
+    /// The plugin failed while checking its settings.
     #[error("{hook}: plugin {plugin} failed while checking its settings: {error}")]
-    SettingsCheckFailed { hook: String, plugin: String, error: HookError },
+    SettingsCheckFailed {
+        /// The hook.
+        hook: String,
+        /// The plugin.
+        plugin: String,
+        /// How it failed.
+        error: HookError,
+    },
 
-    #[error("cannot open the audit log {}: {reason}; check audit_log in the config", path.display())]
-    AuditLog { path: PathBuf, reason: String },
+    /// The audit log could not be opened.
+    #[error("cannot open the audit log {}: {source}; check audit_log in the config", path.display())]
+    AuditLog {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: crate::audit::AuditOpenError,
+    },
 
     /// A bundle could not be fetched, failed its checks, or was refused by the trust policy.
     /// Nothing of it was compiled or cached.
+    #[cfg(feature = "bundles")]
     #[error(transparent)]
-    Bundle(#[from] crate::bundle::BundleError),
+    Bundle(#[from] hookhost_bundle::BundleError),
 
     /// Several hooks were refused (each settings rejection is reported, not just the first).
     #[error("{} hooks were refused:{}", .0.len(), .0.iter().map(|e| format!("\n  - {e}")).collect::<String>())]
     Several(Vec<LoadError>),
 
-    /// The cache directory is not private to this user (or cannot be created).
-    #[error("{0}")]
-    Cache(String),
+    /// The cache directory is not private to this user, or cannot be created.
+    #[error("{message}")]
+    Cache {
+        /// The directory.
+        dir: PathBuf,
+        /// What is wrong and what to do.
+        message: String,
+    },
 
-    #[error("{0}")]
-    Engine(String),
+    /// The wasm engine could not be set up.
+    #[error("{what}: {source}")]
+    Engine {
+        /// What failed.
+        what: &'static str,
+        /// The engine's error.
+        #[source]
+        source: EngineFailure,
+    },
+}
+
+/// What wasmtime said when the engine or the linker could not be set up (its full chain).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct EngineFailure(String);
+
+impl From<wasmtime::Error> for EngineFailure {
+    fn from(e: wasmtime::Error) -> EngineFailure {
+        EngineFailure(format!("{e:#}"))
+    }
 }
 
 /// Why one hook invocation failed. Never a block by itself: the hook's `on_error` decides.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HookError {
+    /// It ran past its wall-clock limit.
     #[error("timed out after {} ms", .0.as_millis())]
     Timeout(Duration),
+    /// It ran out of fuel.
     #[error("ran out of fuel (budget {0})")]
     OutOfFuel(u64),
+    /// It tried to grow memory past its limit.
     #[error("exceeded the memory limit of {} MiB", .0 >> 20)]
     MemoryLimit(usize),
+    /// It trapped.
     #[error("trapped: {0}")]
     Trap(String),
+    /// It could not be instantiated.
     #[error("could not be instantiated: {0}")]
     Instantiate(String),
+    /// It returned an error.
     #[error("returned an error: {0}")]
     Guest(String),
+    /// Its decision broke the contract (an effect the event does not honour, oversize, bad JSON).
     #[error("returned an invalid decision: {0}")]
     InvalidDecision(String),
+    /// The event was too large to run it on.
     #[error("was not run: the event payload is {size} bytes, over the {limit}-byte limit")]
-    EventTooLarge { size: usize, limit: usize },
+    EventTooLarge {
+        /// The payload's size.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
 }

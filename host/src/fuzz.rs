@@ -2,8 +2,8 @@
 //! corpora too (`tests/tests/fuzz_smoke.rs`). Not a stable API. Each must never panic, whatever
 //! the bytes.
 
-use crate::config::peer::Format;
-use crate::{Config, HookEvent};
+use crate::peer::Format;
+use crate::{ConfigFile as Config, HookEvent};
 use std::path::Path;
 
 /// Config text in every format: native TOML and JSON, each peer format forced, and detection.
@@ -42,7 +42,7 @@ pub fn event(data: &[u8]) {
 /// an archive that is accepted round-trips (re-packing gives the same parts, and so does the
 /// OCI artifact made from it).
 pub fn bundle(data: &[u8]) {
-    use crate::bundle::{read_archive, store, trust, Bundle, Manifest};
+    use hookhost_bundle::{read_archive, store, trust, Bundle, Manifest};
     if let Ok(parts) = read_archive(data, "fuzz.hhb") {
         if let Ok(b) = Bundle::from_parts(parts, "fuzz.hhb") {
             let again = read_archive(&b.archive(), "repacked").unwrap_or_else(|e| panic!("a re-packed bundle does not read back: {e}"));
@@ -61,6 +61,6 @@ pub fn bundle(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         let _ = trust::signature_key_id(text);
         let _ = trust::parse_public_key(text);
-        let _ = crate::bundle::resolve::BundleRef::parse(text);
+        let _ = text.parse::<hookhost_types::BundleRef>();
     }
 }

@@ -1,47 +1,59 @@
 //! # hookhost
 //!
 //! Runs agent lifecycle hooks as sandboxed WebAssembly components and returns typed decisions.
+//! An agent runtime builds a [`Host`] once from a config file (native, or one of the peer
+//! formats) and calls [`Host::dispatch`] at each lifecycle point.
 //!
 //! ```
-//! use hookhost::{Config, Host, HookEvent};
+//! use hookhost::{ConfigFile, Host, HookEvent};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let host = Host::load(Config::embedded_default()).await?;
+//! let host = Host::builder().config(ConfigFile::embedded_default()).build().await?;
 //! let event = HookEvent::pre_tool_use("bash", serde_json::json!({"command": "rm -rf /"}));
 //! let outcome = host.dispatch(&event).await;
 //! assert!(outcome.is_block());
 //! println!("{}", serde_json::to_string(&outcome)?);
 //! # Ok(()) }
 //! ```
+//!
+//! The layers, each its own crate: [`hookhost_types`] (events, decisions, hook specs),
+//! [`hookhost_config`] (config formats → [`ConfigFile`] → [`Plan`]), `hookhost-bundle` (signed
+//! bundles and registries, the `bundles` feature), and this crate (engine, plugins, the chain,
+//! audit). docs/ARCHITECTURE.md draws the graph.
+
+#![deny(missing_docs)]
 
 mod audit;
 mod builtin;
-pub mod bundle;
-pub mod config;
-mod decision;
 mod dispatch;
 mod engine;
 mod error;
-mod event;
-pub mod matcher;
-#[doc(hidden)]
-pub mod fuzz;
-#[doc(hidden)]
-pub mod perf;
+mod host;
 mod plugin;
 mod process;
 mod stoploop;
-mod text;
 mod wit;
 
+#[cfg(feature = "testing")]
+#[doc(hidden)]
+pub mod fuzz;
+#[cfg(feature = "testing")]
+#[doc(hidden)]
+pub mod perf;
+
 pub use audit::{verify as verify_audit_log, verify_expecting as verify_audit_log_expecting, AuditLog, AuditOpenError, AuditRecord, ChainBroken, Recovery, Verified};
-pub use config::{AuditFailure, Config, ConfigError, HookSpec, OnError, PluginRef};
-pub use decision::{Decision, Effect, Verdict, VerdictKind};
-pub use dispatch::{HookTrace, Host, Outcome, FUEL_PER_PAYLOAD_BYTE, MAX_EVENT_BYTES, MAX_RECHECK_ROUNDS};
+pub use dispatch::{HookTrace, Outcome};
+pub use engine::Engine;
 pub use error::{HookError, LoadError};
-pub use event::{EventError, EventName, HookEvent};
-pub use text::printable;
+pub use host::{Host, HostBuilder, HostLimits, FUEL_PER_PAYLOAD_BYTE, MAX_EVENT_BYTES, MAX_RECHECK_ROUNDS};
+pub use hookhost_config::{peer, ConfigError, ConfigFile, Plan};
+pub use hookhost_types::text::printable;
+pub use hookhost_types::{AuditFailure, Capability, Decision, Effect, EventError, EventName, HookEvent, HookSpec, Limits, OnError, PluginRef, Verdict, VerdictKind};
+
+/// The bundle layer (signed bundles, registries, lock files), re-exported.
+#[cfg(feature = "bundles")]
+pub use hookhost_bundle as bundle;
 
 /// The component bytes of a built-in plugin (to ship it in a bundle, or inspect it).
 pub fn builtin_plugin(name: &str) -> Option<&'static [u8]> {

@@ -1,8 +1,9 @@
 //! Entry points for the benchmarks in `host/benches` (not a stable API): they reach below
 //! `Host` to time one layer at a time.
 
-use crate::config::Limits;
-use crate::{engine, wit, HookEvent};
+use crate::engine::{self, Engine};
+use crate::plugin::{Loader, PluginSource};
+use crate::{wit, HookEvent, Limits};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -10,10 +11,10 @@ use std::time::{Duration, Instant};
 /// map of loaded components: from the disk cache when `cache` has an entry, else compiled (and,
 /// with a cache directory, written to it). Returns how long it took.
 pub fn load_builtin(name: &str, cache: Option<&Path>) -> Result<Duration, String> {
-    let engine = engine::engine()?;
+    let engine = Engine::shared().map_err(|e| e.to_string())?;
     let (bytes, digest) = crate::builtin::get(name).ok_or_else(|| format!("no built-in plugin {name}"))?;
     let started = Instant::now();
-    engine::load_uncached(engine, bytes, digest, cache).map_err(|e| format!("{e:#}"))?;
+    engine::load_uncached(engine.wasmtime(), bytes, digest, cache).map_err(|e| format!("{e:#}"))?;
     Ok(started.elapsed())
 }
 
@@ -25,14 +26,14 @@ pub struct Loaded {
 
 /// Load a built-in plugin for the layer-by-layer benchmarks.
 pub fn load(name: &str, event: crate::EventName) -> Result<Loaded, String> {
-    let engine = engine::engine()?;
-    let linker = crate::plugin::linker(engine).map_err(|e| format!("{e:#}"))?;
+    let engine = Engine::shared().map_err(|e| e.to_string())?;
+    let loader = Loader::new(&engine, hookhost_types::paths::cache_dir(None)).map_err(|e| e.to_string())?;
     let (bytes, digest) = crate::builtin::get(name).ok_or_else(|| format!("no built-in plugin {name}"))?;
-    let cache = engine::cache_dir(None);
-    let plugin = crate::plugin::Plugin::load(engine, &linker, "bench", name, bytes, Some(digest), cache.as_deref()).map_err(|e| e.to_string())?;
+    let source = PluginSource { name: name.to_string(), bytes: bytes.into(), digest: Some(digest.to_string()) };
+    let plugin = loader.load("bench", source).map_err(|e| e.to_string())?;
     // The default limits, as a config without a `limits` table gives them.
     let toml = format!("[[hooks]]\nevent = \"{event}\"\nexecutor = {{ plugin = \"builtin:{name}\" }}\n");
-    let config = crate::Config::parse(&toml, Path::new("bench.toml"), Path::new(".")).map_err(|e| e.to_string())?;
+    let config = crate::ConfigFile::parse(&toml, Path::new("bench.toml"), Path::new(".")).map_err(|e| e.to_string())?;
     Ok(Loaded { plugin, limits: config.hooks[0].limits })
 }
 

@@ -1,14 +1,16 @@
 //! Loading a plugin (read, check it is a component of the right world with only provided
 //! imports, compile or load from cache, pre-link) and invoking it in a fresh, limited store.
 
-use crate::config::Limits;
-use crate::engine;
+use crate::engine::{self, Engine};
 use crate::error::{HookError, LoadError};
 use crate::wit::{self, ShellHook as Hook, ShellHookPre as HookPre, WitDecision};
-use std::path::Path;
+use hookhost_config::Plan;
+use hookhost_types::spec::{HookSpec, Limits, PluginRef};
+use std::borrow::Cow;
+use std::path::PathBuf;
 use std::time::Instant;
 use wasmtime::component::{Component, Linker, ResourceTable};
-use wasmtime::{Engine, ResourceLimiter, Store, Trap};
+use wasmtime::{ResourceLimiter, Store, Trap};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
@@ -104,7 +106,7 @@ impl wit::hookhost::hooks::log::Host for State {
         };
         let hook = self.hook_id.as_str();
         // One inert line, whatever the guest sent: no forged log lines, no terminal escapes.
-        let message = crate::text::printable(&message);
+        let message = hookhost_types::text::printable(&message);
         match level {
             Level::Trace => tracing::trace!(target: "hookhost::guest", hook, "{message}"),
             Level::Debug => tracing::debug!(target: "hookhost::guest", hook, "{message}"),
@@ -142,7 +144,7 @@ impl ResourceLimiter for MemoryLimiter {
 }
 
 /// The linker every plugin links against: deny-by-default WASI plus `hookhost:hooks/log`.
-pub(crate) fn linker(engine: &Engine) -> wasmtime::Result<Linker<State>> {
+pub(crate) fn linker(engine: &wasmtime::Engine) -> wasmtime::Result<Linker<State>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
     Hook::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)?;
@@ -165,30 +167,80 @@ fn sniff(bytes: &[u8]) -> Result<(), (String, &'static str)> {
     }
 }
 
-impl Plugin {
-    /// Load a plugin for `hook` from bytes. `name` is how messages refer to it; `digest` is the
-    /// bytes' hex sha256 when it is known already (built-ins), else it is computed here.
-    pub fn load(engine: &Engine, linker: &Linker<State>, hook: &str, name: &str, bytes: &[u8], digest: Option<&str>, cache: Option<&Path>) -> Result<Plugin, LoadError> {
-        let not_component = |reason: String, fix: &'static str| LoadError::NotAComponent { hook: hook.into(), plugin: name.into(), reason, fix };
-        sniff(bytes).map_err(|(reason, fix)| not_component(reason, fix))?;
-        let digest = digest.map_or_else(|| engine::sha256_hex(bytes), str::to_string);
-        let component = engine::load_component(engine, bytes, &digest, cache)
+/// A plugin's bytes and how messages name it.
+pub struct PluginSource<'a> {
+    /// `builtin:name`, the file path, or `namespace/bundle:file`.
+    pub name: String,
+    /// The component bytes.
+    pub bytes: Cow<'a, [u8]>,
+    /// Their hex sha256 when already known (built-ins, bundle files); else computed on load.
+    pub digest: Option<String>,
+}
+
+impl<'a> PluginSource<'a> {
+    /// Where a hook's plugin comes from: a built-in, a verified bundle file, or a file read now.
+    pub fn of(spec: &HookSpec, plan: &'a Plan) -> Result<PluginSource<'a>, LoadError> {
+        let name = spec.plugin.to_string();
+        if let Some(builtin) = spec.plugin.builtin_name() {
+            let (bytes, digest) = crate::builtin::get(builtin).expect("built-in names are validated with the config");
+            return Ok(PluginSource { name, bytes: Cow::Borrowed(bytes), digest: Some(digest.to_string()) });
+        }
+        match &spec.plugin {
+            PluginRef::Bundle { .. } => {
+                let p = plan.bundle_plugins.get(&spec.plugin).expect("resolved with its bundle");
+                Ok(PluginSource { name, bytes: Cow::Borrowed(&p.bytes[..]), digest: Some(p.digest.hex().to_string()) })
+            }
+            PluginRef::Path(path) => match std::fs::read(path) {
+                Ok(b) => Ok(PluginSource { name, bytes: Cow::Owned(b), digest: None }),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(LoadError::PluginMissing { hook: spec.id.clone(), path: path.clone() }),
+                Err(source) => Err(LoadError::PluginUnreadable { hook: spec.id.clone(), path: path.clone(), source }),
+            },
+            PluginRef::Builtin(_) => unreachable!("handled above"),
+        }
+    }
+}
+
+/// Loads plugins onto one engine and linker, through one cache directory.
+pub struct Loader {
+    engine: Engine,
+    linker: Linker<State>,
+    cache: Option<PathBuf>,
+}
+
+impl Loader {
+    /// A loader for `engine`, caching compiled code in `cache`.
+    pub fn new(engine: &Engine, cache: Option<PathBuf>) -> Result<Loader, LoadError> {
+        let linker = linker(engine.wasmtime()).map_err(|e| LoadError::Engine { what: "cannot set up the linker", source: e.into() })?;
+        Ok(Loader { engine: engine.clone(), linker, cache })
+    }
+
+    /// Load a plugin for `hook`: check the bytes are a component, compile it (or load it from
+    /// the cache), check its exports and imports, pre-link it.
+    pub fn load(&self, hook: &str, source: PluginSource<'_>) -> Result<Plugin, LoadError> {
+        let PluginSource { name, bytes, digest } = source;
+        let engine = self.engine.wasmtime();
+        let not_component = |reason: String, fix: &'static str| LoadError::NotAComponent { hook: hook.into(), plugin: name.clone(), reason, fix };
+        sniff(&bytes).map_err(|(reason, fix)| not_component(reason, fix))?;
+        let digest = digest.unwrap_or_else(|| hookhost_types::ids::sha256_hex(&bytes));
+        let component = engine::load_component(engine, &bytes, &digest, self.cache.as_deref())
             .map_err(|e| not_component(format!("it does not validate ({})", first_line(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
-        let imports_process = check_shape(engine, &component, hook, name)?;
-        let instance_pre = linker.instantiate_pre(&component).map_err(|e| LoadError::UnsupportedImport {
+        let imports_process = check_shape(engine, &component, hook, &name)?;
+        let instance_pre = self.linker.instantiate_pre(&component).map_err(|e| LoadError::UnsupportedImport {
             hook: hook.into(),
-            plugin: name.into(),
+            plugin: name.clone(),
             import: first_line(&e),
         })?;
         let pre = HookPre::new(instance_pre).map_err(|e| LoadError::WrongWorld {
             hook: hook.into(),
-            plugin: name.into(),
+            plugin: name.clone(),
             expected: wit::HANDLER_EXPORT,
             found: first_line(&e),
         })?;
-        Ok(Plugin { name: name.into(), digest, imports_process, pre })
+        Ok(Plugin { name, digest, imports_process, pre })
     }
+}
 
+impl Plugin {
     /// Call `validate-settings` once, in a fresh store with the hook's limits.
     pub async fn validate_settings(&self, hook_id: &str, settings_json: &str, limits: &Limits) -> Result<Result<(), String>, HookError> {
         let settings = settings_json.to_string();
@@ -232,6 +284,7 @@ impl Plugin {
 
     /// Instantiate, handle one event, and keep the instance alive (the benchmarks measure the
     /// resident memory of live instances with this).
+    #[cfg(feature = "testing")]
     pub(crate) async fn handle_and_keep(&self, event: wit::WitEvent, ctx: wit::Context, limits: &Limits) -> Result<impl Send, HookError> {
         let (mut store, _stderr) = self.store("bench", limits, false, Instant::now())?;
         let hook = self.pre.instantiate_async(&mut store).await.map_err(|e| HookError::Instantiate(first_line(&e)))?;
@@ -240,6 +293,7 @@ impl Plugin {
     }
 
     /// Create a fresh store and instantiate, calling nothing (the benchmarks' floor).
+    #[cfg(feature = "testing")]
     pub(crate) async fn instantiate_only(&self, limits: &Limits) -> Result<(), HookError> {
         let (mut store, _stderr) = self.store("bench", limits, false, Instant::now())?;
         self.pre.instantiate_async(&mut store).await.map_err(|e| HookError::Instantiate(first_line(&e)))?;
@@ -313,7 +367,7 @@ fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hi
     let stderr = String::from_utf8_lossy(stderr);
     let tail: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("note:")).collect();
     if !tail.is_empty() {
-        let text = crate::text::printable(&tail.join(" | ")).into_owned();
+        let text = hookhost_types::text::printable(&tail.join(" | ")).into_owned();
         let cut = text.char_indices().nth(500).map_or(text.len(), |(i, _)| i);
         msg.push_str(&format!(" (guest stderr: {})", &text[..cut]));
     }
@@ -346,7 +400,7 @@ pub(crate) fn imports_process(bytes: &[u8]) -> bool {
 
 /// Check the component's exports and imports before linking, so the error says exactly what is
 /// wrong (Spin's `HandlerType::from_instance_pre` idea). Returns whether it imports `process`.
-fn check_shape(engine: &Engine, component: &Component, hook: &str, name: &str) -> Result<bool, LoadError> {
+fn check_shape(engine: &wasmtime::Engine, component: &Component, hook: &str, name: &str) -> Result<bool, LoadError> {
     let ty = component.component_type();
     let exports: Vec<String> = ty.exports(engine).map(|(n, _)| n.to_string()).collect();
     if !exports.iter().any(|n| n == wit::HANDLER_EXPORT) {
@@ -377,18 +431,18 @@ fn check_shape(engine: &Engine, component: &Component, hook: &str, name: &str) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::HookEvent;
+    use hookhost_types::HookEvent;
 
     /// The grant is checked again when the guest calls `process.run`: the bash adapter asked to
     /// run a host process by a hook that was not granted `process:exec` gets a refusal, and no
     /// process starts.
     #[tokio::test]
     async fn process_run_rechecks_the_grant() {
-        let engine = engine::engine().unwrap();
-        let linker = linker(engine).unwrap();
         let (bytes, digest) = crate::builtin::get("bash-adapter").unwrap();
         // The user's cache, shared with the other tests that load the adapter (a compile is slow).
-        let plugin = Plugin::load(engine, &linker, "user:h", "builtin:bash-adapter", bytes, Some(digest), engine::cache_dir(None).as_deref()).unwrap();
+        let loader = Loader::new(&Engine::shared().unwrap(), hookhost_types::paths::cache_dir(None)).unwrap();
+        let source = PluginSource { name: "builtin:bash-adapter".into(), bytes: bytes.into(), digest: Some(digest.into()) };
+        let plugin = loader.load("user:h", source).unwrap();
         assert!(plugin.imports_process);
         let dir = tempfile::tempdir().unwrap();
         let marker = dir.path().join("ran");

@@ -27,7 +27,7 @@ impl StopLoops {
     }
 
     fn file(&self, session: &str) -> Option<PathBuf> {
-        Some(self.dir.as_ref()?.join(crate::engine::sha256_hex(session.as_bytes())))
+        Some(self.dir.as_ref()?.join(hookhost_types::ids::sha256_hex(session.as_bytes())))
     }
 
     /// The session's consecutive stop blocks so far.

@@ -1,6 +1,6 @@
 //! Helpers for the integration tests: fixture paths, config builders, events.
 
-use hookhost::{Config, Host, HookEvent, LoadError};
+use hookhost::{ConfigFile, Host, HookEvent, LoadError};
 use serde_json::Value;
 use std::path::Path;
 
@@ -12,9 +12,9 @@ pub mod fixtures {
 }
 
 /// Parse a TOML config whose relative paths resolve against `base`, with the test cache.
-pub fn config(toml: &str, base: &Path) -> Config {
+pub fn config(toml: &str, base: &Path) -> ConfigFile {
     let text = format!("cache_dir = {:?}\n{toml}", fixtures::CACHE_DIR);
-    Config::parse(&text, Path::new("test.toml"), base).unwrap_or_else(|e| panic!("test config invalid: {e}"))
+    ConfigFile::parse(&text, Path::new("test.toml"), base).unwrap_or_else(|e| panic!("test config invalid: {e}"))
 }
 
 /// Load a host from TOML.
@@ -24,7 +24,7 @@ pub async fn host(toml: &str) -> Host {
 
 /// Load a host from TOML, returning the load error.
 pub async fn try_host(toml: &str) -> Result<Host, LoadError> {
-    Host::load(config(toml, Path::new("."))).await
+    Host::from_config(config(toml, Path::new("."))).await
 }
 
 /// A session id no other test or earlier run shares: stop-loop counts persist in the cache

@@ -3,7 +3,7 @@
 
 use hookhost::bundle::store::{Artifact, Store};
 use hookhost::bundle::{self, trust};
-use hookhost::{Config, Host, LoadError};
+use hookhost::{ConfigFile, Host, LoadError};
 use hookhost_tests::fixtures;
 use std::path::Path;
 
@@ -26,20 +26,20 @@ fn publish(dir: &Path, declare: bool) -> String {
     format!("[[trust.keys]]\npublic_key = {:?}\nallow = [\"acme/*\"]\n", public.lines().nth(1).unwrap())
 }
 
-fn config(dir: &Path, trust: &str, grants: &str) -> Config {
+fn config(dir: &Path, trust: &str, grants: &str) -> ConfigFile {
     let cache = dir.join("cache");
     let text = format!("cache_dir = {:?}\nbundles = [\"local/acme/echo@1.0.0\"]\n[registries.local]\npath = \"reg\"\n{trust}{grants}", cache);
-    Config::parse(&text, &dir.join("hooks.toml"), dir).unwrap()
+    ConfigFile::parse(&text, &dir.join("hooks.toml"), dir).unwrap()
 }
 
 async fn load(dir: &Path, trust: &str, grants: &str) -> Result<Host, LoadError> {
-    Host::load(config(dir, trust, grants)).await
+    Host::from_config(config(dir, trust, grants)).await
 }
 
 /// Whether the cache the host really uses (`$HOOKHOST_CACHE_DIR` wins over the config, so a
 /// check of the config's directory alone could pass vacuously) holds compiled code of the
 /// bundle's plugin.
-fn compiled(config: &Config) -> bool {
+fn compiled(config: &ConfigFile) -> bool {
     use sha2::Digest;
     let digest: String = sha2::Sha256::digest(std::fs::read(fixtures::PROCESS_USER).unwrap()).iter().map(|b| format!("{b:02x}")).collect();
     let cache = config.effective_cache_dir().expect("a cache directory");
@@ -78,10 +78,10 @@ async fn a_grant_to_every_plugin_does_not_reach_a_bundle() {
     let trust = publish(dir.path(), true);
     let cache = dir.path().join("cache");
     let text = format!("cache_dir = {:?}\nbundles = [\"local/acme/echo@1.0.0\"]\n[registries.local]\npath = \"reg\"\n{trust}", cache);
-    let mut config = Config::parse(&text, &dir.path().join("hooks.toml"), dir.path()).unwrap();
-    config.grants.grant_all("process:exec").unwrap(); // what `--grant process:exec` does
+    let config = ConfigFile::parse(&text, &dir.path().join("hooks.toml"), dir.path()).unwrap();
     let effective = config.clone();
-    let err = Host::load(config).await.err().expect("refused");
+    // What `--grant process:exec` does.
+    let err = Host::builder().config(config).grant_all(hookhost::Capability::ProcessExec).build().await.err().expect("refused");
     assert!(matches!(err, LoadError::CapabilityNotGranted { .. }), "{err}");
     assert!(!err.to_string().contains("--grant"), "the message must not suggest what cannot work: {err}");
     assert!(!compiled(&effective), "the refused plugin was compiled or cached");

@@ -2,7 +2,7 @@
 //! with its expected message in *.err), and one example of each peer format
 //! (tests/config/peers/*) loaded, shown and run.
 
-use hookhost::{Config, VerdictKind};
+use hookhost::{ConfigFile, VerdictKind};
 use std::path::{Path, PathBuf};
 
 fn dir(name: &str) -> PathBuf {
@@ -17,7 +17,7 @@ fn every_invalid_config_fails_with_its_golden_message() {
     for path in entries {
         let name = path.file_name().unwrap().to_str().unwrap();
         let golden = std::fs::read_to_string(path.with_file_name(format!("{name}.err"))).unwrap_or_else(|_| panic!("{name} has no {name}.err golden file"));
-        let err = match Config::load(&path) {
+        let err = match ConfigFile::load(&path) {
             Ok(_) => panic!("{name} loaded, but it is invalid"),
             Err(e) => e.to_string().replace(&path.display().to_string(), name),
         };
@@ -27,7 +27,7 @@ fn every_invalid_config_fails_with_its_golden_message() {
     assert!(checked >= 20, "only {checked} golden files");
 }
 
-fn summary(config: &Config) -> Vec<String> {
+fn summary(config: &ConfigFile) -> Vec<String> {
     config
         .hooks
         .iter()
@@ -38,14 +38,14 @@ fn summary(config: &Config) -> Vec<String> {
         .collect()
 }
 
-async fn run(config: Config, event: serde_json::Value) -> hookhost::Outcome {
-    let host = hookhost::Host::load(config).await.unwrap_or_else(|e| panic!("{e}"));
+async fn run(config: ConfigFile, event: serde_json::Value) -> hookhost::Outcome {
+    let host = hookhost::Host::from_config(config).await.unwrap_or_else(|e| panic!("{e}"));
     host.dispatch(&hookhost::HookEvent::from_value(event).unwrap()).await
 }
 
 #[tokio::test]
 async fn everruns_capabilities_json() {
-    let config = Config::load(&dir("peers").join("everruns.json")).unwrap();
+    let config = ConfigFile::load(&dir("peers").join("everruns.json")).unwrap();
     assert_eq!(
         summary(&config),
         [
@@ -62,7 +62,7 @@ async fn everruns_capabilities_json() {
 
 #[tokio::test]
 async fn docker_agent_yaml() {
-    let config = Config::load(&dir("peers").join("docker-agent.yaml")).unwrap();
+    let config = ConfigFile::load(&dir("peers").join("docker-agent.yaml")).unwrap();
     assert_eq!(
         summary(&config),
         [
@@ -79,7 +79,7 @@ async fn docker_agent_yaml() {
 
 #[tokio::test]
 async fn claude_code_settings_json() {
-    let config = Config::load(&dir("peers").join("claude-settings.json")).unwrap();
+    let config = ConfigFile::load(&dir("peers").join("claude-settings.json")).unwrap();
     assert_eq!(
         summary(&config),
         ["user:pre_tool_use_0 pre_tool_use builtin:bash-adapter 30000ms block claude-code", "user:user_prompt_submit_1 user_prompt_submit builtin:bash-adapter 30000ms warn claude-code"]
@@ -94,7 +94,7 @@ async fn claude_code_settings_json() {
 
 #[tokio::test]
 async fn starchild_shell_hooks_yaml() {
-    let config = Config::load(&dir("peers").join("starchild.yaml")).unwrap();
+    let config = ConfigFile::load(&dir("peers").join("starchild.yaml")).unwrap();
     assert_eq!(summary(&config), ["user:pre_tool_use_0 pre_tool_use builtin:bash-adapter 5000ms block starchild"]);
     let out = run(config.clone(), serde_json::json!({"event": "pre_tool_call", "tool_name": "bash", "tool_input": {"command": "mkfs.ext4 /dev/sda1"}})).await;
     assert_eq!((out.decision, out.reason.as_deref()), (VerdictKind::Block, Some("[security] This command is irreversible: mkfs.ext4 /dev/sda1")));
@@ -126,7 +126,7 @@ const FORMATS: [&str; 4] = ["claude-code", "everruns", "docker-agent", "starchil
 async fn a_converted_guard_that_fails_blocks_in_every_format() {
     let tmp = tempfile::tempdir().unwrap();
     for format in FORMATS {
-        let config = Config::load(&peer_guard(tmp.path(), format, "sleep 10; echo '{}'")).unwrap_or_else(|e| panic!("{format}: {e}"));
+        let config = ConfigFile::load(&peer_guard(tmp.path(), format, "sleep 10; echo '{}'")).unwrap_or_else(|e| panic!("{format}: {e}"));
         assert_eq!(config.hooks[0].on_error, hookhost::OnError::Block, "{format}");
         let out = run(config, serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})).await;
         assert_eq!(out.decision, VerdictKind::Block, "{format}: {out:?}");
@@ -142,8 +142,8 @@ async fn converted_hooks_that_cannot_run_in_the_sandbox_are_refused_at_load() {
     let tail = "which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and its filesystem starts empty); run it as a real process with settings.mode = \"host\" and grant process:exec to builtin:bash-adapter; fix executor.settings";
     for (format, id) in [("claude-code", "user:pre_tool_use_0"), ("everruns", "user:guard"), ("docker-agent", "user:root_pre_tool_use_0"), ("starchild", "user:pre_tool_use_0")] {
         for (command, what) in [("node \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.js", "`node`"), ("./scripts/validate.sh", "the file ./scripts/validate.sh"), ("python3 .claude/hooks/check.py || uv run x", "`python3`, `uv`")] {
-            let config = Config::load(&peer_guard(tmp.path(), format, command)).unwrap();
-            let err = hookhost::Host::load(config).await.err().unwrap_or_else(|| panic!("{format} {command}: loaded"));
+            let config = ConfigFile::load(&peer_guard(tmp.path(), format, command)).unwrap();
+            let err = hookhost::Host::from_config(config).await.err().unwrap_or_else(|| panic!("{format} {command}: loaded"));
             assert_eq!(err.to_string(), format!("{id}: plugin builtin:bash-adapter rejected its settings: the command cannot run in the sandbox: it runs {what}, {tail}"), "{format}");
         }
     }
@@ -159,7 +159,7 @@ async fn every_unrunnable_converted_hook_is_reported_at_once() {
         "PostToolUse": [{"hooks": [{"type": "command", "command": "echo ok"}, {"type": "command", "command": "./fmt.sh"}]}]
     }});
     std::fs::write(&path, hooks.to_string()).unwrap();
-    let err = hookhost::Host::load(Config::load(&path).unwrap()).await.err().expect("refused").to_string();
+    let err = hookhost::Host::from_config(ConfigFile::load(&path).unwrap()).await.err().expect("refused").to_string();
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines[0], "2 hooks were refused:");
     // Events in the file's key order as JSON objects are read (sorted), hooks numbered in turn.

@@ -1,13 +1,13 @@
 //! The seed contract (seed 001's own test cases, reproduced against hookhost), chain tables for
 //! the verdict rules of DESIGN.md §7, and the stop-loop cap.
 
-use hookhost::{Config, VerdictKind};
+use hookhost::{ConfigFile, VerdictKind};
 use hookhost_tests::{fixtures, host};
 use serde_json::json;
 use std::path::Path;
 
-fn everruns(config: serde_json::Value) -> Result<Config, hookhost::ConfigError> {
-    Config::parse(&config.to_string(), Path::new("agent.json"), Path::new("."))
+fn everruns(config: serde_json::Value) -> Result<ConfigFile, hookhost::ConfigError> {
+    ConfigFile::parse(&config.to_string(), Path::new("agent.json"), Path::new("."))
 }
 
 // ---- seed 001: the user_hooks capability's tests ----
@@ -74,7 +74,7 @@ id = "c"
 event = "stop"
 executor = { plugin = "builtin:guard-destructive" }
 "#;
-    let config = Config::parse(toml, Path::new("h.toml"), Path::new(".")).unwrap();
+    let config = ConfigFile::parse(toml, Path::new("h.toml"), Path::new(".")).unwrap();
     let ids: Vec<&str> = config.hooks.iter().map(|h| h.id.as_str()).collect();
     assert_eq!(ids, ["pack:a", "user:c"], "capability order first, then the user's hooks");
     assert_eq!(config.muted, ["pack:b"]);

@@ -3,7 +3,7 @@
 //! closed, a rewrite is re-checked by the guards that ran before it, and decisions are capped
 //! by element count as well as bytes.
 
-use hookhost::{Config, HookEvent, Host, OnError, VerdictKind, MAX_EVENT_BYTES};
+use hookhost::{ConfigFile, HookEvent, Host, OnError, VerdictKind, MAX_EVENT_BYTES};
 use hookhost_tests::{bash, event, fixtures, host};
 use serde_json::json;
 
@@ -11,7 +11,7 @@ const TOKEN: &str = "ghp_0123456789abcdefghijABCDEFGHIJ0123";
 const MASK: &str = "[REDACTED:github-token]";
 
 async fn default_host() -> Host {
-    Host::load(Config::embedded_default()).await.expect("the embedded default loads")
+    Host::from_config(ConfigFile::embedded_default()).await.expect("the embedded default loads")
 }
 
 /// Filler of `n` bytes that holds no secret (words and spaces, so the scanner sees many
@@ -61,7 +61,7 @@ async fn big_tool_inputs_outputs_and_prompts_are_still_redacted() {
 
 #[test]
 fn the_default_redactors_fail_closed() {
-    let c = Config::embedded_default();
+    let c = ConfigFile::embedded_default();
     let policies: Vec<(&str, OnError)> = c.hooks.iter().map(|h| (h.id.as_str(), h.on_error)).collect();
     assert_eq!(
         policies,

@@ -1,0 +1,274 @@
+//! `hookhost bench`: one policy — block destructive shell commands, allow the rest — run four
+//! ways over the same fixed mix of `pre_tool_use` payloads, side by side in one process:
+//!
+//! 1. `wasm`: the built-in guard-destructive plugin through the host, a fresh sandboxed
+//!    instance per call with the default limits;
+//! 2. `sandbox`: a bash + jq script through the built-in bash adapter in sandbox mode;
+//! 3. `bash-jq`: the same script spawned per call with `bash -c`, the way Claude Code runs hooks;
+//! 4. `native`: `hookhost-native-guard` (the plugin's own Rust code compiled natively) spawned
+//!    per call.
+//!
+//! Every call's decision is checked against the expected one, so the figures are for real work.
+
+use anyhow::{bail, Context as _, Result};
+use hookhost::{ConfigFile, HookEvent, Host};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The bash + jq version of the policy (a Claude Code `PreToolUse` hook).
+pub const GUARD_SCRIPT: &str = include_str!("bench/guard.sh");
+
+/// The payload mix: (tool, arguments, blocked?).
+fn mix() -> Vec<(&'static str, Value, bool)> {
+    let bash = |command: &str, blocked: bool| ("bash", json!({ "command": command }), blocked);
+    vec![
+        bash("ls -la", false),
+        bash("git status --short", false),
+        bash("cargo test --workspace 2>&1 | tail -20", false),
+        bash("rm -rf /", true),
+        bash("rm -rf target/debug", false),
+        ("edit_file", json!({"path": "src/lib.rs", "old_string": "fn main() {}", "new_string": "fn main() { run() }"}), false),
+        bash("sudo rm -rf --no-preserve-root /", true),
+        bash("grep -rn TODO src/ | head", false),
+        bash("dd if=/dev/zero of=/dev/sda bs=1M", true),
+        ("read_file", json!({"path": "README.md"}), false),
+        bash("npm install && npm run build", false),
+        bash("mkfs.ext4 /dev/sdb1", true),
+    ]
+}
+
+#[derive(Serialize)]
+pub struct WayResult {
+    way: &'static str,
+    label: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<String>,
+    calls: usize,
+    p50_us: f64,
+    p99_us: f64,
+    /// p50 of this way / p50 of the wasm hook.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    p50_vs_wasm: Option<f64>,
+}
+
+#[derive(Serialize)]
+pub struct Report {
+    policy: &'static str,
+    payloads: usize,
+    blocked: usize,
+    seconds_per_way: f64,
+    ways: Vec<WayResult>,
+}
+
+/// Run the four ways for about `seconds` each.
+pub async fn run(seconds: f64) -> Result<Report> {
+    let budget = Duration::from_secs_f64(seconds);
+    let mix = mix();
+    let events: Vec<(HookEvent, bool)> = mix.iter().map(|(tool, args, blocked)| (HookEvent::pre_tool_use(tool, args.clone()), *blocked)).collect();
+    let payloads: Vec<(String, bool)> = mix
+        .iter()
+        .map(|(tool, args, blocked)| {
+            let p = json!({"session_id": "bench", "cwd": ".", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": args});
+            (p.to_string(), *blocked)
+        })
+        .collect();
+
+    let mut ways = Vec::new();
+    let wasm = host("executor = { plugin = \"builtin:guard-destructive\" }").await?;
+    ways.push(finish("wasm", "wasm hook, fresh instance per call", Ok(in_host(&wasm, &events, budget).await?)));
+    let settings = format!("executor = {{ plugin = \"builtin:bash-adapter\", settings = {{ dialect = \"claude-code\", command = {} }} }}", toml_string(GUARD_SCRIPT));
+    let sandbox = host(&settings).await?;
+    ways.push(finish("sandbox", "bash + jq script, bash adapter sandbox", Ok(in_host(&sandbox, &events, budget).await?)));
+
+    let bash_jq = match (which("bash"), which("jq")) {
+        (Some(bash), Some(_)) => {
+            let argv = vec![bash.into_os_string(), "-c".into(), GUARD_SCRIPT.into()];
+            Ok(spawned(argv, payloads.clone(), budget).await?)
+        }
+        (None, _) => Err(Skip("bash is not on PATH".into())),
+        (_, None) => Err(Skip("jq is not on PATH (install it: apt-get install jq)".into())),
+    };
+    ways.push(finish("bash-jq", "bash + jq script, spawned per call", bash_jq));
+    let native = match native_guard() {
+        Some(path) => Ok(spawned(vec![path.into_os_string()], payloads, budget).await?),
+        None => Err(Skip("hookhost-native-guard is not next to this binary (build both: cargo build --release -p hookhost)".into())),
+    };
+    ways.push(finish("native", "native binary, spawned per call", native));
+
+    let base = ways[0].p50_us;
+    for w in ways.iter_mut().filter(|w| w.skipped.is_none()) {
+        w.p50_vs_wasm = Some((w.p50_us / base * 100.0).round() / 100.0);
+    }
+    Ok(Report {
+        policy: "block destructive shell commands, allow the rest",
+        payloads: mix.len(),
+        blocked: mix.iter().filter(|m| m.2).count(),
+        seconds_per_way: seconds,
+        ways,
+    })
+}
+
+/// Why a way did not run (a missing tool); anything else is an error.
+struct Skip(String);
+
+type Samples = std::result::Result<Vec<Duration>, Skip>;
+
+fn finish(way: &'static str, label: &'static str, samples: Samples) -> WayResult {
+    let (samples, skipped) = match samples {
+        Ok(s) => (s, None),
+        Err(Skip(why)) => (Vec::new(), Some(why)),
+    };
+    let round = |us: f64| (us * 10.0).round() / 10.0;
+    WayResult { way, label, skipped, calls: samples.len(), p50_us: round(percentile(&samples, 0.50)), p99_us: round(percentile(&samples, 0.99)), p50_vs_wasm: None }
+}
+
+/// The `q` quantile (nearest rank) in microseconds; 0 for no samples.
+fn percentile(samples: &[Duration], q: f64) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1].as_secs_f64() * 1e6
+}
+
+async fn host(executor: &str) -> Result<Host> {
+    let toml = format!("[[hooks]]\nid = \"bench\"\nevent = \"pre_tool_use\"\n{executor}\n");
+    let config = ConfigFile::parse(&toml, Path::new("bench.toml"), Path::new(".")).context("bench config")?;
+    Host::from_config(config).await.context("loading the bench hook")
+}
+
+fn toml_string(s: &str) -> String {
+    Value::String(s.to_string()).to_string()
+}
+
+/// Dispatch the mix round-robin for `budget` (at least one full round), checking decisions.
+async fn in_host(host: &Host, events: &[(HookEvent, bool)], budget: Duration) -> Result<Vec<Duration>> {
+    let mut samples = Vec::new();
+    let started = Instant::now();
+    // One untimed round warms caches and checks every decision once with its error text.
+    for (event, blocked) in events {
+        let outcome = host.dispatch(event).await;
+        if let Some(error) = outcome.hooks.iter().find_map(|h| h.error.as_deref()) {
+            bail!("the bench hook failed on {}: {error}", event.to_value());
+        }
+        check(outcome.is_block(), *blocked, || event.to_value().to_string())?;
+    }
+    while samples.len() < events.len() || started.elapsed() < budget {
+        for (event, blocked) in events {
+            let t = Instant::now();
+            let outcome = host.dispatch(event).await;
+            samples.push(t.elapsed());
+            check(outcome.is_block(), *blocked, || event.to_value().to_string())?;
+        }
+    }
+    Ok(samples)
+}
+
+/// `what` names the input, built only when the decision is wrong.
+fn check(got_block: bool, want_block: bool, what: impl FnOnce() -> String) -> Result<()> {
+    if got_block != want_block {
+        bail!("wrong decision for {}: {} (expected {})", what(), verdict(got_block), verdict(want_block));
+    }
+    Ok(())
+}
+
+fn verdict(block: bool) -> &'static str {
+    if block { "block" } else { "allow" }
+}
+
+/// Spawn `argv` per call with the payload on stdin; exit 2 is a block, 0 an allow.
+async fn spawned(argv: Vec<std::ffi::OsString>, payloads: Vec<(String, bool)>, budget: Duration) -> Result<Vec<Duration>> {
+    tokio::task::spawn_blocking(move || {
+        let once = |payload: &str| -> Result<bool> {
+            let mut child = Command::new(&argv[0])
+                .args(&argv[1..])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .with_context(|| format!("spawning {}", argv[0].to_string_lossy()))?;
+            // A hook may exit without reading stdin; a broken pipe is not an error.
+            let _ = child.stdin.take().expect("piped").write_all(payload.as_bytes());
+            let out = child.wait_with_output()?;
+            match out.status.code() {
+                Some(0) => Ok(false),
+                Some(2) => Ok(true),
+                other => bail!("{} exited with {other:?}: {}", argv[0].to_string_lossy(), String::from_utf8_lossy(&out.stderr).trim()),
+            }
+        };
+        let mut samples = Vec::new();
+        let started = Instant::now();
+        for (payload, blocked) in &payloads {
+            check(once(payload)?, *blocked, || payload.clone())?;
+        }
+        while samples.len() < payloads.len() || started.elapsed() < budget {
+            for (payload, blocked) in &payloads {
+                let t = Instant::now();
+                let block = once(payload)?;
+                samples.push(t.elapsed());
+                check(block, *blocked, || payload.clone())?;
+            }
+        }
+        Ok(samples)
+    })
+    .await?
+}
+
+/// A program on PATH, resolved to its file (so the spawn takes the posix_spawn path).
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(program)).find(|p| p.is_file())
+}
+
+/// `hookhost-native-guard`, built beside this binary.
+fn native_guard() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let path = exe.parent()?.join("hookhost-native-guard");
+    path.is_file().then_some(path)
+}
+
+/// The report as a table.
+pub fn render(r: &Report) -> String {
+    let mut out = format!(
+        "hookhost bench: {} — {} pre_tool_use payloads ({} blocked), ~{} s per way\n\n",
+        r.policy, r.payloads, r.blocked, r.seconds_per_way
+    );
+    out.push_str(&format!("{:<42} {:>8} {:>11} {:>11} {:>12}\n", "way", "calls", "p50", "p99", "p50 vs wasm"));
+    for w in &r.ways {
+        match &w.skipped {
+            Some(why) => out.push_str(&format!("{:<42} skipped: {why}\n", w.label)),
+            None => out.push_str(&format!(
+                "{:<42} {:>8} {:>11} {:>11} {:>11.1}×\n",
+                w.label,
+                w.calls,
+                human(w.p50_us),
+                human(w.p99_us),
+                w.p50_vs_wasm.unwrap_or(0.0)
+            )),
+        }
+    }
+    out
+}
+
+fn human(us: f64) -> String {
+    if us >= 1000.0 { format!("{:.2} ms", us / 1000.0) } else { format!("{us:.1} µs") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentile_is_nearest_rank() {
+        let s: Vec<Duration> = (1..=100).map(Duration::from_micros).collect();
+        assert_eq!(percentile(&s, 0.50), 50.0);
+        assert_eq!(percentile(&s, 0.99), 99.0);
+        assert_eq!(percentile(&s[..1], 0.99), 1.0);
+        assert_eq!(percentile(&[], 0.5), 0.0);
+    }
+}

@@ -1,0 +1,339 @@
+//! `hookhost bundle …`, `hookhost key …`, `hookhost registry …`, `hookhost lock`: building,
+//! signing and moving bundles.
+
+use crate::{usage, HostArgs};
+use anyhow::Result;
+use clap::Subcommand;
+use hookhost_bundle::oci::{tag_of, Remote};
+use hookhost_bundle::store::{Artifact, Store};
+use hookhost_bundle::trust::{self, Policy};
+use hookhost_bundle::{self as bundle, Bundle, LockMode};
+use hookhost_config::{ConfigFile, Registry};
+use hookhost_types::ids::sha256_hex;
+use hookhost_types::BundleRef;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Subcommand)]
+pub enum BundleCommand {
+    /// Pack a bundle directory (bundle.toml + plugin files) into one archive.
+    Pack {
+        dir: PathBuf,
+        /// Output file. Default: `NAMESPACE-NAME-VERSION.hhb` in the current directory.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Show what a bundle holds: name, version, files with digests and capabilities, hooks,
+    /// the manifest digest and the trusted comment a signature must carry.
+    Inspect {
+        bundle: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a bundle: every file against the manifest, and its signatures against the trust
+    /// policy of `--config` or the public keys given with `--key`.
+    Verify {
+        bundle: PathBuf,
+        #[command(flatten)]
+        trust: TrustArgs,
+        #[command(flatten)]
+        sigs: SigArgs,
+    },
+    /// Sign a bundle's manifest (writes `BUNDLE.KEYID.minisig`, minisign format).
+    Sign {
+        bundle: PathBuf,
+        /// The secret key (minisign format). Encrypted keys read their password from
+        /// HOOKHOST_KEY_PASSWORD.
+        #[arg(long)]
+        key: PathBuf,
+        /// Signature file to write.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Print the manifest's exact bytes (what signatures cover; for `minisign -S/-V -m`).
+    Manifest { bundle: PathBuf },
+    /// Write a bundle's files into a directory (confined to it).
+    Unpack { bundle: PathBuf, dir: PathBuf },
+}
+
+#[derive(Subcommand)]
+pub enum KeyCommand {
+    /// Generate a signing key pair: PREFIX.key (secret, mode 0600) and PREFIX.pub.
+    Generate {
+        /// Path prefix of the two files.
+        #[arg(long, short, default_value = "hookhost")]
+        output: PathBuf,
+        /// Replace existing files.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum RegistryCommand {
+    /// Push a bundle (and its signatures) to a registry: a directory, or oci://host[:port]/prefix.
+    Push {
+        bundle: PathBuf,
+        registry: String,
+        #[command(flatten)]
+        sigs: SigArgs,
+    },
+    /// Fetch a bundle (REGISTRY/namespace/name@version or @sha256:…), verify it, and keep it in
+    /// the cache (or in the directory registry given with --to).
+    Pull {
+        reference: String,
+        #[command(flatten)]
+        trust: TrustArgs,
+        /// Copy into this local directory registry instead of the cache.
+        #[arg(long)]
+        to: Option<PathBuf>,
+    },
+    /// List the bundles and versions of a registry.
+    List { registry: String },
+}
+
+#[derive(clap::Args)]
+pub struct TrustArgs {
+    /// Use this config's [trust] policy (and its [registries] for names).
+    #[arg(long, short)]
+    config: Option<PathBuf>,
+    /// Trust this public key (minisign .pub file) for any bundle. Repeatable.
+    #[arg(long, value_name = "PUBKEY")]
+    key: Vec<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct SigArgs {
+    /// Signature files. Default: BUNDLE.minisig and BUNDLE.*.minisig next to the bundle.
+    #[arg(long = "sig", value_name = "FILE")]
+    sigs: Vec<PathBuf>,
+}
+
+fn read_bundle(path: &Path) -> Result<Bundle> {
+    let bytes = std::fs::read(path).map_err(|e| usage(format!("cannot read the bundle {}: {e}", path.display())))?;
+    let shown = path.display().to_string();
+    Ok(Bundle::from_parts(bundle::read_archive(&bytes, &shown)?, &shown)?)
+}
+
+/// The signature files of a bundle: explicit ones, else its `.minisig` siblings.
+fn signatures(bundle: &Path, explicit: &SigArgs) -> Result<Vec<String>> {
+    let mut files = explicit.sigs.clone();
+    if files.is_empty() {
+        let name = bundle.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let dir = bundle.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                let f = entry.file_name().to_string_lossy().into_owned();
+                if f.starts_with(&format!("{name}.")) && f.ends_with(".minisig") {
+                    files.push(entry.path());
+                }
+            }
+        }
+        files.sort();
+    }
+    files.iter().map(|f| std::fs::read_to_string(f).map_err(|e| usage(format!("cannot read the signature {}: {e}", f.display())))).collect()
+}
+
+/// The trust policy of `--config` (already loaded as `config`) or of `--key` files.
+fn policy(args: &TrustArgs, config: Option<&ConfigFile>) -> Result<Policy> {
+    match (config, args.key.is_empty()) {
+        (Some(_), false) => Err(usage("give --config or --key, not both")),
+        (Some(config), true) => Policy::from_config(&config.trust).map_err(|problems| usage(format!("{}: {}", config.source.display(), problems.join("; ")))),
+        (None, false) => {
+            let keys = args.key.iter().map(|p| std::fs::read_to_string(p).map(|t| (p.display().to_string(), t)).map_err(|e| usage(format!("cannot read the key {}: {e}", p.display())))).collect::<Result<Vec<_>>>()?;
+            Policy::trusting(&keys).map_err(usage)
+        }
+        (None, true) => Err(usage("nothing to check signatures against: pass --key PUBKEY (a minisign .pub file) or --config with a [trust] section")),
+    }
+}
+
+fn human(bytes: usize) -> String {
+    if bytes >= 1 << 20 { format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64) } else { format!("{:.1} KiB", bytes as f64 / 1024.0) }
+}
+
+pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
+    match cmd {
+        BundleCommand::Pack { dir, output } => {
+            let b = bundle::pack(&dir)?;
+            let out = output.unwrap_or_else(|| PathBuf::from(format!("{}-{}.hhb", b.manifest.name.replace('/', "-"), b.manifest.version)));
+            let archive = b.archive();
+            std::fs::write(&out, &archive).map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
+            println!("packed {} → {} ({}, sha256:{})", b.manifest.id(), out.display(), human(archive.len()), sha256_hex(&archive));
+            println!("manifest {}; sign it with `hookhost bundle sign --key KEY {}`", b.manifest_digest, out.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::Inspect { bundle, json } => {
+            let b = read_bundle(&bundle)?;
+            let sigs = signatures(&bundle, &SigArgs { sigs: vec![] })?;
+            let signer_ids: Vec<String> = sigs.iter().map(|s| trust::signature_key_id(s).unwrap_or_else(|e| e)).collect();
+            if json {
+                let v = serde_json::json!({
+                    "manifest": serde_json::from_slice::<serde_json::Value>(&b.parts.manifest)?,
+                    "manifest_digest": b.manifest_digest,
+                    "archive_sha256": sha256_hex(&b.archive()),
+                    "trusted_comment": trust::trusted_comment(&b),
+                    "signatures": signer_ids,
+                });
+                println!("{}", serde_json::to_string_pretty(&v)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            let m = &b.manifest;
+            println!("{}  {}", m.id(), m.description);
+            println!("  manifest   {}", b.manifest_digest);
+            println!("  needs      hookhost >= {}, {}", m.min_hookhost, m.wit);
+            for p in &m.plugins {
+                let caps = if p.capabilities.is_empty() { String::new() } else { format!("  requests {}", p.capabilities.join(", ")) };
+                println!("  file       {} ({}, sha256:{}){caps}", p.file, human(p.size as usize), p.sha256);
+            }
+            for (i, h) in m.hooks.iter().enumerate() {
+                let id = h.id.clone().unwrap_or_else(|| format!("{}_{i}", h.event));
+                println!("  hook       {}:{id} on {} → {}", m.name, h.event, h.executor.plugin);
+            }
+            println!("  sign with  trusted comment {:?}", trust::trusted_comment(&b));
+            if signer_ids.is_empty() {
+                println!("  signatures none found next to {}", bundle.display());
+            } else {
+                println!("  signatures by key {} (not verified; use `hookhost bundle verify`)", signer_ids.join(", "));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::Verify { bundle, trust, sigs } => {
+            let config = trust.config.as_deref().map(ConfigFile::load).transpose().map_err(usage)?;
+            let policy = policy(&trust, config.as_ref())?;
+            let b = read_bundle(&bundle)?;
+            let sigs = signatures(&bundle, &sigs)?;
+            let signers = policy.check(&b, &sigs, &bundle.display().to_string())?;
+            println!("ok: {} — {} file(s) match the manifest {}; trusted signer(s): {}", b.manifest.id(), b.parts.files.len(), b.manifest_digest, if signers.is_empty() { "none (not required)".to_string() } else { signers.join(", ") });
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::Sign { bundle, key, output } => {
+            let b = read_bundle(&bundle)?;
+            let secret = std::fs::read_to_string(&key).map_err(|e| usage(format!("cannot read the secret key {}: {e}", key.display())))?;
+            let password = std::env::var("HOOKHOST_KEY_PASSWORD").ok();
+            let (sig, id) = trust::sign(&b, &secret, password).map_err(|e| usage(format!("{}: {e}", key.display())))?;
+            let out = output.unwrap_or_else(|| PathBuf::from(format!("{}.{id}.minisig", bundle.display())));
+            std::fs::write(&out, sig).map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
+            println!("signed {} with key {id} → {}", b.manifest.id(), out.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::Manifest { bundle } => {
+            let b = read_bundle(&bundle)?;
+            use std::io::Write;
+            std::io::stdout().write_all(&b.parts.manifest)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::Unpack { bundle, dir } => {
+            let b = read_bundle(&bundle)?;
+            bundle::unpack(&b, &dir)?;
+            println!("unpacked {} into {}", b.manifest.id(), dir.display());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+pub fn key(cmd: KeyCommand) -> Result<ExitCode> {
+    let KeyCommand::Generate { output, force } = cmd;
+    let secret_path = output.with_extension("key");
+    let public_path = output.with_extension("pub");
+    for p in [&secret_path, &public_path] {
+        if p.exists() && !force {
+            return Err(usage(format!("{} exists; pass --force to replace it, or choose another --output", p.display())));
+        }
+    }
+    let label = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "hookhost".into());
+    let (secret, public, id) = trust::generate_key(&label).map_err(usage)?;
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&secret_path).map_err(|e| usage(format!("cannot write {}: {e}", secret_path.display())))?;
+        f.write_all(secret.as_bytes())?;
+    }
+    std::fs::write(&public_path, &public).map_err(|e| usage(format!("cannot write {}: {e}", public_path.display())))?;
+    println!("key {id}: secret key {} (keep it private; mode 0600), public key {}", secret_path.display(), public_path.display());
+    println!("trust it with: [[trust.keys]] public_key = {:?}, allow = [\"your-namespace/*\"]", public.lines().nth(1).unwrap_or_default());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn split_reference(text: &str, config: Option<&ConfigFile>) -> Result<(BundleRef, Registry)> {
+    // The registry part may be a location with slashes (oci://host/prefix, ./dir), so parse the
+    // reference with a placeholder registry and keep what precedes namespace/name.
+    let (path, _) = text.rsplit_once('@').ok_or_else(|| usage(format!("{text:?} has no @version; write REGISTRY/namespace/name@version")))?;
+    let r: BundleRef = text.parse().map_err(usage)?;
+    let location = path[..path.len() - r.name.len()].trim_end_matches('/');
+    let registry = match config.and_then(|c| c.registries.get(location)) {
+        Some(reg) => reg.clone(),
+        None => Registry::from_location(location).map_err(|e| anyhow::anyhow!(e))?,
+    };
+    Ok((BundleRef { registry: location.to_string(), ..r }, registry))
+}
+
+pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
+    let progress: Option<std::sync::Arc<dyn hookhost_bundle::Progress>> = std::io::stderr().is_terminal().then(|| std::sync::Arc::new(crate::Terminal) as _);
+    match cmd {
+        RegistryCommand::Push { bundle, registry, sigs } => {
+            let b = read_bundle(&bundle)?;
+            let sigs = signatures(&bundle, &sigs)?;
+            let artifact = Artifact::of(&b, &sigs);
+            let tag = tag_of(&b.manifest.version);
+            let digest = match Registry::from_location(&registry).map_err(|e| anyhow::anyhow!(e))? {
+                Registry::Dir(dir) => Store::new(&dir).put(&artifact, Some(&format!("{}:{tag}", b.manifest.name))).map_err(|e| anyhow::anyhow!("{e}"))?,
+                Registry::Oci(location) => {
+                    let mut remote = Remote::new(&location)?;
+                    remote.progress = progress;
+                    remote.push(&b.manifest.name, &tag, &artifact).await?
+                }
+            };
+            println!("pushed {} with {} signature(s) → {}/{}@{} ({digest})", b.manifest.id(), sigs.len(), registry.trim_end_matches('/'), b.manifest.name, b.manifest.version);
+            Ok(ExitCode::SUCCESS)
+        }
+        RegistryCommand::Pull { reference, trust, to } => {
+            let config = trust.config.as_deref().map(ConfigFile::load).transpose().map_err(usage)?;
+            let policy = policy(&trust, config.as_ref())?;
+            let (r, registry) = split_reference(&reference, config.as_ref())?;
+            let cache = hookhost_types::paths::cache_dir(config.as_ref().and_then(|c| c.cache_dir.as_deref()));
+            let fetched = hookhost_bundle::resolve::fetch(&r, &registry, None, cache.as_deref(), &policy, progress.as_ref()).await.map_err(|e| anyhow::anyhow!(crate::explain_bundle(&e, None)))?;
+            if let Some(dir) = to {
+                Store::new(&dir).put(&Artifact::of(&fetched.bundle, &fetched.signatures), Some(&format!("{}:{}", r.name, tag_of(&fetched.bundle.manifest.version)))).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            println!("pulled {} ({}); trusted signer(s): {}", fetched.bundle.manifest.id(), fetched.digest, fetched.signers.join(", "));
+            Ok(ExitCode::SUCCESS)
+        }
+        RegistryCommand::List { registry } => {
+            let rows: Vec<(String, Vec<String>)> = match Registry::from_location(&registry).map_err(|e| anyhow::anyhow!(e))? {
+                Registry::Dir(dir) => {
+                    if !dir.join("index.json").is_file() {
+                        return Err(usage(format!("{} is not a directory registry (no index.json); push a bundle there first, or check the path", dir.display())));
+                    }
+                    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+                    for (reference, _) in Store::new(&dir).list().map_err(|e| anyhow::anyhow!("{e}"))? {
+                        let (name, tag) = reference.rsplit_once(':').unwrap_or((&reference, ""));
+                        match rows.iter_mut().find(|(n, _)| n == name) {
+                            Some((_, tags)) => tags.push(tag.to_string()),
+                            None => rows.push((name.to_string(), vec![tag.to_string()])),
+                        }
+                    }
+                    rows
+                }
+                Registry::Oci(location) => Remote::new(&location)?.list().await?,
+            };
+            for (name, tags) in rows {
+                println!("{name}  {}", tags.join(" "));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+pub async fn lock(host: &HostArgs) -> Result<ExitCode> {
+    let Some(path) = &host.config else { return Err(usage("hookhost lock needs --config: the lock file sits next to it")) };
+    let config = crate::read_config(host)?;
+    let lock = hookhost_bundle::resolve(config, &crate::resolver(host, Some(LockMode::Update))).await.map_err(|e| usage(crate::explain_bundle(&e, Some(host))))?.lock;
+    let file = hookhost_bundle::resolve::lock_path(path);
+    lock.write(&file).map_err(usage)?;
+    for (r, d) in &lock.bundles {
+        println!("{r} = {d}");
+    }
+    println!("wrote {} ({} bundle(s))", file.display(), lock.bundles.len());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,381 @@
+//! The `hookhost` command line: a thin layer over the library.
+
+use anyhow::{Context as _, Result};
+use clap::{Parser, Subcommand};
+use hookhost::{AuditLog, Capability, ConfigFile, HookEvent, Host, LoadError, Outcome};
+use hookhost_bundle::{BundleError, ErrorKind, LockMode, Progress, Resolver};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod bench;
+mod cli_bundle;
+mod table;
+
+/// Run agent lifecycle hooks as sandboxed WebAssembly components.
+#[derive(Parser)]
+#[command(name = "hookhost", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct HostArgs {
+    /// Config file (TOML, or JSON with a .json extension). Default: the embedded config, which
+    /// runs the built-in guard-destructive and redact-secrets plugins.
+    #[arg(long, short)]
+    config: Option<PathBuf>,
+    /// The config file's format, when detection should not decide: native, everruns,
+    /// docker-agent, claude-code, starchild.
+    #[arg(long, value_name = "FORMAT")]
+    dialect: Option<String>,
+    /// Append one audit record (JSON line) per hook invocation to this file.
+    #[arg(long)]
+    audit: Option<PathBuf>,
+    /// Grant a capability to every plugin of the config (e.g. `process:exec`, which lets the
+    /// bash adapter run hooks with `mode = "host"` as real processes). Repeatable.
+    #[arg(long, value_name = "CAPABILITY")]
+    grant: Vec<String>,
+    /// Refuse any bundle the lock file next to the config does not pin.
+    #[arg(long)]
+    locked: bool,
+    /// Also print, on stderr, the audit log's head hash after the run (keep it somewhere the
+    /// writer cannot reach; `hookhost audit verify --expect-head HASH` detects a cut tail).
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Dispatch one event and print the outcome as JSON.
+    Run {
+        #[command(flatten)]
+        host: HostArgs,
+        /// Event file (JSON). Default: read the event from stdin.
+        #[arg(long, short)]
+        event: Option<PathBuf>,
+    },
+    /// Dispatch a recorded stream of events (one JSON event per line) and show the decisions.
+    Replay {
+        #[command(flatten)]
+        host: HostArgs,
+        /// Print one outcome JSON per line instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// The session file (JSONL).
+        session: PathBuf,
+    },
+    /// Validate a config and load every plugin it names; print the hook chain.
+    Check {
+        #[command(flatten)]
+        host: HostArgs,
+    },
+    /// Inspect configuration.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Build, sign, check and inspect hook bundles.
+    #[command(subcommand)]
+    Bundle(cli_bundle::BundleCommand),
+    /// Signing keys.
+    #[command(subcommand)]
+    Key(cli_bundle::KeyCommand),
+    /// Move bundles to and from registries (a local directory, or oci://host[:port]/prefix).
+    #[command(subcommand)]
+    Registry(cli_bundle::RegistryCommand),
+    /// Resolve every bundle of a config and write the lock file next to it.
+    Lock {
+        #[command(flatten)]
+        host: HostArgs,
+    },
+    /// Work with audit logs.
+    #[command(subcommand)]
+    Audit(AuditCommand),
+    /// Measure one policy (block destructive shell commands) four ways side by side: wasm hook,
+    /// bash adapter sandbox, bash + jq spawned per call, native binary spawned per call.
+    Bench {
+        /// Seconds to spend on each way (at least one round of the payload mix runs).
+        #[arg(long, default_value_t = 3.0, value_parser = positive_seconds, allow_negative_numbers = true)]
+        seconds: f64,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn positive_seconds(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v <= 3600.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a number of seconds between 0 and 3600")),
+    }
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Check an audit log's hash chain: exit 0 and print the record count and head hash when
+    /// intact; exit 1 naming the first line that was edited, removed or reordered.
+    Verify {
+        /// The audit log (JSONL) to check.
+        file: PathBuf,
+        /// A head hash saved earlier (printed by `run --audit F -v`): fail if no record has it,
+        /// which means records were cut from the tail or the log was replaced.
+        #[arg(long, value_name = "HASH")]
+        expect_head: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Print the normalised hook list of a config (any supported format), without compiling
+    /// plugins (bundles are fetched and verified so their hooks can be listed).
+    Show {
+        #[command(flatten)]
+        host: HostArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the JSON Schema of the native config format.
+    Schema,
+}
+
+/// A failure the user must fix (bad config, bad input): exit code 2.
+#[derive(Debug)]
+struct UsageError(String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+pub(crate) fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
+    UsageError(msg.to_string()).into()
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("HOOKHOST_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("hookhost: error: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("hookhost: error: {e:#}");
+            ExitCode::from(if e.is::<UsageError>() { 2 } else { 1 })
+        }
+    }
+}
+
+pub(crate) fn read_config(args: &HostArgs) -> Result<ConfigFile> {
+    let format = match &args.dialect {
+        Some(name) => Some(hookhost::peer::Format::parse(name).ok_or_else(|| usage(format!("--dialect: unknown format {name:?}; use native, everruns, docker-agent, claude-code or starchild")))?),
+        None => None,
+    };
+    match &args.config {
+        Some(path) => ConfigFile::load_as(path, format).map_err(usage),
+        None => Ok(ConfigFile::embedded_default()),
+    }
+}
+
+/// Pull progress on stderr, one line per bundle and per blob (when stderr is a terminal).
+pub(crate) struct Terminal;
+
+impl Progress for Terminal {
+    fn pulling(&self, bundle: &hookhost_types::BundleName, registry: &str, digest: &str) {
+        eprintln!("pulling {bundle} from {registry} ({digest})");
+    }
+    fn blob(&self, up: bool, title: &str, size: u64) {
+        eprintln!("  {} {title} ({size} bytes)", if up { "↑" } else { "↓" });
+    }
+}
+
+/// How this command resolves bundles: the lock mode, and progress on a terminal.
+pub(crate) fn resolver(args: &HostArgs, mode: Option<LockMode>) -> Resolver {
+    let progress: Option<std::sync::Arc<dyn Progress>> = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| std::sync::Arc::new(Terminal) as _);
+    let lock_mode = mode.unwrap_or(if args.locked { LockMode::Locked } else { LockMode::Prefer });
+    Resolver { lock_mode, progress }
+}
+
+/// A bundle error with what to run about it (the library names no commands).
+pub(crate) fn explain_bundle(e: &BundleError, args: Option<&HostArgs>) -> String {
+    let config = args.and_then(|a| a.config.as_ref()).map_or_else(|| "CONFIG".to_string(), |p| p.display().to_string());
+    match e.kind() {
+        ErrorKind::Lock => format!("{e}; run `hookhost lock --config {config}` and commit the lock file"),
+        ErrorKind::NotFound => format!("{e}; check the name and version with `hookhost registry list REGISTRY`, or push it with `hookhost registry push BUNDLE REGISTRY`"),
+        ErrorKind::Untrusted | ErrorKind::Integrity => format!("{e}; `hookhost bundle verify` shows the same check on a bundle file"),
+        _ => e.to_string(),
+    }
+}
+
+/// A load error with the command-line way to fix it, where there is one.
+pub(crate) fn explain(e: &LoadError, args: &HostArgs) -> String {
+    match e {
+        LoadError::CapabilityNotGranted { plugin, .. } if !matches!(plugin, hookhost::PluginRef::Bundle { .. }) => format!("{e} or pass `--grant process:exec`"),
+        LoadError::Bundle(b) => explain_bundle(b, Some(args)),
+        LoadError::Config(c) if args.config.is_some() && c.problems.iter().any(|p| p.starts_with("cannot read the config file")) => format!("{e} (given to --config)"),
+        _ => e.to_string(),
+    }
+}
+
+async fn load(args: &HostArgs) -> Result<Host> {
+    let config = read_config(args)?;
+    let mut builder = Host::builder().config(config).bundles(resolver(args, None));
+    for capability in &args.grant {
+        let capability: Capability = capability.parse().map_err(|e| usage(format!("--grant: {e}")))?;
+        builder = builder.grant_all(capability);
+    }
+    if let Some(path) = &args.audit {
+        let log = AuditLog::open(path).map_err(|e| usage(format!("cannot open the audit log {}: {e}; check --audit", path.display())))?;
+        builder = builder.audit_log(log);
+    }
+    builder.build().await.map_err(|e| usage(explain(&e, args)))
+}
+
+async fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Run { host: args, event } => {
+            let host = load(&args).await?;
+            let (text, from) = read_event(event.as_deref())?;
+            let event = HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))?;
+            let outcome = host.dispatch(&event).await;
+            println!("{}", serde_json::to_string(&outcome)?);
+            print_audit_head(&host, args.verbose);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Replay { host: args, json, session } => {
+            let host = load(&args).await?;
+            let code = replay(&host, &session, json).await?;
+            print_audit_head(&host, args.verbose);
+            Ok(code)
+        }
+        Command::Config(ConfigCommand::Show { host, json }) => {
+            let config = read_config(&host)?;
+            // Bundles are fetched and verified (not compiled) so their hooks show in the chain.
+            let plan = hookhost_bundle::resolve(config, &resolver(&host, None)).await.map_err(|e| usage(explain_bundle(&e, Some(&host))))?.plan;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&table::hooks_json(&plan))?);
+            } else {
+                print!("{}", table::hooks_table(&plan));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Config(ConfigCommand::Schema) => {
+            println!("{}", hookhost_config::schema());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Audit(AuditCommand::Verify { file, expect_head }) => {
+            let text = std::fs::read(&file).map_err(|e| usage(format!("cannot read the audit log {}: {e}", file.display())))?;
+            let text = String::from_utf8(text).map_err(|_| usage(format!("{}: not UTF-8 text, so not a hookhost audit log", file.display())))?;
+            if let Some(h) = &expect_head {
+                if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
+                    return Err(usage(format!("--expect-head: {h:?} is not a head hash (64 lowercase hex digits, as `run --audit F -v` prints)")));
+                }
+            }
+            let result = match &expect_head {
+                Some(h) => hookhost::verify_audit_log_expecting(&text, h),
+                None => hookhost::verify_audit_log(&text),
+            };
+            match result {
+                Ok(v) => {
+                    for (line, r) in &v.recoveries {
+                        println!("note: line {line}: a writer found a torn last line ({} bytes), moved it to {} and recorded the recovery", r.torn_bytes, r.moved_to);
+                    }
+                    println!("ok: {} records, chain intact; head hash {}", v.records, v.head);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(broken) => {
+                    eprintln!("hookhost: {}:{}: {}", file.display(), broken.line, broken.problem);
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        Command::Bench { seconds, json } => {
+            let report = bench::run(seconds).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", bench::render(&report));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bundle(cmd) => cli_bundle::bundle(cmd).await,
+        Command::Key(cmd) => cli_bundle::key(cmd),
+        Command::Registry(cmd) => cli_bundle::registry(cmd).await,
+        Command::Lock { host } => cli_bundle::lock(&host).await,
+        Command::Check { host } => {
+            let loaded = load(&host).await?;
+            let ids: Vec<&str> = loaded.hook_ids().collect();
+            println!("ok: {} hook(s) loaded: {}", ids.len(), ids.join(", "));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Read the event text from a file or stdin, refusing more than an event can hold.
+fn read_event(path: Option<&Path>) -> Result<(String, String)> {
+    // JSON escapes can make the text longer than the payload; four times the limit is ample.
+    let cap = (hookhost::MAX_EVENT_BYTES * 4) as u64;
+    let from = path.map_or_else(|| "stdin".to_string(), |p| p.display().to_string());
+    let mut bytes = Vec::new();
+    match path {
+        Some(p) => std::fs::File::open(p).and_then(|f| f.take(cap + 1).read_to_end(&mut bytes)).map_err(|e| usage(format!("cannot read the event file {from}: {e}")))?,
+        None => std::io::stdin().take(cap + 1).read_to_end(&mut bytes).context("reading the event from stdin")?,
+    };
+    if bytes.len() as u64 > cap {
+        return Err(usage(format!("{from}: the event is over {cap} bytes; hookhost runs hooks on payloads of up to {} bytes", hookhost::MAX_EVENT_BYTES)));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| usage(format!("{from}: the event is not UTF-8 JSON")))?;
+    Ok((text, from))
+}
+
+/// With `-v`, say where the audit chain stands.
+fn print_audit_head(host: &Host, verbose: bool) {
+    if let (true, Some(log)) = (verbose, host.audit_log()) {
+        match log.head() {
+            Some((seq, hash)) => eprintln!("hookhost: audit {}: head record {seq}, hash {hash}", log.path().display()),
+            None => eprintln!("hookhost: audit {}: no records yet", log.path().display()),
+        }
+    }
+}
+
+async fn replay(host: &Host, session: &Path, json: bool) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(session).map_err(|e| usage(format!("cannot read the session file {}: {e}", session.display())))?;
+    let mut rows = Vec::new();
+    let mut bad = 0;
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let lineno = index + 1;
+        let event = match HookEvent::from_json(line) {
+            Ok(ev) => ev,
+            Err(e) => {
+                bad += 1;
+                eprintln!("hookhost: {}:{lineno}: skipped: {e}", session.display());
+                continue;
+            }
+        };
+        let outcome: Outcome = host.dispatch(&event).await;
+        if json {
+            println!("{}", serde_json::to_string(&outcome)?);
+        } else {
+            rows.push(table::Row::new(lineno, &event, &outcome));
+        }
+    }
+    if !json {
+        print!("{}", table::render(&rows));
+    }
+    Ok(if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

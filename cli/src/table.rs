@@ -1,0 +1,145 @@
+//! The readable table `hookhost replay` prints.
+
+use hookhost::{HookEvent, Outcome};
+
+pub struct Row {
+    cells: [String; 6],
+}
+
+/// One printable line (control characters escaped: a reason cannot drive the terminal or
+/// start a forged row), at most `max` characters.
+fn clip(text: &str, max: usize) -> String {
+    let one_line = hookhost::printable(text).into_owned();
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let cut: String = one_line.chars().take(max - 1).collect();
+    format!("{cut}…")
+}
+
+fn subject(ev: &HookEvent) -> String {
+    if let Some(tool) = ev.tool_name() {
+        let args = ev.arguments().map(|a| ["command", "cmd", "commands", "path"].iter().find_map(|k| a.get(*k).and_then(|v| v.as_str())).map(str::to_string).unwrap_or_else(|| a.to_string()));
+        return format!("{tool}: {}", args.unwrap_or_default());
+    }
+    ev.data.get("message").and_then(|m| m.as_str()).map(|m| format!("\"{m}\"")).unwrap_or_else(|| "-".into())
+}
+
+impl Row {
+    pub fn new(line: usize, ev: &HookEvent, outcome: &Outcome) -> Row {
+        let hooks = if outcome.hooks.is_empty() {
+            "-".to_string()
+        } else {
+            outcome
+                .hooks
+                .iter()
+                .map(|h| {
+                    let id = h.id.strip_prefix("user:").unwrap_or(&h.id);
+                    let mark = if h.error.is_some() { "!" } else { "" };
+                    // ↻: a re-check after a later hook rewrote the payload.
+                    let again = if h.recheck { "↻" } else { "" };
+                    format!("{id}={}{mark}{again}", h.decision.as_str())
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut decision = outcome.decision.as_str().to_string();
+        if let Some(patch) = &outcome.patch {
+            decision.push_str(&format!(" +rewrite({})", patch.keys().cloned().collect::<Vec<_>>().join(",")));
+        }
+        let note = outcome
+            .reason
+            .clone()
+            .or_else(|| outcome.hooks.iter().find_map(|h| h.error.clone()))
+            .unwrap_or_default();
+        Row { cells: [line.to_string(), ev.name.to_string(), clip(&subject(ev), 44), decision, hooks, clip(&note, 70)] }
+    }
+}
+
+pub fn render(rows: &[Row]) -> String {
+    let cells: Vec<[String; 6]> = rows.iter().map(|r| r.cells.clone()).collect();
+    grid(["line", "event", "subject", "decision", "hooks", "reason / error"], &cells)
+}
+
+/// Columns padded to their widest cell; the last column is not padded.
+fn grid<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
+    let mut widths = header.map(|h| h.chars().count());
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; N]| {
+        let mut out = String::new();
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            if i == N - 1 {
+                out.push_str(cell);
+            } else {
+                out.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        out.trim_end().to_string() + "\n"
+    };
+    let mut out = line(header);
+    for row in rows {
+        out.push_str(&line(row.each_ref().map(String::as_str)));
+    }
+    out
+}
+
+fn executor(h: &hookhost::HookSpec) -> String {
+    let mut text = h.plugin.to_string();
+    let s = &h.settings;
+    if let Some(d) = s.get("dialect").and_then(|v| v.as_str()) {
+        text.push_str(&format!(" {d}"));
+    }
+    if let Some(m) = s.get("mode").and_then(|v| v.as_str()) {
+        text.push_str(&format!(" {m}"));
+    }
+    if let Some(c) = s.get("command").and_then(|v| v.as_str()) {
+        text.push_str(&format!(": {}", clip(c, 50)));
+    }
+    text
+}
+
+fn matcher(h: &hookhost::HookSpec) -> String {
+    h.matcher_spec.as_ref().map(|m| serde_json::to_string(m).unwrap_or_default()).unwrap_or_else(|| "-".into())
+}
+
+/// `hookhost config show`: one row per hook, in chain order.
+pub fn hooks_table(config: &hookhost::Plan) -> String {
+    let rows: Vec<[String; 6]> = config
+        .hooks
+        .iter()
+        .map(|h| [h.id.clone(), h.event.to_string(), matcher(h), h.limits.timeout.as_millis().to_string(), h.on_error.as_str().to_string(), executor(h)])
+        .collect();
+    let mut out = grid(["id", "event", "matcher", "timeout_ms", "on_error", "executor"], &rows);
+    for id in &config.muted {
+        out.push_str(&format!("(muted by disabled_contributions: {id})\n"));
+    }
+    out
+}
+
+/// `hookhost config show --json`.
+pub fn hooks_json(config: &hookhost::Plan) -> serde_json::Value {
+    let hooks: Vec<serde_json::Value> = config
+        .hooks
+        .iter()
+        .map(|h| {
+            serde_json::json!({
+                "id": h.id, "event": h.event.as_str(), "matcher": h.matcher_spec, "timeout_ms": h.limits.timeout.as_millis() as u64,
+                "on_error": h.on_error.as_str(), "plugin": h.plugin.to_string(), "settings": h.settings,
+            })
+        })
+        .collect();
+    serde_json::json!({"hooks": hooks, "muted": config.muted})
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_cell_is_one_inert_line() {
+        assert_eq!(super::clip("bad\u{1b}]0;pwned\u{7}\nsecond", 70), "bad\\u{1b}]0;pwned\\u{7}\\nsecond");
+        assert_eq!(super::clip("abcdef", 4), "abc…");
+    }
+}

@@ -1,0 +1,694 @@
+//! Bundles end to end through the `hookhost` binary: pack, sign (with hookhost and with the real
+//! `minisign`), push to and pull from a local directory registry and a real OCI registry
+//! (Debian's `docker-registry`, started on loopback), run the pulled hooks, and every bad input
+//! refused with its own message, nothing run and nothing cached.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use support::have;
+
+/// A scratch workspace: its own cache, default local registry and Docker config, so tests do
+/// not share state or read the user's.
+struct Work {
+    dir: tempfile::TempDir,
+}
+
+impl Work {
+    fn new() -> Work {
+        let w = Work { dir: tempfile::tempdir().unwrap() };
+        std::fs::create_dir_all(w.path("docker")).unwrap();
+        w
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    fn cmd(&self, program: &str, args: &[&str]) -> Output {
+        Command::new(program)
+            .args(args)
+            .current_dir(self.dir.path())
+            .env("HOOKHOST_CACHE_DIR", self.path("cache"))
+            .env("HOOKHOST_REGISTRY", self.path("default-registry"))
+            .env("DOCKER_CONFIG", self.path("docker"))
+            .env_remove("HOOKHOST_KEY_PASSWORD")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {program}: {e}"))
+    }
+
+    fn hookhost(&self, args: &[&str]) -> Output {
+        self.cmd(env!("CARGO_BIN_EXE_hookhost"), args)
+    }
+
+    /// Run hookhost and require success; returns stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.hookhost(args);
+        assert!(out.status.success(), "hookhost {args:?} failed: {}", text(&out.stderr));
+        text(&out.stdout)
+    }
+
+    /// Run hookhost, require exit code `code`; returns stderr.
+    fn fails(&self, args: &[&str], code: i32) -> String {
+        let out = self.hookhost(args);
+        assert_eq!(out.status.code(), Some(code), "hookhost {args:?}: stdout {} stderr {}", text(&out.stdout), text(&out.stderr));
+        assert!(out.stdout.is_empty(), "nothing runs on a refused load, but stdout was {}", text(&out.stdout));
+        text(&out.stderr)
+    }
+
+    /// A bundle source directory with the built-in guard as `guard.wasm`.
+    fn source(&self, rel: &str, name: &str, version: &str) -> PathBuf {
+        self.write(&format!("{rel}/guard.wasm"), hookhost::builtin_plugin("guard-destructive").unwrap());
+        self.write(
+            &format!("{rel}/bundle.toml"),
+            format!(
+                "name = \"{name}\"\nversion = \"{version}\"\ndescription = \"blocks destructive commands\"\n\n[[plugins]]\nfile = \"guard.wasm\"\n\n[[hooks]]\nid = \"no-rm\"\nevent = \"pre_tool_use\"\nmatcher = {{ tool_name = \"bash\" }}\nexecutor = {{ plugin = \"guard.wasm\" }}\non_error = \"block\"\n"
+            ),
+        );
+        self.path(rel)
+    }
+
+    /// Pack `name@version` to `{file}`.
+    fn pack(&self, name: &str, version: &str, file: &str) {
+        let src = self.source(&format!("src-{file}"), name, version);
+        self.ok(&["bundle", "pack", src.to_str().unwrap(), "-o", file]);
+    }
+
+    fn key(&self, prefix: &str) -> String {
+        let out = self.ok(&["key", "generate", "-o", prefix]);
+        out.split_whitespace().nth(1).unwrap().trim_end_matches(':').to_string()
+    }
+
+    /// Nothing was cached: no bundle blobs and no compiled plugins.
+    fn assert_nothing_cached(&self) {
+        let cache = self.path("cache");
+        let entries: Vec<_> = std::fs::read_dir(&cache).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();
+        assert!(entries.is_empty(), "the cache holds {entries:?} after a refused bundle");
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).trim_end().to_string()
+}
+
+const RM: &str = r#"{"event":"pre_tool_use","tool_name":"bash","tool_input":{"command":"rm -rf /"}}"#;
+
+fn trust_toml(keyfile: &str, allow: &str) -> String {
+    format!("[[trust.keys]]\npublic_key_file = \"{keyfile}\"\nallow = [\"{allow}\"]\n")
+}
+
+fn run_json(w: &Work, config: &str) -> serde_json::Value {
+    w.write("ev.json", RM);
+    serde_json::from_str(&w.ok(&["run", "--config", config, "--event", "ev.json"])).unwrap()
+}
+
+#[test]
+fn pack_is_deterministic_and_inspect_shows_what_to_sign() {
+    let w = Work::new();
+    let a = w.source("a", "acme/guard", "1.2.0");
+    w.ok(&["bundle", "pack", a.to_str().unwrap(), "-o", "a.hhb"]);
+    // The same contents written later (other mtimes), packed again.
+    std::thread::sleep(Duration::from_millis(1100));
+    let b = w.source("b", "acme/guard", "1.2.0");
+    let out = w.ok(&["bundle", "pack", b.to_str().unwrap()]);
+    assert!(out.starts_with("packed acme/guard@1.2.0 → acme-guard-1.2.0.hhb"), "{out}");
+    assert_eq!(std::fs::read(w.path("a.hhb")).unwrap(), std::fs::read(w.path("acme-guard-1.2.0.hhb")).unwrap());
+    let v: serde_json::Value = serde_json::from_str(&w.ok(&["bundle", "inspect", "--json", "a.hhb"])).unwrap();
+    assert_eq!(v["manifest"]["name"], "acme/guard");
+    assert_eq!(v["manifest"]["plugins"][0]["file"], "guard.wasm");
+    assert_eq!(v["manifest"]["plugins"][0]["size"], hookhost::builtin_plugin("guard-destructive").unwrap().len());
+    assert_eq!(v["manifest"]["hooks"][0]["id"], "no-rm");
+    let digest = v["manifest_digest"].as_str().unwrap();
+    assert_eq!(v["trusted_comment"], format!("hookhost-bundle acme/guard@1.2.0 {digest}"));
+    let manifest = w.hookhost(&["bundle", "manifest", "a.hhb"]).stdout;
+    assert_eq!(hookhost_types::Digest::of(&manifest).to_string(), digest);
+    // Unpacking writes the files back.
+    w.ok(&["bundle", "unpack", "a.hhb", "out"]);
+    assert_eq!(std::fs::read(w.path("out/guard.wasm")).unwrap(), hookhost::builtin_plugin("guard-destructive").unwrap());
+}
+
+#[test]
+fn key_generate_writes_a_private_secret_and_never_prints_it() {
+    let w = Work::new();
+    let out = w.hookhost(&["key", "generate", "-o", "team"]);
+    assert!(out.status.success());
+    let secret = std::fs::read_to_string(w.path("team.key")).unwrap();
+    let secret_line = secret.lines().nth(1).unwrap();
+    assert!(secret_line.len() > 100);
+    let printed = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(!printed.contains(secret_line) && !printed.contains(&secret_line[..40]), "{printed}");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(w.path("team.key")).unwrap().permissions().mode() & 0o777, 0o600);
+    let err = w.fails(&["key", "generate", "-o", "team"], 2);
+    assert!(err.contains("team.key exists; pass --force to replace it"), "{err}");
+    assert_eq!(std::fs::read_to_string(w.path("team.key")).unwrap(), secret, "the existing key is untouched");
+}
+
+#[test]
+fn signatures_interoperate_with_minisign_both_ways() {
+    if !have("minisign") {
+        return;
+    }
+    let w = Work::new();
+    w.pack("acme/guard", "1.0.0", "g.hhb");
+    let manifest = w.hookhost(&["bundle", "manifest", "g.hhb"]).stdout;
+    w.write("manifest.json", &manifest);
+    // hookhost signs, minisign verifies.
+    let id = w.key("hh");
+    w.ok(&["bundle", "sign", "--key", "hh.key", "g.hhb"]);
+    let sig = format!("g.hhb.{id}.minisig");
+    let out = w.cmd("minisign", &["-V", "-p", "hh.pub", "-m", "manifest.json", "-x", &sig]);
+    assert!(out.status.success(), "minisign -V: {}{}", text(&out.stdout), text(&out.stderr));
+    let comment: serde_json::Value = serde_json::from_str(&w.ok(&["bundle", "inspect", "--json", "g.hhb"])).unwrap();
+    let comment = comment["trusted_comment"].as_str().unwrap().to_string();
+    assert!(text(&out.stdout).contains(&format!("Trusted comment: {comment}")), "{}", text(&out.stdout));
+    // minisign signs (its own key, the trusted comment hookhost asks for), hookhost verifies.
+    let out = w.cmd("minisign", &["-G", "-W", "-p", "ms.pub", "-s", "ms.key"]);
+    assert!(out.status.success(), "minisign -G: {}", text(&out.stderr));
+    let out = w.cmd("minisign", &["-S", "-s", "ms.key", "-m", "manifest.json", "-x", "ms.minisig", "-t", &comment]);
+    assert!(out.status.success(), "minisign -S: {}", text(&out.stderr));
+    let ok = w.ok(&["bundle", "verify", "g.hhb", "--key", "ms.pub", "--sig", "ms.minisig"]);
+    assert!(ok.starts_with("ok: acme/guard@1.0.0 — 1 file(s) match the manifest"), "{ok}");
+    // A minisign signature with its default trusted comment binds nothing: refused.
+    let out = w.cmd("minisign", &["-S", "-s", "ms.key", "-m", "manifest.json", "-x", "plain.minisig"]);
+    assert!(out.status.success());
+    let err = w.fails(&["bundle", "verify", "g.hhb", "--key", "ms.pub", "--sig", "plain.minisig"], 1);
+    assert!(err.contains("was made for \"timestamp:") && err.contains("(replayed)"), "{err}");
+    // And a minisign key in a config's trust policy loads the bundle.
+    w.ok(&["registry", "push", "g.hhb", "reg", "--sig", "ms.minisig"]);
+    w.write("hooks.toml", format!("bundles = [\"local/acme/guard@1.0.0\"]\n[registries.local]\npath = \"reg\"\n{}", trust_toml("ms.pub", "acme/*")));
+    assert_eq!(run_json(&w, "hooks.toml")["hooks"][0]["id"], "acme/guard:no-rm");
+}
+
+#[test]
+fn bundle_hooks_join_the_chain_before_user_hooks_and_can_be_muted() {
+    let w = Work::new();
+    w.pack("acme/guard", "1.0.0", "g.hhb");
+    w.key("acme");
+    w.ok(&["bundle", "sign", "--key", "acme.key", "g.hhb"]);
+    let pushed = w.ok(&["registry", "push", "g.hhb", "reg"]);
+    assert!(pushed.starts_with("pushed acme/guard@1.0.0 with 1 signature(s) → reg/acme/guard@1.0.0 (sha256:"), "{pushed}");
+    assert_eq!(w.ok(&["registry", "list", "reg"]), "acme/guard  1.0.0");
+    let err = w.fails(&["registry", "list", "regg"], 2);
+    assert!(err.ends_with("regg is not a directory registry (no index.json); push a bundle there first, or check the path"), "{err}");
+    let base = format!("[registries.local]\npath = \"reg\"\n{}\n[[hooks]]\nid = \"mine\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:redact-secrets\" }}\n", trust_toml("acme.pub", "acme/*"));
+    w.write("hooks.toml", format!("bundles = [\"local/acme/guard@1.0.0\"]\n{base}"));
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 2 hook(s) loaded: acme/guard:no-rm, user:mine");
+    let shown: serde_json::Value = serde_json::from_str(&w.ok(&["config", "show", "--json", "--config", "hooks.toml"])).unwrap();
+    assert_eq!(shown["hooks"][0]["id"], "acme/guard:no-rm");
+    assert_eq!(shown["hooks"][0]["plugin"], "acme/guard:guard.wasm");
+    let v = run_json(&w, "hooks.toml");
+    assert_eq!(v["decision"], "block");
+    assert_eq!(v["reason"], "destructive command blocked: recursive delete of /");
+    assert_eq!(v["hooks"][0]["id"], "acme/guard:no-rm");
+    w.write("hooks.toml", format!("bundles = [\"local/acme/guard@1.0.0\"]\ndisabled_contributions = [\"acme/guard:no-rm\"]\n{base}"));
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 1 hook(s) loaded: user:mine");
+    // By digest too.
+    let digest = pushed.rsplit('(').next().unwrap().trim_end_matches(')').to_string();
+    w.write("hooks.toml", format!("bundles = [\"local/acme/guard@{digest}\"]\n{base}"));
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 2 hook(s) loaded: acme/guard:no-rm, user:mine");
+    // A registry name the config does not define.
+    w.write("hooks.toml", format!("bundles = [\"corp/acme/guard@1.0.0\"]\n{base}"));
+    let err = w.fails(&["check", "--config", "hooks.toml"], 2);
+    assert!(err.ends_with("hooks.toml: bundles[0]: no registry named \"corp\"; define [registries.corp] or use one of local"), "{err}");
+}
+
+#[test]
+fn the_readme_walkthrough_with_the_example_bundle() {
+    let w = Work::new();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/bundle");
+    w.ok(&["key", "generate", "-o", "acme"]);
+    w.ok(&["bundle", "pack", example, "-o", "policy.hhb"]);
+    w.ok(&["bundle", "sign", "--key", "acme.key", "policy.hhb"]);
+    w.ok(&["registry", "push", "policy.hhb", "registry"]);
+    w.write("hooks.toml", format!("bundles = [\"local/acme/shell-policy@1.0.0\"]\n[registries.local]\npath = \"registry\"\n{}", trust_toml("acme.pub", "acme/*")));
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 2 hook(s) loaded: acme/shell-policy:no-rm-rf, acme/shell-policy:no-force-push-main");
+    for (command, hook, reason) in [("git push --force origin main", 1, "acme policy: no force-push to main"), ("rm -rf build", 0, "destructive command blocked: rm -rf is not allowed")] {
+        w.write("ev.json", format!(r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"{command}"}}}}"#));
+        let v: serde_json::Value = serde_json::from_str(&w.ok(&["run", "--config", "hooks.toml", "--event", "ev.json"])).unwrap();
+        assert_eq!(v["decision"], "block", "{command}: {v}");
+        assert_eq!(v["reason"], reason);
+        assert_eq!(v["hooks"][hook]["decision"], "block");
+    }
+    w.write("ev.json", r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin main"}}"#);
+    let v: serde_json::Value = serde_json::from_str(&w.ok(&["run", "--config", "hooks.toml", "--event", "ev.json"])).unwrap();
+    assert_eq!(v["decision"], "pass", "{v}");
+}
+
+/// Push `file` (with its signatures) to `reg` and try to load it; return the error.
+fn refused_load(w: &Work, version: &str, trust: &str, extra: &str) -> String {
+    w.write("hooks.toml", format!("bundles = [\"local/acme/guard@{version}\"]\n{extra}[registries.local]\npath = \"reg\"\n{trust}"));
+    let err = w.fails(&["run", "--config", "hooks.toml", "--event", "ev.json"], 2);
+    w.assert_nothing_cached();
+    err
+}
+
+#[test]
+fn the_trust_policy_refuses_each_bad_signature_with_its_rule() {
+    let w = Work::new();
+    w.write("ev.json", RM);
+    let acme = w.key("acme");
+    let other = w.key("other");
+    w.pack("acme/guard", "1.0.0", "old.hhb");
+    w.ok(&["bundle", "sign", "--key", "acme.key", "old.hhb"]);
+    w.pack("acme/guard", "1.1.0", "g.hhb");
+    let trusted = trust_toml("acme.pub", "acme/*");
+
+    // Missing signature under require_signed (the default).
+    w.ok(&["registry", "push", "g.hhb", "reg"]);
+    let err = refused_load(&w, "1.1.0", &trusted, "");
+    assert!(err.ends_with("bundle local/acme/guard@1.1.0 (acme/guard@1.1.0): is not signed, and trust.require_signed is on; sign it with `hookhost bundle sign --key KEY` or set require_signed = false for unsigned development bundles"), "{err}");
+
+    // A valid signature by a key the policy does not list.
+    w.ok(&["bundle", "sign", "--key", "other.key", "g.hhb"]);
+    w.ok(&["registry", "push", "g.hhb", "reg"]);
+    let err = refused_load(&w, "1.1.0", &trusted, "");
+    assert!(err.ends_with(&format!("is signed only by key {other}, which trust.keys does not list; add its public key to [[trust.keys]] if you trust it")), "{err}");
+
+    // A trusted key outside its namespace.
+    let err = refused_load(&w, "1.1.0", &trust_toml("other.pub", "other/*"), "");
+    assert!(err.ends_with(&format!("key {other} ({other}) is trusted only for [other/*] (trust.keys[0].allow), not for acme/guard; use a key trusted for this namespace")), "{err}");
+
+    // The signature of the older version, replayed onto the new one.
+    let old_sig = format!("old.hhb.{acme}.minisig");
+    w.ok(&["registry", "push", "g.hhb", "reg", "--sig", &old_sig]);
+    let err = refused_load(&w, "1.1.0", &trusted, "");
+    assert!(err.contains(&format!("the signature by key {acme} ({acme}) was made for \"acme/guard@1.0.0 sha256:")) && err.contains("(replayed)"), "{err}");
+
+    // Too few signers.
+    w.ok(&["bundle", "sign", "--key", "acme.key", "g.hhb"]);
+    let acme_sig = format!("g.hhb.{acme}.minisig");
+    w.ok(&["registry", "push", "g.hhb", "reg", "--sig", &acme_sig]);
+    let both = format!("{trusted}{}", trust_toml("other.pub", "acme/*"));
+    let err = refused_load(&w, "1.1.0", &both, "[trust]\nmin_signers = 2\n");
+    assert!(err.ends_with(&format!("has 1 trusted signer(s) ({acme}), but trust.min_signers requires 2")), "{err}");
+
+    // Both signatures: loads.
+    let other_sig = format!("g.hhb.{other}.minisig");
+    w.ok(&["registry", "push", "g.hhb", "reg", "--sig", &acme_sig, "--sig", &other_sig]);
+    w.write("hooks.toml", format!("bundles = [\"local/acme/guard@1.1.0\"]\n[trust]\nmin_signers = 2\n[registries.local]\npath = \"reg\"\n{both}"));
+    assert_eq!(run_json(&w, "hooks.toml")["decision"], "block");
+}
+
+#[test]
+fn bundle_verify_reports_a_flipped_byte_in_each_part() {
+    let w = Work::new();
+    let id = w.key("acme");
+    w.pack("acme/guard", "1.0.0", "g.hhb");
+    w.ok(&["bundle", "sign", "--key", "acme.key", "g.hhb"]);
+    let sig = format!("g.hhb.{id}.minisig");
+    assert!(w.ok(&["bundle", "verify", "g.hhb", "--key", "acme.pub"]).starts_with("ok: "));
+    let archive = std::fs::read(w.path("g.hhb")).unwrap();
+    let manifest = w.hookhost(&["bundle", "manifest", "g.hhb"]).stdout;
+    let find = |needle: &[u8]| archive.windows(needle.len()).position(|x| x == needle).unwrap();
+    // A plugin byte (inside the wasm, past the manifest).
+    let mut bad = archive.clone();
+    let wasm_at = find(b"\0asm");
+    bad[wasm_at + 100] ^= 0x01;
+    w.write("bad-plugin.hhb", &bad);
+    let err = w.fails(&["bundle", "verify", "bad-plugin.hhb", "--key", "acme.pub", "--sig", &sig], 1);
+    assert!(err.contains("\"guard.wasm\" has sha256 ") && err.ends_with("the file was altered"), "{err}");
+    // A manifest byte (the description), keeping the tar header checksum honest is not needed:
+    // hookhost reads the bytes, so re-pack the archive around the altered manifest.
+    let mut m = manifest.clone();
+    let at = m.windows(11).position(|x| x == b"destructive").unwrap();
+    m[at] = b'D';
+    let parts = hookhost_bundle::Parts { manifest: m, files: [("guard.wasm".to_string(), hookhost::builtin_plugin("guard-destructive").unwrap().to_vec())].into() };
+    w.write("bad-manifest.hhb", hookhost_bundle::Bundle::from_parts(parts, "t").unwrap().archive());
+    let err = w.fails(&["bundle", "verify", "bad-manifest.hhb", "--key", "acme.pub", "--sig", &sig], 1);
+    assert!(err.contains(&format!("the manifest is not the one key {id} (acme.pub) signed")), "{err}");
+    // A signature byte.
+    let text_sig = std::fs::read_to_string(w.path(&sig)).unwrap();
+    let mut lines: Vec<String> = text_sig.lines().map(String::from).collect();
+    let mut l = lines[1].clone().into_bytes();
+    l[50] = if l[50] == b'A' { b'B' } else { b'A' };
+    lines[1] = String::from_utf8(l).unwrap();
+    w.write("bad.minisig", lines.join("\n") + "\n");
+    let err = w.fails(&["bundle", "verify", "g.hhb", "--key", "acme.pub", "--sig", "bad.minisig"], 1);
+    assert!(err.ends_with(&format!("the signature by key {id} (acme.pub) does not verify against the manifest: the manifest or the signature was altered; nothing was loaded")), "{err}");
+    // Not a bundle at all.
+    w.write("junk.hhb", b"not a tar archive at all, just text that goes on for a while............................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................");
+    let err = w.fails(&["bundle", "verify", "junk.hhb", "--key", "acme.pub"], 1);
+    assert!(err.starts_with("hookhost: error: junk.hhb: "), "{err}");
+    // No trust given.
+    let err = w.fails(&["bundle", "verify", "g.hhb"], 2);
+    assert!(err.ends_with("nothing to check signatures against: pass --key PUBKEY (a minisign .pub file) or --config with a [trust] section"), "{err}");
+}
+
+#[test]
+fn the_lock_file_pins_digests_and_locked_refuses_the_rest() {
+    let w = Work::new();
+    w.key("acme");
+    w.pack("acme/guard", "1.0.0", "g.hhb");
+    w.ok(&["bundle", "sign", "--key", "acme.key", "g.hhb"]);
+    let first = w.ok(&["registry", "push", "g.hhb", "reg"]);
+    let first_digest = first.rsplit('(').next().unwrap().trim_end_matches(')').to_string();
+    let config = format!("bundles = [\"local/acme/guard@1.0.0\"]\n[registries.local]\npath = \"reg\"\n{}", trust_toml("acme.pub", "acme/*"));
+    w.write("hooks.toml", &config);
+    let err = w.fails(&["check", "--config", "hooks.toml", "--locked"], 2);
+    assert!(err.contains("locked, but there is no lock file") && err.contains("run `hookhost lock --config"), "{err}");
+    let out = w.ok(&["lock", "--config", "hooks.toml"]);
+    assert!(out.contains(&format!("local/acme/guard@1.0.0 = {first_digest}")), "{out}");
+    let lock = std::fs::read_to_string(w.path("hooks.lock")).unwrap();
+    assert!(lock.contains(&format!("\"local/acme/guard@1.0.0\" = \"{first_digest}\"")), "{lock}");
+    w.ok(&["check", "--config", "hooks.toml", "--locked"]);
+    // The tag moves to other contents (re-signed, with a second hook); the lock still pins the first.
+    let src = w.path("src-g.hhb/bundle.toml");
+    let more = std::fs::read_to_string(&src).unwrap() + "\n[[hooks]]\nid = \"second\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"guard.wasm\" }\n";
+    std::fs::write(&src, more).unwrap();
+    w.ok(&["bundle", "pack", w.path("src-g.hhb").to_str().unwrap(), "-o", "g.hhb"]);
+    w.ok(&["bundle", "sign", "--key", "acme.key", "g.hhb"]);
+    w.ok(&["registry", "push", "g.hhb", "reg"]);
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml", "--locked"]), "ok: 1 hook(s) loaded: acme/guard:no-rm");
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 1 hook(s) loaded: acme/guard:no-rm", "the lock is used without --locked too");
+    w.ok(&["lock", "--config", "hooks.toml"]);
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml", "--locked"]), "ok: 2 hook(s) loaded: acme/guard:no-rm, acme/guard:second");
+    // A bundle the lock file does not pin.
+    w.pack("acme/other", "2.0.0", "o.hhb");
+    w.ok(&["bundle", "sign", "--key", "acme.key", "o.hhb"]);
+    w.ok(&["registry", "push", "o.hhb", "reg"]);
+    w.write("hooks.toml", config.replace("bundles = [\"local/acme/guard@1.0.0\"]", "bundles = [\"local/acme/guard@1.0.0\", \"local/acme/other@2.0.0\"]"));
+    let err = w.fails(&["check", "--config", "hooks.toml", "--locked"], 2);
+    assert!(err.contains("bundles[1]: local/acme/other@2.0.0 is not in the lock file") && err.ends_with("and commit the lock file"), "{err}");
+}
+
+#[test]
+fn a_bundle_gets_process_access_only_when_granted_for_the_bundle() {
+    let w = Work::new();
+    w.key("acme");
+    w.write(
+        "sh/bundle.toml",
+        "name = \"acme/sh\"\nversion = \"1.0.0\"\n\n[[hooks]]\nid = \"marker\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:bash-adapter\", settings = { mode = \"host\", command = \"touch marker\" } }\n",
+    );
+    w.ok(&["bundle", "pack", "sh", "-o", "sh.hhb"]);
+    w.ok(&["bundle", "sign", "--key", "acme.key", "sh.hhb"]);
+    w.ok(&["registry", "push", "sh.hhb", "reg"]);
+    w.write("ev.json", RM);
+    let base = format!("bundles = [\"local/acme/sh@1.0.0\"]\n[registries.local]\npath = \"reg\"\n{}", trust_toml("acme.pub", "acme/*"));
+    // The user's grant to their own use of the bash adapter does not reach the bundle's.
+    w.write("hooks.toml", format!("{base}[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n"));
+    let err = w.fails(&["run", "--config", "hooks.toml", "--event", "ev.json"], 2);
+    assert!(err.contains("acme/sh:marker: plugin acme/sh:builtin:bash-adapter needs the capability process:exec"), "{err}");
+    assert!(err.ends_with("which is not granted; if you trust the bundle, add `[grants]` \"acme/sh:builtin:bash-adapter\" = [\"process:exec\"]` to the config"), "{err}");
+    assert!(!err.contains("--grant"), "--grant does not reach bundles: {err}");
+    assert!(!w.path("marker").exists());
+    w.write("hooks.toml", format!("{base}[grants]\n\"acme/sh:builtin:bash-adapter\" = [\"process:exec\"]\n"));
+    let v = run_json(&w, "hooks.toml");
+    assert_eq!(v["hooks"][0]["id"], "acme/sh:marker", "{v}");
+    assert!(w.path("marker").exists(), "the granted host-mode hook ran");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A real OCI registry on loopback.
+
+struct Registry {
+    child: Child,
+    addr: String,
+    storage: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn http_status(addr: &str, path: &str) -> Option<u16> {
+    let mut s = std::net::TcpStream::connect_timeout(&addr.parse().ok()?, Duration::from_millis(200)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").ok()?;
+    let mut buf = [0u8; 32];
+    let n = s.read(&mut buf).ok()?;
+    std::str::from_utf8(&buf[..n]).ok()?.split_whitespace().nth(1)?.parse().ok()
+}
+
+impl Registry {
+    /// Start `docker-registry` on a free loopback port (with htpasswd auth when given).
+    fn start(htpasswd: Option<&str>) -> Option<Registry> {
+        if !have("docker-registry") {
+            return None;
+        }
+        for _ in 0..5 {
+            let dir = tempfile::tempdir().unwrap();
+            let storage = dir.path().join("storage");
+            let addr = format!("127.0.0.1:{}", free_port());
+            let mut config = format!("version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: {addr}\n", storage.display());
+            if let Some(line) = htpasswd {
+                std::fs::write(dir.path().join("htpasswd"), format!("{line}\n")).unwrap();
+                config.push_str(&format!("auth:\n  htpasswd:\n    realm: hookhost-test\n    path: {}\n", dir.path().join("htpasswd").display()));
+            }
+            std::fs::write(dir.path().join("config.yml"), config).unwrap();
+            let log = std::fs::File::create(dir.path().join("log")).unwrap();
+            let mut child = Command::new("docker-registry").arg("serve").arg(dir.path().join("config.yml")).stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap();
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(15) {
+                if let Some(200 | 401) = http_status(&addr, "/v2/") {
+                    return Some(Registry { child, addr, storage, _dir: dir });
+                }
+                if child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        panic!("docker-registry did not start on loopback");
+    }
+
+    fn location(&self) -> String {
+        format!("oci://{}/hooks", self.addr)
+    }
+
+    /// The file holding a blob in the registry's own storage.
+    fn blob_file(&self, digest: &str) -> PathBuf {
+        let hex = digest.strip_prefix("sha256:").unwrap();
+        self.storage.join("docker/registry/v2/blobs/sha256").join(&hex[..2]).join(hex).join("data")
+    }
+}
+
+/// A signed bundle pushed to a fresh registry, and a config that uses it.
+fn oci_setup(w: &Work, reg: &Registry) -> String {
+    w.key("acme");
+    w.pack("acme/guard", "1.0.0", "g.hhb");
+    w.ok(&["bundle", "sign", "--key", "acme.key", "g.hhb"]);
+    let out = w.ok(&["registry", "push", "g.hhb", &reg.location()]);
+    assert!(out.starts_with(&format!("pushed acme/guard@1.0.0 with 1 signature(s) → {}/acme/guard@1.0.0 (sha256:", reg.location())), "{out}");
+    w.write("hooks.toml", format!("bundles = [\"org/acme/guard@1.0.0\"]\n[registries.org]\noci = \"{}/hooks\"\n{}", reg.addr, trust_toml("acme.pub", "acme/*")));
+    out.rsplit('(').next().unwrap().trim_end_matches(')').to_string()
+}
+
+#[test]
+fn oci_push_pull_by_tag_and_digest_and_run() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    let digest = oci_setup(&w, &reg);
+    assert_eq!(w.ok(&["registry", "list", &reg.location()]), "acme/guard  1.0.0");
+    // Pull by tag and by digest.
+    let out = w.ok(&["registry", "pull", &format!("{}/acme/guard@1.0.0", reg.location()), "--key", "acme.pub"]);
+    assert!(out.starts_with(&format!("pulled acme/guard@1.0.0 ({digest}); trusted signer(s): ")), "{out}");
+    let out = w.ok(&["registry", "pull", &format!("{}/acme/guard@{digest}", reg.location()), "--key", "acme.pub"]);
+    assert!(out.starts_with(&format!("pulled acme/guard@1.0.0 ({digest})")), "{out}");
+    // Mirror into a local directory registry.
+    w.ok(&["registry", "pull", &format!("{}/acme/guard@1.0.0", reg.location()), "--key", "acme.pub", "--to", "mirror"]);
+    assert_eq!(w.ok(&["registry", "list", "mirror"]), "acme/guard  1.0.0");
+    // Run the pulled hooks from the config.
+    let v = run_json(&w, "hooks.toml");
+    assert_eq!(v["decision"], "block");
+    assert_eq!(v["hooks"][0]["id"], "acme/guard:no-rm");
+    // Pinned by digest in the config.
+    let cfg = std::fs::read_to_string(w.path("hooks.toml")).unwrap().replace("@1.0.0", &format!("@{digest}"));
+    w.write("pinned.toml", cfg);
+    assert_eq!(run_json(&w, "pinned.toml")["decision"], "block");
+}
+
+#[test]
+fn oci_not_found_and_wrong_media_type_are_told_apart() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    oci_setup(&w, &reg);
+    let err = w.fails(&["registry", "pull", &format!("{}/acme/missing@1.0.0", reg.location()), "--key", "acme.pub"], 1);
+    assert!(err.contains(&format!("not found (404): {} has no hooks/acme/missing:1.0.0", reg.addr)), "{err}");
+    // An artifact that is not a hookhost bundle (an ordinary image config) under a bundle's name.
+    let remote = hookhost_bundle::oci::Remote::new(&hookhost_config::OciLocation::parse(&reg.location(), false).unwrap()).unwrap();
+    let config = br#"{"architecture":"amd64","os":"linux"}"#.to_vec();
+    let layer = b"not a bundle".to_vec();
+    let d = |b: &[u8]| hookhost_types::Digest::of(b).to_string();
+    let manifest = serde_json::to_vec(&serde_json::json!({
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": d(&config), "size": config.len()},
+        "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": d(&layer), "size": layer.len()}],
+    }))
+    .unwrap();
+    let artifact = hookhost_bundle::store::Artifact { manifest, blobs: [(d(&config), config), (d(&layer), layer)].into() };
+    tokio::runtime::Runtime::new().unwrap().block_on(remote.push("acme/image", "1.0.0", &artifact)).unwrap();
+    let err = w.fails(&["registry", "pull", &format!("{}/acme/image@1.0.0", reg.location()), "--key", "acme.pub"], 1);
+    assert!(err.contains("wrong media type: the artifact's config is \"application/vnd.oci.image.config.v1+json\", a hookhost bundle's is \"application/vnd.wasm.config.v0+json\""), "{err}");
+    w.assert_nothing_cached();
+}
+
+#[test]
+fn oci_blob_larger_than_its_descriptor_is_refused() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    let src = w.source("src", "acme/guard", "1.0.0");
+    let b = hookhost_bundle::pack(&src).unwrap();
+    let (secret, public, _) = hookhost_bundle::trust::generate_key("t").unwrap();
+    w.write("t.pub", &public);
+    let (sig, _) = hookhost_bundle::trust::sign(&b, &secret, None).unwrap();
+    let mut artifact = hookhost_bundle::store::Artifact::of(&b, &[sig]);
+    // The OCI manifest under-declares the plugin layer's size by a byte.
+    let mut m: serde_json::Value = serde_json::from_slice(&artifact.manifest).unwrap();
+    let wasm = m["layers"].as_array_mut().unwrap().iter_mut().find(|l| l["mediaType"] == "application/wasm").unwrap();
+    let declared = wasm["size"].as_i64().unwrap() - 1;
+    wasm["size"] = declared.into();
+    artifact.manifest = serde_json::to_vec(&m).unwrap();
+    let remote = hookhost_bundle::oci::Remote::new(&hookhost_config::OciLocation::parse(&reg.location(), false).unwrap()).unwrap();
+    tokio::runtime::Runtime::new().unwrap().block_on(remote.push("acme/guard", "1.0.0", &artifact)).unwrap();
+    let err = w.fails(&["registry", "pull", &format!("{}/acme/guard@1.0.0", reg.location()), "--key", "t.pub"], 1);
+    assert!(err.contains(&format!("is larger than the {declared} bytes its descriptor declares; refused")), "{err}");
+    w.assert_nothing_cached();
+}
+
+#[test]
+fn oci_blob_digest_mismatch_is_refused_and_a_corrupt_cache_is_refetched() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    oci_setup(&w, &reg);
+    let wasm = hookhost::builtin_plugin("guard-destructive").unwrap();
+    let wasm_digest = hookhost_types::Digest::of(wasm).to_string();
+    // The registry's stored copy of the plugin gets a flipped byte: it now serves content that
+    // does not match the digest it is asked for.
+    let stored = reg.blob_file(&wasm_digest);
+    let good = std::fs::read(&stored).unwrap();
+    let mut bad = good.clone();
+    bad[200] ^= 0x01;
+    std::fs::write(&stored, &bad).unwrap();
+    w.write("ev.json", RM);
+    let err = w.fails(&["run", "--config", "hooks.toml", "--event", "ev.json"], 2);
+    assert!(err.contains(&format!("digest mismatch: {} served blob {wasm_digest} of hooks/acme/guard@", reg.addr)) && err.contains("nothing was cached or run"), "{err}");
+    w.assert_nothing_cached();
+    // Repaired, it loads and is cached.
+    std::fs::write(&stored, &good).unwrap();
+    assert_eq!(run_json(&w, "hooks.toml")["decision"], "block");
+    let cached = w.path("cache/bundles/blobs/sha256").join(wasm_digest.strip_prefix("sha256:").unwrap());
+    assert_eq!(std::fs::read(&cached).unwrap(), wasm);
+    // Corrupt the cached copy: detected, fetched again, never executed.
+    let mut c = wasm.to_vec();
+    c[300] ^= 0x01;
+    std::fs::write(&cached, &c).unwrap();
+    assert_eq!(run_json(&w, "hooks.toml")["decision"], "block");
+    assert_eq!(std::fs::read(&cached).unwrap(), wasm, "the damaged cache entry was replaced by a fresh pull");
+    // With the registry gone, a corrupt cache is an error, not a run.
+    std::fs::write(&cached, &c).unwrap();
+    drop(reg);
+    let err = w.fails(&["run", "--config", "hooks.toml", "--event", "ev.json"], 2);
+    assert!(err.contains("cannot reach the registry"), "{err}");
+}
+
+#[test]
+fn oci_unauthorized_then_docker_config_credentials() {
+    if !have("htpasswd") {
+        return;
+    }
+    let w = Work::new();
+    let out = w.cmd("htpasswd", &["-Bbn", "alice", "s3cret"]);
+    assert!(out.status.success());
+    let Some(reg) = Registry::start(Some(text(&out.stdout).trim())) else { return };
+    w.key("acme");
+    w.pack("acme/guard", "1.0.0", "g.hhb");
+    w.ok(&["bundle", "sign", "--key", "acme.key", "g.hhb"]);
+    let err = w.fails(&["registry", "push", "g.hhb", &reg.location()], 1);
+    assert!(err.contains(&format!("refused (401 unauthorized): {} wants credentials", reg.addr)) && err.contains("docker login"), "{err}");
+    use base64::Engine as _;
+    let auth = base64::engine::general_purpose::STANDARD.encode("alice:s3cret");
+    w.write("docker/config.json", format!("{{\"auths\":{{\"{}\":{{\"auth\":\"{auth}\"}}}}}}", reg.addr));
+    w.ok(&["registry", "push", "g.hhb", &reg.location()]);
+    w.ok(&["registry", "pull", &format!("{}/acme/guard@1.0.0", reg.location()), "--key", "acme.pub"]);
+    // Wrong password.
+    let auth = base64::engine::general_purpose::STANDARD.encode("alice:wrong");
+    w.write("docker/config.json", format!("{{\"auths\":{{\"{}\":{{\"auth\":\"{auth}\"}}}}}}", reg.addr));
+    let err = w.fails(&["registry", "pull", &format!("{}/acme/guard@1.0.0", reg.location()), "--key", "acme.pub"], 1);
+    assert!(err.contains("refused (401 unauthorized)"), "{err}");
+}
+
+/// A registry cannot substitute: another bundle (or another version) served under the
+/// requested tag is refused, and so is an OCI manifest that does not hash to the digest asked
+/// for. Nothing is cached either way.
+#[test]
+fn oci_a_registry_cannot_substitute_a_bundle_or_a_manifest() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    let digest = oci_setup(&w, &reg);
+    let remote = hookhost_bundle::oci::Remote::new(&hookhost_config::OciLocation::parse(&reg.location(), false).unwrap()).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Signed by the same trusted key, but another name and another version, each pushed under
+    // the tag of acme/guard:1.0.0's neighbours.
+    let secret = std::fs::read_to_string(w.path("acme.key")).unwrap();
+    for (name, version, tag_of) in [("acme/other", "1.0.0", "acme/guard"), ("acme/guard", "2.0.0", "acme/guard")] {
+        let b = hookhost_bundle::pack(&w.source(&format!("sub-{}-{version}", name.replace('/', "-")), name, version)).unwrap();
+        let (sig, _) = hookhost_bundle::trust::sign(&b, &secret, None).unwrap();
+        rt.block_on(remote.push(tag_of, "1.5.0", &hookhost_bundle::store::Artifact::of(&b, &[sig]))).unwrap();
+        let err = w.fails(&["registry", "pull", &format!("{}/acme/guard@1.5.0", reg.location()), "--key", "acme.pub"], 1);
+        assert!(err.contains(&format!("the registry served {name}@{version} instead; a registry may not substitute one bundle for another")), "{err}");
+        w.assert_nothing_cached();
+    }
+    // The registry's stored manifest altered (still valid JSON): pulled by digest, it no longer
+    // hashes to that digest.
+    let file = reg.blob_file(&digest);
+    let manifest = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, manifest.replacen("guard.wasm", "guard.wasN", 1)).unwrap();
+    let err = w.fails(&["registry", "pull", &format!("{}/acme/guard@{digest}", reg.location()), "--key", "acme.pub"], 1);
+    assert!(err.contains(&format!("digest mismatch: {} served a manifest for hooks/acme/guard@{digest} that hashes to sha256:", reg.addr)), "{err}");
+    w.assert_nothing_cached();
+}
+
+/// Plain HTTP is for loopback only, unless a registry is marked `insecure_http`: a plain-HTTP
+/// location anywhere else is refused before any connection is made.
+#[test]
+fn oci_plain_http_only_to_loopback_unless_insecure_http() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    oci_setup(&w, &reg);
+    // insecure_http against the loopback registry, and an explicit http:// scheme there.
+    let cfg = std::fs::read_to_string(w.path("hooks.toml")).unwrap().replace(&format!("oci = \"{}/hooks\"", reg.addr), &format!("oci = \"http://{}/hooks\"\ninsecure_http = true", reg.addr));
+    w.write("insecure.toml", cfg);
+    assert_eq!(run_json(&w, "insecure.toml")["decision"], "block");
+    // A non-loopback address of this machine (when it has one) with a listener behind it.
+    let local = std::net::UdpSocket::bind("0.0.0.0:0").and_then(|s| s.connect("192.0.2.1:9").map(|_| s)).and_then(|s| s.local_addr()).map(|a| a.ip()).ok().filter(|ip| !ip.is_loopback() && !ip.is_unspecified());
+    let listener = local.map(|ip| std::net::TcpListener::bind((ip, 0)).unwrap());
+    let target = listener.as_ref().map_or("192.0.2.1:5000".to_string(), |l| l.local_addr().unwrap().to_string());
+    if let Some(l) = &listener {
+        l.set_nonblocking(true).unwrap();
+    }
+    let started = Instant::now();
+    let err = w.fails(&["registry", "pull", &format!("http://{target}/hooks/acme/guard@1.0.0"), "--key", "acme.pub"], 1);
+    assert!(err.contains(&format!("plain HTTP to {target}, which is not on this machine, is refused")), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(5), "refused without trying to connect");
+    if let Some(l) = listener {
+        assert_eq!(l.accept().map(|_| ()).unwrap_err().kind(), std::io::ErrorKind::WouldBlock, "a connection was made");
+    }
+    // The same in a config is a config error naming the field.
+    w.write("plain.toml", format!("bundles = [\"far/acme/guard@1.0.0\"]\n[registries.far]\noci = \"http://{target}/hooks\"\n{}", trust_toml("acme.pub", "acme/*")));
+    let err = w.fails(&["check", "--config", "plain.toml"], 2);
+    assert!(err.contains(&format!("registries.far.oci: \"http://{target}/hooks\": plain HTTP to {target}")), "{err}");
+}

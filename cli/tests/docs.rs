@@ -1,0 +1,53 @@
+//! The configs shown in the documentation parse: a README that contradicts the build fails here.
+
+use hookhost::ConfigFile;
+use std::path::Path;
+
+fn toml_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match (&mut current, line.trim_start()) {
+            (None, l) if l.starts_with("```toml") => current = Some(String::new()),
+            (Some(block), l) if l.starts_with("```") => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            _ => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn every_toml_config_in_the_docs_is_valid() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut checked = 0;
+    for doc in ["README.md", "docs/CONFIG.md", "docs/AUTHOR_GUIDE.md", "docs/BUNDLES.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for block in toml_blocks(&text) {
+            if block.contains("[package]") {
+                continue; // a Cargo.toml, not a hookhost config
+            }
+            if let Err(e) = ConfigFile::parse(&block, Path::new(doc), root) {
+                panic!("{doc}: a config block does not parse: {e}\n{block}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "found only {checked} config blocks");
+}
+
+#[test]
+fn the_checked_in_json_schema_is_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/config.schema.json");
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        checked_in.trim() == hookhost_config::schema().trim(),
+        "docs/config.schema.json is stale; regenerate it with `cargo run -q -p hookhost -- config schema > docs/config.schema.json`"
+    );
+}

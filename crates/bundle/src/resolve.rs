@@ -1,0 +1,257 @@
+//! From a config's `bundles = [...]` to a [`Plan`]: find each reference's digest (the lock
+//! file, the reference itself, or the registry), fetch it (local directory registry, or an OCI
+//! registry through the content-addressed cache), check it (digests, then the trust policy)
+//! before anything is compiled or cached, and turn its hook specs into `{bundle}:{name}` hooks.
+
+use super::oci::{tag_of, Remote};
+use super::store::{open_artifact, Artifact, Store};
+use super::trust::Policy;
+use super::{Bundle, BundleError, ErrorKind};
+use hookhost_config::{ConfigFile, Plan, Registry};
+use hookhost_config::BundlePlugin;
+use hookhost_types::{BundleName, BundleRef, Capability, Digest, HookSpec, PluginRef};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What a caller is told while bundles move (a terminal shows it; an embedder may log it).
+pub trait Progress: Send + Sync {
+    /// A bundle is about to be pulled from a registry.
+    fn pulling(&self, bundle: &BundleName, registry: &str, digest: &str) {
+        let _ = (bundle, registry, digest);
+    }
+    /// A blob was pushed (`up`) or is being pulled: its title (or digest) and size.
+    fn blob(&self, up: bool, title: &str, size: u64) {
+        let _ = (up, title, size);
+    }
+}
+
+fn lock_error(message: String) -> BundleError {
+    BundleError::new(ErrorKind::Lock, message)
+}
+
+/// A lock file: the digest each bundle reference resolved to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lock {
+    #[serde(default)]
+    pub bundles: BTreeMap<String, Digest>,
+}
+
+/// Where a config's lock file lives: next to it, with the extension `lock`.
+pub fn lock_path(config: &Path) -> PathBuf {
+    config.with_extension("lock")
+}
+
+impl Lock {
+    /// Read a lock file; `None` when there is none.
+    pub fn read(path: &Path) -> Result<Option<Lock>, BundleError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => toml::from_str(&text).map(Some).map_err(|e| lock_error(format!("{}: not a hookhost lock file ({}); delete it and write it again", path.display(), e.message().trim()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(lock_error(format!("{}: cannot read the lock file ({e})", path.display())).with_source(e)),
+        }
+    }
+
+    /// Write the lock file (with a header saying what it is).
+    pub fn write(&self, path: &Path) -> Result<(), BundleError> {
+        let text = format!("# hookhost lock file: the digest each bundle reference resolved to.\n# Commit it; `--locked` refuses any bundle not pinned here. Regenerate with `hookhost lock`.\n\n{}", toml::to_string(self).expect("toml"));
+        std::fs::write(path, text).map_err(|e| BundleError::new(ErrorKind::Io, format!("{}: cannot write the lock file ({e})", path.display())).with_source(e))
+    }
+}
+
+/// How the lock file is used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LockMode {
+    /// Use pinned digests when present; resolve the rest.
+    #[default]
+    Prefer,
+    /// Refuse any reference the lock file does not pin (`--locked`).
+    Locked,
+    /// Resolve every reference afresh (`hookhost lock`).
+    Update,
+}
+
+/// A fetched, checked and trusted bundle.
+pub struct Fetched {
+    /// The bundle, checked.
+    pub bundle: Bundle,
+    /// The artifact digest (what the lock file records).
+    pub digest: Digest,
+    /// Trusted signers' key ids.
+    pub signers: Vec<String>,
+    /// Every signature it carries (what a mirror copies along).
+    pub signatures: Vec<String>,
+}
+
+/// Fetch and check one bundle. Nothing reaches the cache before it is checked; a corrupt cache
+/// entry is evicted and fetched again.
+pub async fn fetch(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, cache: Option<&Path>, policy: &Policy, progress: Option<&Arc<dyn Progress>>) -> Result<Fetched, BundleError> {
+    let from = format!("bundle {r}");
+    let check = |artifact: &Artifact, digest: Digest| -> Result<Fetched, BundleError> {
+        let (bundle, signatures) = open_artifact(artifact, &from)?;
+        if bundle.manifest.name != r.name.as_str() || r.version.as_ref().is_some_and(|v| *v != bundle.manifest.version) {
+            return Err(BundleError::new(ErrorKind::Integrity, format!("{from}: the registry served {} instead; a registry may not substitute one bundle for another", bundle.manifest.id())));
+        }
+        let signers = policy.check(&bundle, &signatures, &from)?;
+        Ok(Fetched { bundle, digest, signers, signatures })
+    };
+    let digest_hint = r.digest.as_ref().or(pinned);
+    let parse_digest = |d: String| d.parse::<Digest>().map_err(|e| BundleError::new(ErrorKind::Registry, format!("{from}: {e}")));
+    match registry {
+        Registry::Dir(dir) => {
+            let store = Store::new(dir);
+            let digest = match digest_hint {
+                Some(d) => d.clone(),
+                None => {
+                    let tag = format!("{}:{}", r.name, tag_of(r.version.as_deref().unwrap_or_default()));
+                    let found = store.resolve(&tag).map_err(|e| e.context(&from))?;
+                    parse_digest(found.ok_or_else(|| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: the registry {} has no {tag}", dir.display())))?)?
+                }
+            };
+            let artifact = store.get(digest.as_str()).map_err(|e| match e.kind() {
+                ErrorKind::NotFound => BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {}", e.message())),
+                ErrorKind::Integrity => BundleError::new(ErrorKind::Integrity, format!("{from}: the registry is corrupt: {}; push the bundle again", e.message())),
+                _ => e.context(&from),
+            })?;
+            check(&artifact, digest)
+        }
+        Registry::Oci(location) => {
+            let mut remote = Remote::new(location)?;
+            remote.progress = progress.cloned();
+            let digest = match digest_hint {
+                Some(d) => d.clone(),
+                None => parse_digest(remote.resolve(&r.name, &tag_of(r.version.as_deref().unwrap_or_default())).await.map_err(|e| e.context(&from))?)?,
+            };
+            let cache = cache.map(|c| Store::new(c.join("bundles")));
+            if let Some(cache) = &cache {
+                match cache.get(digest.as_str()) {
+                    Ok(artifact) => {
+                        return check(&artifact, digest);
+                    }
+                    Err(e) if e.kind() == ErrorKind::NotFound => {}
+                    Err(e) => {
+                        tracing::warn!(bundle = %r, "cached copy is damaged, fetching it again: {e}");
+                        cache.evict(digest.as_str());
+                    }
+                }
+            }
+            if let Some(p) = progress {
+                p.pulling(&r.name, &remote.registry, digest.as_str());
+            }
+            let artifact = remote.fetch(&r.name, digest.as_str()).await.map_err(|e| e.context(&from))?;
+            let fetched = check(&artifact, digest)?;
+            if let Some(cache) = &cache {
+                if let Err(e) = cache.put(&artifact, None) {
+                    tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
+                }
+            }
+            Ok(fetched)
+        }
+    }
+}
+
+/// How bundles are resolved.
+#[derive(Clone, Default)]
+pub struct Resolver {
+    /// How the lock file next to the config is used.
+    pub lock_mode: LockMode,
+    /// Told of pulls and blobs as they move.
+    pub progress: Option<Arc<dyn Progress>>,
+}
+
+/// What resolving a config produced.
+pub struct Resolution {
+    /// What a host loads.
+    pub plan: Plan,
+    /// The digest each bundle reference resolved to (what a lock file records).
+    pub lock: Lock,
+}
+
+/// Resolve every bundle of a config: fetched and checked in declaration order, their hooks
+/// placed before the user's own. A config without bundles resolves without any I/O.
+pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resolution, BundleError> {
+    let mode = resolver.lock_mode;
+    if config.bundles.is_empty() {
+        return Ok(Resolution { plan: Plan::base(config), lock: Lock::default() });
+    }
+    let source = config.source.display().to_string();
+    let policy = Policy::from_config(&config.trust).map_err(|problems| BundleError::new(ErrorKind::Config, format!("{source}: {}", problems.join("; "))))?;
+    let lock_file = lock_path(&config.source);
+    let lock = match mode {
+        LockMode::Prefer | LockMode::Locked => Lock::read(&lock_file)?,
+        LockMode::Update => None,
+    };
+    if mode == LockMode::Locked && lock.is_none() && config.bundles.iter().any(|b| b.reference.digest.is_none()) {
+        return Err(lock_error(format!("{source}: locked, but there is no lock file {}", lock_file.display())));
+    }
+    let cache = config.effective_cache_dir();
+    let mut new_lock = Lock::default();
+    let mut contributed: Vec<HookSpec> = Vec::new();
+    let mut problems = Vec::new();
+    let mut seen_names = BTreeMap::new();
+    let mut muted = Vec::new();
+    let mut bundle_plugins = std::collections::HashMap::new();
+    for decl in &config.bundles {
+        let r = &decl.reference;
+        let key = r.to_string();
+        let pinned = lock.as_ref().and_then(|l| l.bundles.get(&key));
+        if mode == LockMode::Locked && pinned.is_none() && r.digest.is_none() {
+            return Err(lock_error(format!("{source}: {}: {key} is not in the lock file {}", decl.at, lock_file.display())));
+        }
+        let registry = config.registries.get(&r.registry).expect("validated at parse");
+        let fetched = fetch(r, registry, pinned, cache.as_deref(), &policy, resolver.progress.as_ref()).await?;
+        if let Some(first) = seen_names.insert(fetched.bundle.manifest.name.clone(), decl.at.clone()) {
+            return Err(BundleError::new(ErrorKind::Config, format!("{source}: {}: bundle {} is also listed at {first}; list each bundle once", decl.at, fetched.bundle.manifest.name)));
+        }
+        tracing::info!(bundle = %key, digest = %fetched.digest, signers = ?fetched.signers, "bundle verified");
+        new_lock.bundles.insert(key.clone(), fetched.digest.clone());
+        let Bundle { manifest: m, parts, .. } = fetched.bundle;
+        let name = r.name.clone();
+        let mut files = parts.files;
+        // Each plugin file once: its verified bytes (the manifest's sha256 was checked against
+        // them), and what it declares. It holds a capability only when declared here and granted
+        // to it by name (`Plan::holds`).
+        for p in &m.plugins {
+            let plugin = PluginRef::Bundle { bundle: name.clone(), file: p.file.clone() };
+            let declared: std::collections::BTreeSet<Capability> = p.capabilities.iter().filter_map(|c| c.parse().ok()).collect();
+            for cap in config.grants.named(&plugin).filter(|c| !declared.contains(c)) {
+                tracing::warn!(%plugin, capability = %cap, "granted, but the bundle's manifest does not declare it: not in effect");
+            }
+            let bytes = files.remove(&p.file).expect("checked: the manifest lists exactly the files held");
+            let digest = Digest::from_hex(&p.sha256).expect("checked when the manifest was read");
+            bundle_plugins.insert(plugin, BundlePlugin { bytes: Arc::from(bytes), digest, declared });
+        }
+        for (i, raw) in m.hooks.iter().enumerate() {
+            let at = format!("bundle {} hooks[{i}]", m.id());
+            let Some(mut spec) = config.validate_bundle_hook(raw.clone(), &m.name, i, &at, &mut problems) else { continue };
+            spec.plugin = spec.plugin.in_bundle(&name);
+            if config.disabled_contributions.contains(&spec.id) {
+                tracing::info!(hook_id = %spec.id, "contributed hook muted by disabled_contributions");
+                muted.push(spec.id.clone());
+                continue;
+            }
+            // Bundle HookIds hold a '/', so they can only collide with each other.
+            if contributed.iter().any(|h| h.id == spec.id) {
+                problems.push(format!("{at}.id: duplicate hook id {:?}", spec.id));
+                continue;
+            }
+            contributed.push(spec);
+        }
+    }
+    if !problems.is_empty() {
+        return Err(BundleError::new(ErrorKind::Config, format!("{source}: {} problem(s) in bundle hooks:\n  - {}", problems.len(), problems.join("\n  - "))));
+    }
+    for id in &config.disabled_contributions {
+        if id.contains('/') && !muted.contains(id) {
+            tracing::warn!(hook_id = %id, "disabled_contributions names no hook of this config's bundles");
+        }
+    }
+    let mut plan = Plan::base(config);
+    plan.muted.extend(muted);
+    plan.bundle_plugins = bundle_plugins;
+    let at = plan.hooks.iter().position(|h| h.id.starts_with("user:")).unwrap_or(plan.hooks.len());
+    plan.hooks.splice(at..at, contributed);
+    Ok(Resolution { plan, lock: new_lock })
+}

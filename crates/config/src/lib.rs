@@ -1,0 +1,352 @@
+//! The native configuration (TOML, or the same schema as JSON): hooks mapping 1:1 onto the
+//! seed's `UserHookSpec`, an executor naming a wasm plugin and its settings, and host limits.
+//!
+//! Parsing is strict (unknown fields are errors) and validation collects every problem before
+//! failing, so a config is either loaded whole or not at all.
+
+use hookhost_types::matcher::MatcherSpec;
+use hookhost_types::spec::DEFAULT_STOP_LOOP_CAP;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+pub use bundles::{is_loopback, BundleDecl, OciLocation, RawKey, RawRegistry, RawTrust, Registry, TrustConfig, TrustKey};
+pub use hookhost_types::spec::{AuditFailure, Capability, Grants, HookSpec, Limits, OnError, PluginRef, DEFAULT_FUEL, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS, MAX_MEMORY_MIB, TIMEOUT_RANGE_MS};
+pub use plan::{BundlePlugin, Plan};
+
+/// The config file as written.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    /// Append one JSON line per hook invocation to this file (relative to the config file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_log: Option<PathBuf>,
+    /// What a dispatch does when its audit record cannot be written: `block` (the default: the
+    /// decision of an event that can block becomes a block naming the failure) or `warn`
+    /// (log the failure and keep the hooks' decision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_failure: Option<AuditFailure>,
+    /// Where compiled plugins are cached (default: `$HOOKHOST_CACHE_DIR`, else the user cache dir).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_dir: Option<PathBuf>,
+    /// Default limits for every hook.
+    #[serde(default)]
+    pub limits: RawLimits,
+    /// The user's own hooks (HookIds `user:{id}`), after every capability's hooks.
+    #[serde(default)]
+    pub hooks: Vec<RawHook>,
+    /// Groups of contributed hooks (HookIds `{capability}:{id}`), in chain order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<RawCapability>,
+    /// Contributed HookIds to mute, e.g. `"rust_pack:fmt_after_edit"`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disabled_contributions: Vec<String>,
+    /// Consecutive `stop` blocks allowed in one session before hookhost lets the agent stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_loop_cap: Option<u32>,
+    /// Where the user's hooks sit among the capabilities (Everruns files declare them in
+    /// order); `None` = after every capability.
+    #[serde(skip)]
+    pub user_position: Option<usize>,
+    /// Where the user's hooks sit in a peer file, for messages.
+    #[serde(skip)]
+    pub user_path: Option<String>,
+    /// Capabilities granted to plugins: `"builtin:bash-adapter" = ["process:exec"]`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub grants: std::collections::BTreeMap<String, Vec<String>>,
+    /// Signed bundles whose hooks join the chain (before the user's hooks), in this order:
+    /// `registry/namespace/name@version` or `registry/namespace/name@sha256:<digest>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bundles: Vec<String>,
+    /// Where bundles come from, by name (`local` is the local directory registry by default).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub registries: std::collections::BTreeMap<String, RawRegistry>,
+    /// Which keys are trusted to sign which bundles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<RawTrust>,
+}
+
+/// A named group of contributed hooks (an Everruns capability, a bundle).
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawCapability {
+    pub id: String,
+    #[serde(default)]
+    pub hooks: Vec<RawHook>,
+    /// Where this group sits in a peer file, for messages (`capabilities[1].config.hooks`).
+    #[serde(skip)]
+    pub path: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<u64>,
+}
+
+/// One hook as written: the seed's `UserHookSpec`.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawHook {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub event: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<MatcherSpec>,
+    pub executor: RawExecutor,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub on_error: OnError,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// Which plugin runs the hook, with what settings and limits.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawExecutor {
+    /// `builtin:<name>` or a path to a `.wasm` component (relative to the config file).
+    pub plugin: String,
+    /// Passed to the plugin as JSON (`validate-settings` at load, `context.settings` per call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<u64>,
+}
+
+/// A validated configuration file: what it asks for, never changed after validation.
+/// Bundles are named here; [`Plan`] is what a host loads once they are resolved.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigFile {
+    /// The file it came from, for messages (`<embedded default config>` for the default).
+    pub source: PathBuf,
+    /// Its hooks in chain order (bundles' hooks join when they resolve).
+    pub hooks: Vec<HookSpec>,
+    /// Where audit records go.
+    pub audit_log: Option<PathBuf>,
+    /// What a dispatch does when its audit record cannot be written.
+    pub audit_failure: AuditFailure,
+    /// The configured cache directory (see [`ConfigFile::effective_cache_dir`]).
+    pub cache_dir: Option<PathBuf>,
+    /// Capabilities granted to plugins by name.
+    pub grants: Grants,
+    /// Consecutive stop blocks allowed per session (0 = no cap).
+    pub stop_loop_cap: u32,
+    /// HookIds that were muted by `disabled_contributions`.
+    pub muted: Vec<String>,
+    /// `disabled_contributions` as written (bundle hooks are muted when bundles resolve).
+    pub disabled_contributions: Vec<String>,
+    /// Bundles to resolve, in order.
+    pub bundles: Vec<BundleDecl>,
+    /// Where bundles come from, by name (`local` always exists).
+    pub registries: std::collections::BTreeMap<String, Registry>,
+    /// Which keys are trusted to sign which bundles.
+    pub trust: TrustConfig,
+    /// Default limits of hooks (bundle hooks are validated with them).
+    pub defaults: Limits,
+}
+
+impl ConfigFile {
+    /// The cache directory a host of this config uses: `$HOOKHOST_CACHE_DIR`, else
+    /// `cache_dir`, else the user's cache directory.
+    pub fn effective_cache_dir(&self) -> Option<PathBuf> {
+        hookhost_types::paths::cache_dir(self.cache_dir.as_deref())
+    }
+
+    /// Validate one hook spec contributed by a bundle (HookId `{prefix}:{name}`, plugins as
+    /// the bundle names them); `None` with its problems pushed.
+    pub fn validate_bundle_hook(&self, raw: RawHook, prefix: &str, index: usize, at: &str, problems: &mut Vec<String>) -> Option<HookSpec> {
+        validate::hook(raw, prefix, index, at, Path::new(""), self.defaults, problems)
+    }
+}
+
+/// The JSON Schema of the native config format (what `hookhost config schema` prints and
+/// `docs/config.schema.json` holds).
+pub fn schema() -> String {
+    serde_json::to_string_pretty(&schemars::schema_for!(RawConfig)).expect("schemas serialise")
+}
+
+/// A config that failed to load: the file and every problem found, each naming its field.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", render(file, problems))]
+pub struct ConfigError {
+    pub file: PathBuf,
+    pub problems: Vec<String>,
+}
+
+fn render(file: &Path, problems: &[String]) -> String {
+    match problems {
+        [one] => format!("{}: {one}", file.display()),
+        many => {
+            let mut out = format!("{}: {} problems:", file.display(), many.len());
+            for p in many {
+                out.push_str("\n  - ");
+                out.push_str(p);
+            }
+            out
+        }
+    }
+}
+
+/// The configuration used when none is given: both built-in plugins on their natural events.
+pub const EMBEDDED_DEFAULT: &str = include_str!("default.toml");
+
+impl ConfigFile {
+    /// Read and validate a config file (`.json` is parsed as JSON, anything else as TOML).
+    pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
+        Self::load_as(path, None)
+    }
+
+    /// The embedded default configuration.
+    pub fn embedded_default() -> ConfigFile {
+        Self::parse(EMBEDDED_DEFAULT, Path::new("<embedded default config>"), Path::new("."))
+            .expect("the embedded default config is valid (tested)")
+    }
+
+    /// Parse and validate config text, detecting its format from the extension and contents.
+    /// `base` resolves relative plugin and audit paths.
+    pub fn parse(text: &str, file: &Path, base: &Path) -> Result<ConfigFile, ConfigError> {
+        Self::parse_as(text, file, base, None)
+    }
+
+    /// Like [`Config::parse`], with the format forced (`--dialect`).
+    pub fn parse_as(text: &str, file: &Path, base: &Path, format: Option<peer::Format>) -> Result<ConfigFile, ConfigError> {
+        Self::raw(text, file, format)?.validate(base).map(|mut c| {
+            c.source = file.to_path_buf();
+            c
+        })
+        .map_err(|problems| ConfigError { file: file.to_path_buf(), problems })
+    }
+
+    /// Read and validate a config file with its format forced.
+    pub fn load_as(path: &Path, format: Option<peer::Format>) -> Result<ConfigFile, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.to_path_buf(),
+            problems: vec![format!("cannot read the config file ({e}); check its path")],
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::parse_as(&text, path, &base, format)
+    }
+
+    /// Parse text into the native form, whatever its format.
+    fn raw(text: &str, file: &Path, format: Option<peer::Format>) -> Result<RawConfig, ConfigError> {
+        let fail = |problems| ConfigError { file: file.to_path_buf(), problems };
+        let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let yaml = matches!(ext, "yaml" | "yml") || matches!(format, Some(peer::Format::DockerAgent | peer::Format::Starchild));
+        if !yaml && (ext != "json" && format.is_none_or(|f| f == peer::Format::Native)) {
+            return toml::from_str(text).map_err(|e| fail(vec![toml_problem(&e, text)]));
+        }
+        let doc: Value = if yaml {
+            serde_norway::from_str(text).map_err(|e| fail(vec![format!("invalid YAML: {e}")]))?
+        } else {
+            json::parse_strict(text).map_err(|e| fail(vec![format!("invalid JSON: {e}")]))?
+        };
+        let format = match format {
+            Some(f) => f,
+            None => peer::detect(&doc, yaml).map_err(|e| fail(vec![e]))?,
+        };
+        match format {
+            peer::Format::Native => serde_json::from_value(doc).map_err(|e| fail(vec![format!("invalid config: {e}")])),
+            peer => peer::convert(peer, doc).map_err(fail),
+        }
+    }
+}
+
+/// One line for a TOML error: the message with its line and column.
+fn toml_problem(e: &toml::de::Error, text: &str) -> String {
+    let msg = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("line {line}, column {col}: {msg}")
+        }
+        None => format!("invalid config: {msg}"),
+    }
+}
+
+mod bundles;
+mod json;
+pub mod peer;
+pub mod plan;
+mod validate;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn parse(text: &str) -> Result<ConfigFile, ConfigError> {
+        ConfigFile::parse(text, Path::new("hooks.toml"), Path::new("/cfg"))
+    }
+
+    #[test]
+    fn embedded_default_is_valid() {
+        let c = ConfigFile::embedded_default();
+        assert!(c.hooks.len() >= 2);
+    }
+
+    #[test]
+    fn minimal_hook_gets_the_seed_defaults() {
+        let c = parse("[[hooks]]\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"g.wasm\" }\n").unwrap();
+        let h = &c.hooks[0];
+        assert_eq!(h.id, "user:pre_tool_use_0");
+        assert_eq!(h.limits.timeout, Duration::from_millis(5000));
+        assert_eq!(h.on_error, OnError::Warn);
+        assert_eq!(h.plugin, PluginRef::Path(PathBuf::from("/cfg/g.wasm")));
+        assert_eq!(h.limits.memory_bytes, 64 << 20);
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_field() {
+        let err = parse(
+            r#"
+[[hooks]]
+id = "a"
+event = "pre_tool"
+executor = { plugin = "builtin:nope" }
+timeout_ms = 50
+
+[[hooks]]
+id = "a"
+event = "session_start"
+matcher = { tool_name = "bash" }
+executor = { plugin = "x.wasm", memory_mib = 0 }
+"#,
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("hooks.toml: 6 problems:"), "{text}");
+        for want in [
+            "hooks[0].event: unknown event \"pre_tool\"; use one of session_start,",
+            "hooks[0].timeout_ms: 50 is out of range; use 100..=30000 milliseconds (default 5000)",
+            "hooks[0].executor.plugin: unknown built-in plugin \"nope\"; built-ins are builtin:guard-destructive, builtin:redact-secrets",
+            "hooks[1].id: duplicate hook id \"user:a\" (also hooks[0])",
+            "hooks[1].matcher: matchers apply to tool events only",
+            "hooks[1].executor.memory_mib: 0 is out of range; use 1..=1024 (default 64)",
+        ] {
+            assert!(text.contains(want), "missing {want:?} in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_enums_name_the_field() {
+        let err = parse("[[hooks]]\nevent = \"stop\"\nexecutor = { plugin = \"x.wasm\" }\ntimeout = 5\n").unwrap_err();
+        assert!(err.to_string().contains("unknown field `timeout`"), "{err}");
+        let err = parse("[[hooks]]\nevent = \"stop\"\nexecutor = { plugin = \"x.wasm\" }\non_error = \"deny\"\n").unwrap_err();
+        assert!(err.to_string().contains("unknown variant `deny`, expected one of `block`, `allow`, `warn`"), "{err}");
+    }
+
+    #[test]
+    fn json_configs_use_the_same_schema() {
+        let c = ConfigFile::parse(r#"{"hooks":[{"event":"stop","executor":{"plugin":"builtin:guard-destructive"}}]}"#, Path::new("h.json"), Path::new(".")).unwrap();
+        assert_eq!(c.hooks[0].plugin, PluginRef::Builtin("guard-destructive".into()));
+    }
+}

@@ -1,0 +1,91 @@
+//! A [`Plan`]: what a host loads. Every hook in chain order, where each plugin's bytes come
+//! from, what each plugin may do, and the host's settings. A config file becomes a plan once
+//! its bundles are resolved (`hookhost-bundle`), or directly when it names none.
+
+use crate::{ConfigError, ConfigFile};
+use hookhost_types::spec::{AuditFailure, Capability, Grants, HookSpec, PluginRef};
+use hookhost_types::Digest;
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A verified plugin file of a bundle.
+#[derive(Debug, Clone)]
+pub struct BundlePlugin {
+    /// Its bytes, checked against the signed manifest.
+    pub bytes: Arc<[u8]>,
+    /// Their digest.
+    pub digest: Digest,
+    /// The capabilities the bundle's manifest declares for it.
+    pub declared: BTreeSet<Capability>,
+}
+
+/// What a host loads. Nothing here is fetched or compiled yet; bundle plugin bytes are
+/// already verified.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// The config file it came from, for messages.
+    pub source: PathBuf,
+    /// Every hook in chain order (bundle hooks before the user's own).
+    pub hooks: Vec<HookSpec>,
+    /// Where audit records go.
+    pub audit_log: Option<PathBuf>,
+    /// What a dispatch does when its audit record cannot be written.
+    pub audit_failure: AuditFailure,
+    /// The configured cache directory.
+    pub cache_dir: Option<PathBuf>,
+    /// Capabilities granted to plugins.
+    pub grants: Grants,
+    /// Consecutive stop blocks allowed per session (0 = no cap).
+    pub stop_loop_cap: u32,
+    /// HookIds muted by `disabled_contributions`.
+    pub muted: Vec<String>,
+    /// Plugin files of resolved bundles.
+    pub bundle_plugins: HashMap<PluginRef, BundlePlugin>,
+}
+
+impl Plan {
+    /// The plan of a config that names no bundles. A config that does needs them resolved
+    /// first (`hookhost_bundle::resolve`); this refuses it, naming the first.
+    pub fn without_bundles(config: ConfigFile) -> Result<Plan, ConfigError> {
+        if let Some(first) = config.bundles.first() {
+            return Err(ConfigError {
+                file: config.source.clone(),
+                problems: vec![format!("{}: names the bundle {}, but bundles are not resolved here (this hookhost was built without bundle support); remove `bundles`", first.at, first.reference)],
+            });
+        }
+        Ok(Plan::base(config))
+    }
+
+    /// The plan of a config's own hooks and settings, before any bundle joins it.
+    pub fn base(config: ConfigFile) -> Plan {
+        Plan {
+            source: config.source,
+            hooks: config.hooks,
+            audit_log: config.audit_log,
+            audit_failure: config.audit_failure,
+            cache_dir: config.cache_dir,
+            grants: config.grants,
+            stop_loop_cap: config.stop_loop_cap,
+            muted: config.muted,
+            bundle_plugins: HashMap::new(),
+        }
+    }
+
+    /// The cache directory a host of this plan uses: `$HOOKHOST_CACHE_DIR`, else `cache_dir`,
+    /// else the user's cache directory.
+    pub fn effective_cache_dir(&self) -> Option<PathBuf> {
+        hookhost_types::paths::cache_dir(self.cache_dir.as_deref())
+    }
+
+    /// Whether a plugin holds `capability`: granted (a bundle's plugin by its own name only)
+    /// and, for a bundle's plugin file, declared in its manifest. Any other plugin declares a
+    /// capability by importing its interface (checked when it loads).
+    pub fn holds(&self, plugin: &PluginRef, capability: Capability) -> bool {
+        let declared = match plugin {
+            PluginRef::Bundle { .. } if plugin.builtin_name().is_none() => self.bundle_plugins.get(plugin).is_some_and(|p| p.declared.contains(&capability)),
+            _ => true,
+        };
+        declared && self.grants.allows(plugin, capability)
+    }
+}

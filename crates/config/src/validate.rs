@@ -1,0 +1,177 @@
+//! Validation of a parsed config: every rule of the seed contract (seed 001), every problem
+//! collected with its path (`hooks[2].timeout_ms`, `capabilities[0].hooks[1].event`) before
+//! failing, so a config loads whole or not at all.
+
+use super::*;
+use hookhost_types::spec::{PluginName, BUILTIN_PLUGINS, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS};
+use hookhost_types::EventName;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// One group of hooks in chain order: its HookId prefix, its path in the file, its hooks.
+struct Group {
+    prefix: String,
+    path: String,
+    hooks: Vec<RawHook>,
+}
+
+fn check_limits(at: &str, fuel: Option<u64>, memory_mib: Option<u64>, problems: &mut Vec<String>) {
+    if fuel == Some(0) {
+        problems.push(format!("{at}.fuel: must be greater than 0 (default {DEFAULT_FUEL})"));
+    }
+    if let Some(m) = memory_mib {
+        if m == 0 || m > MAX_MEMORY_MIB {
+            problems.push(format!("{at}.memory_mib: {m} is out of range; use 1..={MAX_MEMORY_MIB} (default {DEFAULT_MEMORY_MIB})"));
+        }
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+impl RawConfig {
+    /// Validate every hook, collecting all problems.
+    pub fn validate(self, base: &Path) -> Result<ConfigFile, Vec<String>> {
+        let mut problems = Vec::new();
+        let defaults = Limits { fuel: self.limits.fuel.unwrap_or(DEFAULT_FUEL), memory_bytes: (self.limits.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB) as usize) << 20, ..Limits::default() };
+        check_limits("limits", self.limits.fuel, self.limits.memory_mib, &mut problems);
+        let grants = grants(&self.grants, base, &mut problems);
+        let mut groups = Vec::new();
+        for (i, cap) in self.capabilities.into_iter().enumerate() {
+            if !valid_name(&cap.id) || cap.id == "user" {
+                problems.push(format!("capabilities[{i}].id: {:?} is not a valid capability id; use letters, digits, '_', '-' or '.' (and not \"user\")", cap.id));
+            }
+            let path = cap.path.unwrap_or_else(|| format!("capabilities[{i}].hooks"));
+            groups.push(Group { prefix: cap.id, path, hooks: cap.hooks });
+        }
+        let user = Group { prefix: "user".into(), path: self.user_path.unwrap_or_else(|| "hooks".into()), hooks: self.hooks };
+        groups.insert(self.user_position.unwrap_or(groups.len()).min(groups.len()), user);
+        let disabled: std::collections::HashSet<&str> = self.disabled_contributions.iter().map(String::as_str).collect();
+        let mut hooks = Vec::new();
+        let mut muted = Vec::new();
+        let mut seen: HashMap<String, String> = HashMap::new();
+        for group in groups {
+            for (index, raw) in group.hooks.into_iter().enumerate() {
+                let at = format!("{}[{index}]", group.path);
+                let id = format!("{}:{}", group.prefix, raw.id.clone().unwrap_or_else(|| format!("{}_{index}", raw.event)));
+                if let Some(first) = seen.insert(id.clone(), at.clone()) {
+                    problems.push(format!("{at}.id: duplicate hook id {id:?} (also {first}); give each hook a distinct id"));
+                }
+                let Some(spec) = hook(raw, &group.prefix, index, &at, base, defaults, &mut problems) else { continue };
+                if group.prefix != "user" && disabled.contains(spec.id.as_str()) {
+                    tracing::info!(hook_id = %spec.id, "contributed hook muted by disabled_contributions");
+                    muted.push(spec.id);
+                    continue;
+                }
+                hooks.push(spec);
+            }
+        }
+        for id in &self.disabled_contributions {
+            // Ids with a '/' name bundle hooks, checked when bundles resolve.
+            if !muted.contains(id) && !id.contains('/') {
+                tracing::warn!(hook_id = %id, "disabled_contributions names no contributed hook of this config");
+            }
+        }
+        let trust = self.trust.unwrap_or_default().validate(base, &mut problems);
+        let registries = bundles::registries(&self.registries, base, &mut problems);
+        let bundles = bundles::bundles(&self.bundles, &registries, &mut problems);
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(ConfigFile {
+            disabled_contributions: self.disabled_contributions,
+            bundles,
+            registries,
+            trust,
+            defaults,
+            source: PathBuf::new(),
+            hooks,
+            audit_log: self.audit_log.map(|p| base.join(p)),
+            audit_failure: self.audit_failure.unwrap_or_default(),
+            cache_dir: self.cache_dir.map(|p| base.join(p)),
+            grants,
+            stop_loop_cap: self.stop_loop_cap.unwrap_or(DEFAULT_STOP_LOOP_CAP),
+            muted,
+        })
+    }
+}
+
+fn grants(raw: &std::collections::BTreeMap<String, Vec<String>>, base: &Path, problems: &mut Vec<String>) -> Grants {
+    let mut grants = Grants::default();
+    for (plugin, caps) in raw {
+        let key = match PluginName::parse(plugin, true) {
+            PluginName::Builtin(name) => PluginRef::Builtin(name.to_string()),
+            PluginName::BundleFile(bundle, file) => PluginRef::Bundle { bundle, file: file.to_string() },
+            PluginName::Path(path) => PluginRef::Path(base.join(path)),
+        };
+        for cap in caps {
+            match cap.parse::<Capability>() {
+                Ok(cap) => grants.grant(key.clone(), cap),
+                Err(e) => problems.push(format!("grants.{plugin:?}: {e}")),
+            }
+        }
+    }
+    grants
+}
+
+/// Validate one hook; `None` when it has problems (recorded in `problems`).
+pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Path, defaults: Limits, problems: &mut Vec<String>) -> Option<HookSpec> {
+    let before = problems.len();
+    let mut bad = |field: &str, msg: String| problems.push(format!("{at}.{field}: {msg}"));
+    let event = EventName::from_canonical(&raw.event);
+    if event.is_none() {
+        let known: Vec<_> = EventName::canonical_names().collect();
+        bad("event", format!("unknown event {:?}; use one of {}", raw.event, known.join(", ")));
+    }
+    let name = raw.id.clone().unwrap_or_else(|| format!("{}_{index}", raw.event));
+    if !valid_name(&name) {
+        bad("id", format!("{name:?} is not a valid hook id; use letters, digits, '_', '-' or '.' (no ':' or spaces)"));
+    }
+    let timeout_ms = raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    if !TIMEOUT_RANGE_MS.contains(&timeout_ms) {
+        bad("timeout_ms", format!("{timeout_ms} is out of range; use {}..={} milliseconds (default {DEFAULT_TIMEOUT_MS})", TIMEOUT_RANGE_MS.start(), TIMEOUT_RANGE_MS.end()));
+    }
+    let mut matcher = None;
+    if let (Some(spec), Some(ev)) = (&raw.matcher, &event) {
+        if !ev.is_tool_event() && !spec.is_payload_only() {
+            bad("matcher", format!("matchers apply to tool events only (pre_tool_use, permission_request, post_tool_use, tool_result_transform), not {ev}; remove the matcher"));
+        } else {
+            match spec.compile() {
+                Ok(m) => matcher = Some(m),
+                Err(errs) => errs.into_iter().for_each(|(field, msg)| bad(&format!("matcher.{field}"), msg)),
+            }
+        }
+    }
+    let plugin = match PluginName::parse(&raw.executor.plugin, false) {
+        PluginName::Builtin(name) if BUILTIN_PLUGINS.contains(&name) => Some(PluginRef::Builtin(name.to_string())),
+        PluginName::Builtin(name) => {
+            bad("executor.plugin", format!("unknown built-in plugin {name:?}; built-ins are {}", BUILTIN_PLUGINS.iter().map(|n| format!("builtin:{n}")).collect::<Vec<_>>().join(", ")));
+            None
+        }
+        _ if raw.executor.plugin.trim().is_empty() => {
+            bad("executor.plugin", "is empty; name a .wasm component path or builtin:<name>".into());
+            None
+        }
+        _ => Some(PluginRef::Path(base.join(&raw.executor.plugin))),
+    };
+    check_limits(&format!("{at}.executor"), raw.executor.fuel, raw.executor.memory_mib, problems);
+    if problems.len() > before {
+        return None;
+    }
+    Some(HookSpec {
+        id: format!("{prefix}:{name}"),
+        event: event?,
+        matcher,
+        matcher_spec: raw.matcher,
+        plugin: plugin?,
+        settings: raw.executor.settings.unwrap_or_else(|| Value::Object(Default::default())),
+        limits: Limits {
+            timeout: Duration::from_millis(timeout_ms),
+            fuel: raw.executor.fuel.unwrap_or(defaults.fuel),
+            memory_bytes: raw.executor.memory_mib.map_or(defaults.memory_bytes, |m| (m as usize) << 20),
+        },
+        on_error: raw.on_error,
+        description: raw.description,
+    })
+}

@@ -1,0 +1,407 @@
+//! Canonical events: names, what a verdict means on each, and the JSON envelope (DESIGN.md §5–6).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// A lifecycle event name. `Custom` carries names the contract does not know yet.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum EventName {
+    /// A session begins.
+    SessionStart,
+    /// A session ends.
+    SessionEnd,
+    /// The user submitted a prompt (it can be rewritten or blocked).
+    UserPromptSubmit,
+    /// A tool is about to run (arguments can be rewritten; the call can be blocked).
+    PreToolUse,
+    /// The runtime is about to ask the user to approve a tool call.
+    PermissionRequest,
+    /// A tool's output, before the model sees it (it can be rewritten).
+    ToolResultTransform,
+    /// A tool ran (advisory).
+    PostToolUse,
+    /// The agent is about to stop (a block makes it continue).
+    Stop,
+    /// A subagent is about to stop.
+    SubagentStop,
+    /// A turn begins.
+    TurnStart,
+    /// A turn ends.
+    TurnEnd,
+    /// Before a model call.
+    BeforeModelCall,
+    /// After a model call.
+    AfterModelCall,
+    /// Before the context is compacted.
+    PreCompact,
+    /// After the context was compacted (the summary can be replaced).
+    PostCompact,
+    /// The runtime notifies the user.
+    Notification,
+    /// An event the contract does not define (`custom:<name>`).
+    Custom(String),
+}
+
+/// Which rewrite or add-on effects an event honours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EffectKind {
+    /// [`Effect::RewriteInput`](crate::Effect::RewriteInput).
+    RewriteInput,
+    /// [`Effect::RewritePrompt`](crate::Effect::RewritePrompt).
+    RewritePrompt,
+    /// [`Effect::RewriteOutput`](crate::Effect::RewriteOutput).
+    RewriteOutput,
+    /// [`Effect::AddContext`](crate::Effect::AddContext).
+    AddContext,
+    /// [`Effect::NotifyUser`](crate::Effect::NotifyUser).
+    NotifyUser,
+    /// [`Effect::Annotate`](crate::Effect::Annotate).
+    Annotate,
+    /// [`Effect::ReplaceSummary`](crate::Effect::ReplaceSummary).
+    ReplaceSummary,
+}
+
+use EffectKind as K;
+use EventName as E;
+
+/// (event, canonical name, can block, effects honoured, peers' names)
+const TABLE: &[(EventName, &str, bool, &[EffectKind], &[&str])] = &[
+    (E::SessionStart, "session_start", false, &[K::AddContext], &["SessionStart", "on_session_start"]),
+    (E::SessionEnd, "session_end", false, &[], &["SessionEnd", "on_session_end"]),
+    (E::UserPromptSubmit, "user_prompt_submit", true, &[K::RewritePrompt, K::AddContext], &["UserPromptSubmit", "on_user_message", "on_user_input"]),
+    (E::PreToolUse, "pre_tool_use", true, &[K::RewriteInput, K::AddContext, K::Annotate], &["PreToolUse", "pre_tool_call"]),
+    (E::PermissionRequest, "permission_request", true, &[K::RewriteInput, K::Annotate], &["PermissionRequest"]),
+    (E::ToolResultTransform, "tool_result_transform", false, &[K::RewriteOutput], &["tool_response_transform", "transform_tool_result"]),
+    (E::PostToolUse, "post_tool_use", false, &[K::RewriteOutput, K::AddContext], &["PostToolUse", "post_tool_call"]),
+    (E::Stop, "stop", true, &[K::AddContext], &["Stop", "on_stop"]),
+    (E::SubagentStop, "subagent_stop", true, &[K::AddContext], &["SubagentStop"]),
+    (E::TurnStart, "turn_start", false, &[K::AddContext], &[]),
+    (E::TurnEnd, "turn_end", false, &[], &[]),
+    (E::BeforeModelCall, "before_model_call", true, &[], &["before_llm_call", "pre_llm_call"]),
+    (E::AfterModelCall, "after_model_call", false, &[], &["after_llm_call", "post_llm_call"]),
+    (E::PreCompact, "pre_compact", true, &[K::ReplaceSummary, K::AddContext], &["PreCompact", "before_compaction"]),
+    (E::PostCompact, "post_compact", false, &[], &["PostCompact"]),
+    (E::Notification, "notification", false, &[], &["Notification"]),
+];
+
+impl EventName {
+    fn row(&self) -> Option<&'static (EventName, &'static str, bool, &'static [EffectKind], &'static [&'static str])> {
+        TABLE.iter().find(|row| &row.0 == self)
+    }
+
+    /// Every canonical name, in table order (for error messages).
+    pub fn canonical_names() -> impl Iterator<Item = &'static str> {
+        TABLE.iter().map(|row| row.1)
+    }
+
+    /// Parse a canonical name only (what config files must use).
+    pub fn from_canonical(name: &str) -> Option<EventName> {
+        TABLE.iter().find(|row| row.1 == name).map(|row| row.0.clone())
+    }
+
+    /// Parse a canonical name or any peer's name for it (what event inputs may use).
+    pub fn from_any(name: &str) -> Option<EventName> {
+        TABLE.iter().find(|row| row.1 == name || row.4.contains(&name)).map(|row| row.0.clone())
+    }
+
+    /// The canonical snake_case name.
+    pub fn as_str(&self) -> &str {
+        match self {
+            E::Custom(name) => name,
+            known => known.row().map(|row| row.1).unwrap_or("custom"),
+        }
+    }
+
+    /// Whether a `block` verdict on this event stops the action (else it is advisory).
+    pub fn can_block(&self) -> bool {
+        self.row().map(|row| row.2).unwrap_or(false)
+    }
+
+    /// Whether hooks on this event see a tool call (and may carry a matcher).
+    pub fn is_tool_event(&self) -> bool {
+        matches!(self, E::PreToolUse | E::PermissionRequest | E::PostToolUse | E::ToolResultTransform)
+    }
+
+    /// Whether this event honours an effect of the given kind. Notify and annotate are always
+    /// allowed: they change nothing the agent acts on.
+    pub fn honours(&self, kind: EffectKind) -> bool {
+        matches!(kind, K::NotifyUser | K::Annotate)
+            || self.row().map(|row| row.3.contains(&kind)).unwrap_or(matches!(kind, K::AddContext))
+    }
+}
+
+impl fmt::Display for EventName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// One event as the host sees it: the Everruns envelope (seed 000), with `data` holding the
+/// event-specific fields (`tool_name`, `tool_call_id`, `arguments`, `message`, `result`, ...).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookEvent {
+    /// Which event.
+    pub name: EventName,
+    /// The session it belongs to.
+    pub session_id: String,
+    /// The turn, when the runtime has turns.
+    pub turn_id: Option<String>,
+    /// The agent.
+    pub agent_id: Option<String>,
+    /// The organisation.
+    pub org_id: Option<String>,
+    /// When it happened (RFC 3339).
+    pub ts: String,
+    /// The working directory.
+    pub cwd: Option<String>,
+    /// The event-specific fields (`tool_name`, `arguments`, `message`, `result`, ...).
+    pub data: Map<String, Value>,
+}
+
+/// Why an event input could not be read.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum EventError {
+    /// Not JSON.
+    #[error("event is not valid JSON: {0}")]
+    Json(String),
+    #[error("event must be a JSON object, found {0}")]
+    /// Not a JSON object.
+    NotObject(&'static str),
+    #[error("event has no name: set \"event\" (canonical, e.g. \"pre_tool_use\") or \"hook_event_name\"")]
+    /// No event name.
+    NoName,
+    #[error("unknown event \"{name}\": use one of {known} (or \"custom:<name>\" for an event hookhost does not define)")]
+    /// A name hookhost does not know.
+    UnknownName {
+        /// The name given.
+        name: String,
+        /// The names it knows.
+        known: String,
+    },
+    #[error("field \"{field}\" must be {expected}")]
+    /// A field of the wrong type.
+    BadField {
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl HookEvent {
+    /// A `pre_tool_use` event for `tool` with these arguments (tests and examples).
+    pub fn pre_tool_use(tool: &str, arguments: Value) -> Self {
+        let mut data = Map::new();
+        data.insert("tool_name".into(), tool.into());
+        data.insert("tool_call_id".into(), "call_1".into());
+        data.insert("arguments".into(), arguments);
+        Self::new(EventName::PreToolUse, data)
+    }
+
+    /// An event with this name and data and placeholder ids.
+    pub fn new(name: EventName, data: Map<String, Value>) -> Self {
+        HookEvent {
+            name,
+            session_id: "ses_local".into(),
+            turn_id: None,
+            agent_id: None,
+            org_id: None,
+            ts: now_rfc3339(),
+            cwd: None,
+            data,
+        }
+    }
+
+    /// Parse an event from JSON text (see [`HookEvent::from_value`]).
+    pub fn from_json(text: &str) -> Result<Self, EventError> {
+        let value: Value = serde_json::from_str(text).map_err(|e| EventError::Json(e.to_string()))?;
+        Self::from_value(value)
+    }
+
+    /// Normalise an event: the canonical envelope `{"event", ..., "data": {...}}`, or the flat
+    /// Claude Code / docker-agent shape `{"hook_event_name", "tool_name", "tool_input", ...}`.
+    pub fn from_value(value: Value) -> Result<Self, EventError> {
+        let Value::Object(mut obj) = value else { return Err(EventError::NotObject(kind_of(&value))) };
+        let name_text = match obj.remove("event").or_else(|| obj.remove("hook_event_name")) {
+            Some(Value::String(s)) => s,
+            Some(_) => return Err(EventError::BadField { field: "event", expected: "a string" }),
+            None => return Err(EventError::NoName),
+        };
+        let name = match name_text.strip_prefix("custom:") {
+            Some(custom) if !custom.is_empty() => EventName::Custom(custom.to_string()),
+            _ => EventName::from_any(&name_text).ok_or_else(|| EventError::UnknownName {
+                name: name_text.clone(),
+                known: EventName::canonical_names().collect::<Vec<_>>().join(", "),
+            })?,
+        };
+        let mut text = |field: &'static str| -> Result<Option<String>, EventError> {
+            match obj.remove(field) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(_) => Err(EventError::BadField { field, expected: "a string" }),
+            }
+        };
+        let session_id = text("session_id")?.unwrap_or_else(|| "ses_local".into());
+        let turn_id = text("turn_id")?;
+        let agent_id = text("agent_id")?;
+        let org_id = text("org_id")?;
+        let ts = text("ts")?.unwrap_or_else(now_rfc3339);
+        let cwd = text("cwd")?;
+        obj.remove("hook_id");
+        let data = match obj.remove("data") {
+            Some(Value::Object(data)) => data,
+            Some(Value::Null) | None => flat_data(obj),
+            Some(_) => return Err(EventError::BadField { field: "data", expected: "an object" }),
+        };
+        Ok(HookEvent { name, session_id, turn_id, agent_id, org_id, ts, cwd, data })
+    }
+
+    /// The canonical envelope as JSON.
+    pub fn to_value(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("event".into(), self.name.as_str().into());
+        obj.insert("session_id".into(), self.session_id.clone().into());
+        for (key, v) in [("turn_id", &self.turn_id), ("org_id", &self.org_id), ("agent_id", &self.agent_id)] {
+            if let Some(v) = v {
+                obj.insert(key.into(), v.clone().into());
+            }
+        }
+        obj.insert("ts".into(), self.ts.clone().into());
+        if let Some(cwd) = &self.cwd {
+            obj.insert("cwd".into(), cwd.clone().into());
+        }
+        obj.insert("data".into(), Value::Object(self.data.clone()));
+        Value::Object(obj)
+    }
+
+    /// The tool name of a tool event.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.data.get("tool_name").and_then(Value::as_str)
+    }
+
+    /// The tool arguments of a tool event.
+    pub fn arguments(&self) -> Option<&Value> {
+        self.data.get("arguments")
+    }
+}
+
+/// Map the flat peer shape onto canonical `data` keys; unknown keys are kept as they are.
+fn flat_data(obj: Map<String, Value>) -> Map<String, Value> {
+    let mut data = Map::new();
+    for (key, value) in obj {
+        let key = match key.as_str() {
+            "tool_input" => "arguments",
+            "tool_use_id" => "tool_call_id",
+            "tool_response" | "tool_result" => "result",
+            "prompt" => "message",
+            "stop_response" => "response",
+            other => other,
+        };
+        data.insert(key.to_string(), value);
+    }
+    data
+}
+
+/// The current time as RFC 3339 UTC with milliseconds, without a date crate.
+pub fn now_rfc3339() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let secs = now.as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn envelope_and_flat_shapes_normalise_to_the_same_event() {
+        let envelope = HookEvent::from_value(json!({
+            "event": "pre_tool_use", "session_id": "s1", "ts": "t",
+            "data": {"tool_name": "bash", "tool_call_id": "c1", "arguments": {"command": "ls"}}
+        }))
+        .unwrap();
+        let flat = HookEvent::from_value(json!({
+            "hook_event_name": "PreToolUse", "session_id": "s1", "ts": "t",
+            "tool_name": "bash", "tool_use_id": "c1", "tool_input": {"command": "ls"}
+        }))
+        .unwrap();
+        assert_eq!(envelope, flat);
+        assert_eq!(flat.tool_name(), Some("bash"));
+    }
+
+    #[test]
+    fn unknown_event_name_lists_the_known_ones() {
+        let err = HookEvent::from_json(r#"{"event":"pre_tool"}"#).unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("unknown event \"pre_tool\": use one of session_start, "), "{text}");
+        assert!(text.contains("pre_tool_use"), "{text}");
+    }
+
+    #[test]
+    fn non_object_and_nameless_events_are_rejected() {
+        assert_eq!(HookEvent::from_json("[1]").unwrap_err(), EventError::NotObject("an array"));
+        assert_eq!(HookEvent::from_json("{}").unwrap_err(), EventError::NoName);
+        assert!(matches!(HookEvent::from_json("{"), Err(EventError::Json(_))));
+    }
+
+    #[test]
+    fn custom_events_pass_through() {
+        let ev = HookEvent::from_json(r#"{"event":"custom:deploy","data":{"env":"prod"}}"#).unwrap();
+        assert_eq!(ev.name, EventName::Custom("deploy".into()));
+        assert!(!ev.name.can_block());
+    }
+
+    #[test]
+    fn blocking_table_matches_the_design() {
+        let blocking: Vec<_> = TABLE.iter().filter(|r| r.2).map(|r| r.1).collect();
+        assert_eq!(
+            blocking,
+            ["user_prompt_submit", "pre_tool_use", "permission_request", "stop", "subagent_stop", "before_model_call", "pre_compact"]
+        );
+        assert!(EventName::PreToolUse.honours(EffectKind::RewriteInput));
+        assert!(!EventName::PreToolUse.honours(EffectKind::RewriteOutput));
+    }
+
+    #[test]
+    fn timestamps_look_like_rfc3339() {
+        let ts = now_rfc3339();
+        assert_eq!(ts.len(), 24, "{ts}");
+        assert!(ts.ends_with('Z') && ts.as_bytes()[10] == b'T', "{ts}");
+    }
+}

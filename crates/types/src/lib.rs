@@ -1,0 +1,26 @@
+//! # hookhost-types
+//!
+//! The vocabulary every hookhost crate shares: lifecycle [events](event), [decisions](decision),
+//! [matchers](matcher), validated [hook specs](spec) with their limits and capabilities, and
+//! validated [names and digests](ids). Plain data and pure functions: no wasmtime, no network,
+//! no files beyond [`paths`]' environment lookups.
+
+#![deny(missing_docs)]
+
+pub mod decision;
+pub mod event;
+pub mod ids;
+pub mod matcher;
+pub mod paths;
+pub mod spec;
+pub mod text;
+
+pub use decision::{Decision, Effect, Verdict, VerdictKind};
+pub use event::{EffectKind, EventError, EventName, HookEvent};
+pub use ids::{BadBundleName, BadDigest, BundleName, BundleRef, Digest};
+pub use matcher::{Matcher, MatcherSpec};
+pub use spec::{AuditFailure, Capability, Grants, HookSpec, Limits, OnError, PluginName, PluginRef, UnknownCapability};
+
+/// The hook contract (WIT package) this hookhost speaks; bundles record the one their plugins
+/// were built against.
+pub const WIT_PACKAGE: &str = "hookhost:hooks@0.1.0";

@@ -1,0 +1,331 @@
+//! Building a [`Host`]: from a config file or a resolved [`Plan`], every plugin read, checked,
+//! compiled (or loaded from the cache) and pre-linked up front, every hook's settings
+//! validated. Nothing is half-loaded: a build either returns a host or an error.
+
+use crate::audit::AuditLog;
+use crate::engine::{self, Engine};
+use crate::error::LoadError;
+use crate::plugin::{Loader, Plugin, PluginSource};
+use hookhost_config::{ConfigFile, Plan};
+use hookhost_types::spec::{AuditFailure, Capability, HookSpec, PluginRef};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Largest event payload (the strings a hook receives) a hook is run on. A larger one is an
+/// executor error for every hook, handled by each hook's `on_error`.
+pub const MAX_EVENT_BYTES: usize = 8 << 20;
+
+/// Fuel added to a hook's budget per byte of the event payload it receives.
+pub const FUEL_PER_PAYLOAD_BYTE: u64 = 128;
+
+/// Rounds of re-checks after rewrites before the chain gives up and blocks.
+pub const MAX_RECHECK_ROUNDS: usize = 3;
+
+/// Limits of a host as a whole (each hook's own limits are in its [`HookSpec`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostLimits {
+    /// Largest event payload a hook is run on ([`MAX_EVENT_BYTES`]).
+    pub max_event_bytes: usize,
+    /// Fuel added per payload byte ([`FUEL_PER_PAYLOAD_BYTE`]).
+    pub fuel_per_payload_byte: u64,
+    /// Re-check rounds before a chain that keeps rewriting blocks ([`MAX_RECHECK_ROUNDS`]).
+    pub max_recheck_rounds: usize,
+}
+
+impl Default for HostLimits {
+    fn default() -> HostLimits {
+        HostLimits { max_event_bytes: MAX_EVENT_BYTES, fuel_per_payload_byte: FUEL_PER_PAYLOAD_BYTE, max_recheck_rounds: MAX_RECHECK_ROUNDS }
+    }
+}
+
+/// A loaded hook chain, ready to dispatch. `Send + Sync`: share it across tasks and threads.
+pub struct Host {
+    pub(crate) hooks: Vec<LoadedHook>,
+    pub(crate) audit: Option<AuditLog>,
+    /// What a dispatch does when its audit record cannot be written.
+    pub(crate) audit_failure: AuditFailure,
+    /// Consecutive stop blocks allowed per session (0 = no cap).
+    pub(crate) stop_loop_cap: u32,
+    /// Consecutive stop blocks so far, per session (across processes when there is a cache).
+    pub(crate) stop_blocks: crate::stoploop::StopLoops,
+    pub(crate) limits: HostLimits,
+}
+
+pub(crate) struct LoadedHook {
+    pub(crate) spec: HookSpec,
+    pub(crate) plugin: Arc<Plugin>,
+    pub(crate) settings_json: String,
+    /// May call `process.run`.
+    pub(crate) process_granted: bool,
+}
+
+enum Source {
+    Config(ConfigFile),
+    Plan(Plan),
+}
+
+/// Builds a [`Host`]: what to load (a config file or a plan), and optionally the engine, the
+/// audit log, the cache directory, host limits, extra grants and how bundles resolve.
+#[must_use]
+pub struct HostBuilder {
+    source: Source,
+    engine: Option<Engine>,
+    audit: Option<AuditLog>,
+    cache_dir: Option<Option<PathBuf>>,
+    limits: HostLimits,
+    grant_all: Vec<Capability>,
+    #[cfg(feature = "bundles")]
+    resolver: hookhost_bundle::Resolver,
+}
+
+impl Default for HostBuilder {
+    fn default() -> HostBuilder {
+        HostBuilder {
+            source: Source::Config(ConfigFile::embedded_default()),
+            engine: None,
+            audit: None,
+            cache_dir: None,
+            limits: HostLimits::default(),
+            grant_all: Vec::new(),
+            #[cfg(feature = "bundles")]
+            resolver: Default::default(),
+        }
+    }
+}
+
+impl HostBuilder {
+    /// Load this config file (its bundles are resolved by [`build`](Self::build)). The default
+    /// is the embedded default config.
+    pub fn config(mut self, config: ConfigFile) -> Self {
+        self.source = Source::Config(config);
+        self
+    }
+
+    /// Load this plan (bundles already resolved).
+    pub fn plan(mut self, plan: Plan) -> Self {
+        self.source = Source::Plan(plan);
+        self
+    }
+
+    /// Compile and run on this engine (share one between hosts). Default: the process-wide
+    /// [`Engine::shared`].
+    pub fn engine(mut self, engine: Engine) -> Self {
+        self.engine = Some(engine);
+        self
+    }
+
+    /// Write audit records here (overrides the config's `audit_log`).
+    pub fn audit_log(mut self, log: AuditLog) -> Self {
+        self.audit = Some(log);
+        self
+    }
+
+    /// Cache compiled plugins, pulled bundles and stop-loop counters here, or (`None`) nowhere.
+    /// Default: `$HOOKHOST_CACHE_DIR`, else the config's `cache_dir`, else the user cache.
+    pub fn cache_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.cache_dir = Some(dir);
+        self
+    }
+
+    /// Host-wide limits (default [`HostLimits::default`]).
+    pub fn limits(mut self, limits: HostLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Grant a capability to every plugin of the config except bundles' (which need a grant by
+    /// name in the config).
+    pub fn grant_all(mut self, capability: Capability) -> Self {
+        self.grant_all.push(capability);
+        self
+    }
+
+    /// How bundles resolve: the lock mode and who is told of pulls.
+    #[cfg(feature = "bundles")]
+    pub fn bundles(mut self, resolver: hookhost_bundle::Resolver) -> Self {
+        self.resolver = resolver;
+        self
+    }
+
+    /// Resolve bundles (if any), then load every hook: read, check, compile (or load from
+    /// cache) and pre-link each plugin, then call its `validate-settings`. Any failure fails
+    /// the whole build.
+    pub async fn build(mut self) -> Result<Host, LoadError> {
+        let source = std::mem::replace(&mut self.source, Source::Plan(Plan::default()));
+        let mut plan = match source {
+            Source::Plan(plan) => plan,
+            Source::Config(mut config) => {
+                if let Some(dir) = &self.cache_dir {
+                    config.cache_dir = dir.clone();
+                }
+                resolve(config, &self).await?
+            }
+        };
+        for capability in &self.grant_all {
+            plan.grants.grant_all(*capability);
+        }
+        let cache = match &self.cache_dir {
+            Some(dir) => dir.clone(),
+            None => plan.effective_cache_dir(),
+        };
+        let engine = match self.engine {
+            Some(engine) => engine,
+            None => Engine::shared()?,
+        };
+        load(plan, &engine, cache, self.audit, self.limits).await
+    }
+}
+
+/// The plan of a config: its bundles resolved (feature `bundles`), or refused when the
+/// feature is off.
+async fn resolve(config: ConfigFile, builder: &HostBuilder) -> Result<Plan, LoadError> {
+    // The cache holds native code and fetched bundles: it must be private to this user before
+    // anything is read from it or written to it.
+    let cache = match &builder.cache_dir {
+        Some(dir) => dir.clone(),
+        None => config.effective_cache_dir(),
+    };
+    if let Some(dir) = &cache {
+        engine::check_cache_dir(dir, false)?;
+    }
+    #[cfg(feature = "bundles")]
+    {
+        Ok(hookhost_bundle::resolve(config, &builder.resolver).await?.plan)
+    }
+    #[cfg(not(feature = "bundles"))]
+    {
+        let _ = builder;
+        Ok(Plan::without_bundles(config)?)
+    }
+}
+
+/// Why a hook needs `process:exec`, if it does: its plugin imports `process` — except a
+/// built-in that says when it needs it (the bash adapter, only in host mode).
+fn needs_process(spec: &HookSpec, imports_process: bool) -> Option<String> {
+    match spec.plugin.builtin_name().and_then(|name| crate::builtin::process_need(name, &spec.settings)) {
+        Some(need) => need,
+        None => imports_process.then(|| format!("it imports {}", crate::wit::PROCESS_IMPORT)),
+    }
+}
+
+/// Refuse a hook whose plugin needs `process:exec` without holding it.
+fn check_process_grant(spec: &HookSpec, imports_process: bool, granted: bool) -> Result<(), LoadError> {
+    let Some(why) = needs_process(spec, imports_process) else { return Ok(()) };
+    if granted {
+        return Ok(());
+    }
+    let name = spec.plugin.to_string();
+    let why = match &spec.plugin {
+        PluginRef::Bundle { .. } if spec.plugin.builtin_name().is_none() => {
+            format!("{why}; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it")
+        }
+        _ => why,
+    };
+    let fix = match &spec.plugin {
+        PluginRef::Bundle { .. } if spec.plugin.builtin_name().is_none() => {
+            format!("if you trust the bundle, check that its manifest declares it and add `[grants]` \"{name}\" = [\"process:exec\"]` to the config")
+        }
+        PluginRef::Bundle { .. } => format!("if you trust the bundle, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config"),
+        _ => format!("if you trust it, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config"),
+    };
+    Err(LoadError::CapabilityNotGranted { hook: spec.id.clone(), plugin: spec.plugin.clone(), capability: Capability::ProcessExec, why, fix })
+}
+
+/// Load every hook of a plan.
+async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Option<AuditLog>, limits: HostLimits) -> Result<Host, LoadError> {
+    if let Some(dir) = &cache {
+        engine::check_cache_dir(dir, false)?;
+    }
+    let loader = Loader::new(engine, cache.clone())?;
+    let mut plugins: HashMap<PluginRef, Arc<Plugin>> = HashMap::new();
+    let mut hooks = Vec::with_capacity(plan.hooks.len());
+    let mut rejected = Vec::new();
+    for spec in std::mem::take(&mut plan.hooks) {
+        let granted = plan.holds(&spec.plugin, Capability::ProcessExec);
+        let plugin = match plugins.get(&spec.plugin) {
+            Some(p) => p.clone(),
+            None => {
+                let source = PluginSource::of(&spec, &plan)?;
+                // The capability first: a plugin that may not run is never compiled or cached.
+                check_process_grant(&spec, crate::plugin::imports_process(&source.bytes), granted)?;
+                let p = Arc::new(loader.load(&spec.id, source)?);
+                plugins.insert(spec.plugin.clone(), p.clone());
+                p
+            }
+        };
+        // Again with what the compiled component imports (and for hooks sharing a plugin).
+        check_process_grant(&spec, plugin.imports_process, granted)?;
+        // Only a plugin that imports `process` can call it at all.
+        let process_granted = granted && plugin.imports_process;
+        let settings_json = spec.settings.to_string();
+        match plugin.validate_settings(&spec.id, &settings_json, &spec.limits).await {
+            Ok(Ok(())) => {}
+            Ok(Err(message)) => {
+                // Every hook's settings are checked, so one load reports each rejection.
+                rejected.push(LoadError::SettingsRejected { hook: spec.id, plugin: plugin.name.clone(), message });
+                continue;
+            }
+            Err(error) => return Err(LoadError::SettingsCheckFailed { hook: spec.id, plugin: plugin.name.clone(), error }),
+        }
+        hooks.push(LoadedHook { spec, plugin, settings_json, process_granted });
+    }
+    match rejected.len() {
+        0 => {}
+        1 => return Err(rejected.remove(0)),
+        _ => return Err(LoadError::Several(rejected)),
+    }
+    let audit = match audit {
+        Some(log) => Some(log),
+        None => match &plan.audit_log {
+            Some(path) => Some(AuditLog::open(path).map_err(|source| LoadError::AuditLog { path: path.clone(), source })?),
+            None => None,
+        },
+    };
+    let stop_blocks = crate::stoploop::StopLoops::new(cache.as_deref());
+    Ok(Host { hooks, audit, audit_failure: plan.audit_failure, stop_loop_cap: plan.stop_loop_cap, stop_blocks, limits })
+}
+
+impl Host {
+    /// A builder: config or plan, engine, audit log, cache directory, limits.
+    pub fn builder() -> HostBuilder {
+        HostBuilder::default()
+    }
+
+    /// Load a resolved plan with the defaults (shared engine, the plan's audit log and cache).
+    pub async fn load(plan: Plan) -> Result<Host, LoadError> {
+        Host::builder().plan(plan).build().await
+    }
+
+    /// Load a config file with the defaults, resolving its bundles.
+    pub async fn from_config(config: ConfigFile) -> Result<Host, LoadError> {
+        Host::builder().config(config).build().await
+    }
+
+    /// Write audit records to this log (overrides the config's `audit_log`).
+    pub fn set_audit_log(&mut self, log: AuditLog) {
+        self.audit = Some(log);
+    }
+
+    /// The audit log, if records are written.
+    pub fn audit_log(&self) -> Option<&AuditLog> {
+        self.audit.as_ref()
+    }
+
+    /// The loaded hooks' ids, in chain order.
+    pub fn hook_ids(&self) -> impl Iterator<Item = &str> {
+        self.hooks.iter().map(|h| h.spec.id.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_can_be_shared_across_threads() {
+        fn shared<T: Send + Sync + 'static>() {}
+        shared::<Host>();
+        shared::<Engine>();
+    }
+}

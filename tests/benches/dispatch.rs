@@ -1,0 +1,114 @@
+//! Criterion benchmarks of the dispatch fast path: a matcher miss, one hook in a fresh
+//! instance (allow and block), a chain of 10 hooks, a hook that rewrites the input, loading a
+//! plugin from the precompile cache against compiling it, and throughput with 1 and 2 threads.
+//!
+//! Run: `cargo bench -p hookhost --bench dispatch` (docs/PERFORMANCE.md has the figures).
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use hookhost::{perf, ConfigFile, HookEvent, Host};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn host(rt: &tokio::runtime::Runtime, toml: &str) -> Host {
+    let config = ConfigFile::parse(toml, Path::new("bench.toml"), Path::new(".")).expect("bench config");
+    rt.block_on(Host::from_config(config)).expect("bench host loads")
+}
+
+const GUARD: &str = "[[hooks]]\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n";
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+fn ls() -> HookEvent {
+    HookEvent::pre_tool_use("bash", serde_json::json!({"command": "ls -la"}))
+}
+
+fn dispatch(c: &mut Criterion) {
+    let rt = rt();
+    let guard = host(&rt, GUARD);
+    let miss = host(&rt, "[[hooks]]\nevent = \"pre_tool_use\"\nmatcher = { tool_name = \"edit_file\" }\nexecutor = { plugin = \"builtin:guard-destructive\" }\n");
+    let chain = host(&rt, &(0..10).map(|i| format!("[[hooks]]\nid = \"guard{i}\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:guard-destructive\" }}\n")).collect::<String>());
+    let redact = host(&rt, "[[hooks]]\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:redact-secrets\" }\n");
+    let ls = ls();
+    let rm = HookEvent::pre_tool_use("bash", serde_json::json!({"command": "rm -rf /"}));
+    let secret = HookEvent::pre_tool_use("bash", serde_json::json!({"command": "curl -H 'Authorization: Bearer abcdefghijklmnop1234' https://example.com"}));
+
+    // Sanity: the benchmark measures real decisions.
+    assert!(rt.block_on(guard.dispatch(&rm)).is_block());
+    assert!(!rt.block_on(guard.dispatch(&ls)).is_block());
+    assert!(rt.block_on(miss.dispatch(&rm)).hooks.is_empty());
+    let out = rt.block_on(chain.dispatch(&ls));
+    assert_eq!(out.hooks.len(), 10);
+    assert!(out.hooks.iter().all(|h| h.error.is_none()));
+    let out = rt.block_on(redact.dispatch(&secret));
+    assert!(out.patch.is_some(), "redact-secrets rewrites the arguments: {out:?}");
+
+    let mut g = c.benchmark_group("pre_tool_use");
+    g.bench_function("guard_destructive_allow", |b| b.iter(|| rt.block_on(guard.dispatch(&ls))));
+    g.bench_function("guard_destructive_block", |b| b.iter(|| rt.block_on(guard.dispatch(&rm))));
+    g.bench_function("matcher_miss", |b| b.iter(|| rt.block_on(miss.dispatch(&ls))));
+    g.bench_function("chain_of_10", |b| b.iter(|| rt.block_on(chain.dispatch(&ls))));
+    g.bench_function("rewrite_input", |b| b.iter(|| rt.block_on(redact.dispatch(&secret))));
+    g.finish();
+
+    // The layers under one guard dispatch: a fresh store + instance alone, then instance +
+    // `handle` without the host's chain, matchers and bookkeeping.
+    let plugin = perf::load("guard-destructive", hookhost::EventName::PreToolUse).unwrap();
+    rt.block_on(plugin.handle(&ls)).unwrap();
+    let mut g = c.benchmark_group("floor");
+    g.bench_function("instantiate_only", |b| b.iter(|| rt.block_on(plugin.instantiate()).unwrap()));
+    g.bench_function("instantiate_and_handle", |b| b.iter(|| rt.block_on(plugin.handle(&ls)).unwrap()));
+    g.finish();
+}
+
+/// Loading a plugin: from the precompile cache (mmap) against compiling it.
+fn load(c: &mut Criterion) {
+    let cache = tempfile::tempdir().unwrap();
+    let mut g = c.benchmark_group("load");
+    for name in ["guard-destructive", "bash-adapter"] {
+        perf::load_builtin(name, Some(cache.path())).expect("populate the cache");
+        g.bench_function(format!("{name}/from_cache"), |b| b.iter(|| perf::load_builtin(name, Some(cache.path())).unwrap()));
+    }
+    g.sample_size(10);
+    g.bench_function("guard-destructive/compile", |b| b.iter(|| perf::load_builtin("guard-destructive", None).unwrap()));
+    g.finish();
+}
+
+/// Dispatch throughput with 1 and 2 threads sharing one `Host` (each thread its own
+/// current-thread runtime); time per dispatch, so 2 threads should take about half.
+fn threads(c: &mut Criterion) {
+    let guard = Arc::new(host(&rt(), GUARD));
+    let mut g = c.benchmark_group("threads");
+    g.throughput(Throughput::Elements(1));
+    for n in [1usize, 2] {
+        g.bench_function(format!("{n}"), |b| {
+            b.iter_custom(|iters| {
+                let per_thread = iters.div_ceil(n as u64);
+                let started = Instant::now();
+                std::thread::scope(|s| {
+                    for _ in 0..n {
+                        let guard = guard.clone();
+                        s.spawn(move || {
+                            let rt = rt();
+                            let ev = ls();
+                            for _ in 0..per_thread {
+                                rt.block_on(guard.dispatch(&ev));
+                            }
+                        });
+                    }
+                });
+                started.elapsed().mul_f64(iters as f64 / (per_thread * n as u64) as f64)
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().measurement_time(Duration::from_secs(4));
+    targets = dispatch, load, threads
+}
+criterion_main!(benches);
