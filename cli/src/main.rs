@@ -214,7 +214,6 @@ pub(crate) fn explain_bundle(e: &BundleError, args: Option<&HostArgs>) -> String
     match e.kind() {
         ErrorKind::Lock => format!("{e}; run `hookhost lock --config {config}` and commit the lock file"),
         ErrorKind::NotFound => format!("{e}; check the name and version with `hookhost registry list REGISTRY`, or push it with `hookhost registry push BUNDLE REGISTRY`"),
-        ErrorKind::Untrusted | ErrorKind::Integrity => format!("{e}; `hookhost bundle verify` shows the same check on a bundle file"),
         _ => e.to_string(),
     }
 }

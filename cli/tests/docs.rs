@@ -48,6 +48,6 @@ fn the_checked_in_json_schema_is_current() {
     let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         checked_in.trim() == hookhost_config::schema().trim(),
-        "docs/config.schema.json is stale; regenerate it with `cargo run -q -p hookhost -- config schema > docs/config.schema.json`"
+        "docs/config.schema.json is stale; regenerate it with `cargo run -q -p hookhost-cli -- config schema > docs/config.schema.json`"
     );
 }

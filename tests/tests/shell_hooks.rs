@@ -242,7 +242,7 @@ async fn host_mode_without_the_grant_does_not_load() {
     let text = try_host(&shell_hook("h", "pre_tool_use", "", &[("command", "true"), ("mode", "host")])).await.err().unwrap().to_string();
     assert_eq!(
         text,
-        "user:h: plugin builtin:bash-adapter needs the capability process:exec (its settings ask for mode = \"host\", which runs a real process), which is not granted; if you trust it, add `[grants]` \"builtin:bash-adapter\" = [\"process:exec\"]` to the config or pass `--grant process:exec`"
+        "user:h: plugin builtin:bash-adapter needs the capability process:exec (its settings ask for mode = \"host\", which runs a real process), which is not granted; if you trust it, add `[grants]` \"builtin:bash-adapter\" = [\"process:exec\"]` to the config"
     );
 }
 

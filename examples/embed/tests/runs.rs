@@ -11,7 +11,7 @@ fn the_embedding_example_applies_block_and_rewrites() {
             "pre_tool_use \"rm -rf /tmp/build\": refused: rm -rf is not allowed here",
             "pre_tool_use \"deploy production\": run \"deploy --dry-run\"",
             "pre_tool_use \"ls\": run \"ls\"",
-            "user_prompt_submit: \"pass\" → the model sees \"[reviewed] hello\"",
+            "user_prompt_submit: \"allow\" → the model sees \"[reviewed] hello\"",
         ]
     );
 }
