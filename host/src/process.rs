@@ -56,13 +56,15 @@ impl GroupGuard {
         unsafe {
             libc::killpg(self.pgid, libc::SIGKILL);
         }
-        kill_marked(&self.marker);
+        kill_marked(&self.marker, self.pgid);
     }
 }
 
 /// SIGKILL every process whose environment carries `HOOKHOST_RUN=<marker>` (a run's
-/// descendants, wherever they moved), until none is left; reap the ones that are ours.
-fn kill_marked(marker: &str) {
+/// descendants, wherever they moved), until none is left; reap the ones that are ours except
+/// `direct`, the run's own child, which its `wait` reaps (reaping it here would race that wait
+/// into ECHILD).
+fn kill_marked(marker: &str, direct: i32) {
     let needle = format!("{RUN_MARKER}={marker}\0").into_bytes();
     // A marked process may fork while it is being killed: look again until the scan is clean.
     for _ in 0..4 {
@@ -82,7 +84,7 @@ fn kill_marked(marker: &str) {
         if killed.is_empty() {
             return;
         }
-        for pid in killed {
+        for pid in killed.into_iter().filter(|p| *p != direct) {
             // Reaps it if it became our child (orphans of a subreaper); ECHILD otherwise.
             // SAFETY: waitpid on a specific pid with WNOHANG does not block or touch others.
             unsafe {
