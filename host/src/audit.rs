@@ -9,7 +9,7 @@
 //! whole tail, keep the head hash `verify` prints somewhere the writer cannot reach.
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
+use hookhost_types::ids::sha256_hex;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -203,7 +203,7 @@ impl AuditLog {
 /// A record's line (with its trailing newline) and hash, chained to `head`.
 fn chain_line<T: Serialize>(head: &Head, record: &T) -> (Vec<u8>, String) {
     let body = serde_json::to_vec(&Chained { seq: head.seq, prev: &head.hash, record }).expect("audit records serialise");
-    let hash = hex(&Sha256::digest(&body));
+    let hash = sha256_hex(&body);
     let mut line = body;
     line.pop(); // the closing brace
     line.extend_from_slice(format!(r#","hash":"{hash}"}}"#).as_bytes());
@@ -265,10 +265,6 @@ fn recover(file: &std::fs::File, path: &Path, last_good: Option<&str>, torn_from
     Ok((Head { seq: head.seq + 1, hash }, torn_from + line.len() as u64))
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The hash a line's body must have: sha256 of the text before `,"hash":` plus `}`.
 fn body_hash(line: &str) -> Option<String> {
     let cut = line.len().checked_sub(HASH_SUFFIX_LEN)?;
@@ -276,10 +272,7 @@ fn body_hash(line: &str) -> Option<String> {
     if !suffix.starts_with(r#","hash":""#) || !suffix.ends_with("\"}") {
         return None;
     }
-    let mut hasher = Sha256::new();
-    hasher.update(body.as_bytes());
-    hasher.update(b"}");
-    Some(hex(&hasher.finalize()))
+    Some(sha256_hex(format!("{body}}}").as_bytes()))
 }
 
 /// The chain fields of one record line, whose own hash has been checked.
@@ -504,7 +497,7 @@ mod tests {
         let mut l = lines(&path);
         let edited = l[0].replace(r#""decision":"pass""#, r#""decision":"allow""#);
         let body = format!("{}}}", &edited[..edited.len() - HASH_SUFFIX_LEN]);
-        l[0] = format!(r#"{},"hash":"{}"}}"#, &body[..body.len() - 1], hex(&Sha256::digest(body.as_bytes())));
+        l[0] = format!(r#"{},"hash":"{}"}}"#, &body[..body.len() - 1], sha256_hex(body.as_bytes()));
         let err = verify_lines(&l).unwrap_err();
         assert_eq!(err, ChainBroken { line: 2, problem: "record 1 does not link to the record before it: that record was edited, or records were removed or reordered".into() });
     }

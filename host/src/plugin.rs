@@ -223,18 +223,18 @@ impl Loader {
         sniff(&bytes).map_err(|(reason, fix)| not_component(reason, fix))?;
         let digest = digest.unwrap_or_else(|| hookhost_types::ids::sha256_hex(&bytes));
         let component = engine::load_component(engine, &bytes, &digest, self.cache.as_deref())
-            .map_err(|e| not_component(format!("it does not validate ({})", first_line(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
+            .map_err(|e| not_component(format!("it does not validate ({})", chain(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
         let imports_process = check_shape(engine, &component, hook, &name)?;
         let instance_pre = self.linker.instantiate_pre(&component).map_err(|e| LoadError::UnsupportedImport {
             hook: hook.into(),
             plugin: name.clone(),
-            import: first_line(&e),
+            import: chain(&e),
         })?;
         let pre = HookPre::new(instance_pre).map_err(|e| LoadError::WrongWorld {
             hook: hook.into(),
             plugin: name.clone(),
             expected: wit::HANDLER_EXPORT,
-            found: first_line(&e),
+            found: chain(&e),
         })?;
         Ok(Plugin { name, digest, imports_process, pre })
     }
@@ -342,6 +342,13 @@ pub struct Usage {
     pub peak_memory: usize,
 }
 
+/// A load-time error with its whole cause chain, on one line.
+fn chain(e: &wasmtime::Error) -> String {
+    format!("{e:#}").lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+}
+
+/// The first line of a run-time error: a trap's message without its wasm backtrace (the audit
+/// record and the trace carry what the hook did; the backtrace is for `HOOKHOST_LOG=debug`).
 fn first_line(e: &wasmtime::Error) -> String {
     let text = format!("{e:#}");
     text.lines().next().unwrap_or_default().to_string()

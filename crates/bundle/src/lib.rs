@@ -6,7 +6,9 @@
 //! kinds, sizes (declared and actual), duplicates, and that the manifest and the files agree
 //! exactly. Signatures and the trust policy are in [`trust`]; where bundles are stored in
 //! [`store`] (local directory registry, cache) and [`oci`] (OCI registries); how a config's
-//! `bundles` become hooks in [`resolve`].
+//! `bundles` become hooks in [`resolve()`].
+
+#![deny(missing_docs)]
 
 use hookhost_config::RawHook;
 use hookhost_types::ids::sha256_hex;
@@ -48,6 +50,7 @@ pub struct PluginEntry {
     pub file: String,
     /// Hex sha256 of the file.
     pub sha256: String,
+    /// Its size in bytes.
     pub size: u64,
     /// Capabilities the plugin asks for (`process:exec`); it gets those the host also grants.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -58,17 +61,20 @@ pub struct PluginEntry {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
+    /// The manifest schema ([`SCHEMA`]).
     pub schema: u32,
     /// `namespace/name`.
     pub name: String,
     /// Semantic version.
     pub version: String,
+    /// What it is for.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// The oldest hookhost that can run it.
     pub min_hookhost: String,
     /// The hook contract its plugins were built against (`hookhost:hooks@0.1.0`).
     pub wit: String,
+    /// Its plugin files.
     pub plugins: Vec<PluginEntry>,
     /// Hook specs in the user-hook schema; `executor.plugin` names a file of the bundle or a
     /// `builtin:` plugin.
@@ -102,7 +108,9 @@ struct SourcePlugin {
 /// A bundle's bytes: the manifest as signed, and every file it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Parts {
+    /// The manifest's bytes (what signatures cover).
     pub manifest: Vec<u8>,
+    /// Each file by its path in the bundle.
     pub files: BTreeMap<String, Vec<u8>>,
 }
 
@@ -110,7 +118,9 @@ pub struct Parts {
 /// [`trust::Policy::check`]).
 #[derive(Debug, Clone)]
 pub struct Bundle {
+    /// The parsed manifest.
     pub manifest: Manifest,
+    /// The bytes.
     pub parts: Parts,
     /// `sha256:<hex>` of the manifest bytes.
     pub manifest_digest: String,
@@ -323,7 +333,7 @@ pub fn read_archive(bytes: &[u8], from: &str) -> Result<Parts, BundleError> {
             return err(format!("{from}: entry {path:?} appears twice; an archive holds each file once"));
         }
     }
-    let manifest = manifest.ok_or_else(|| error::invalid(format!("{from}: no {MANIFEST_FILE}; is this a hookhost bundle (made by `hookhost bundle pack`)?")))?;
+    let manifest = manifest.ok_or_else(|| error::invalid(format!("{from}: no {MANIFEST_FILE}; is this a packed hookhost bundle?")))?;
     Ok(Parts { manifest, files })
 }
 

@@ -35,6 +35,7 @@ fn lock_error(message: String) -> BundleError {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Lock {
+    /// Reference as written (`local/acme/guard@1.0.0`) → artifact digest.
     #[serde(default)]
     pub bundles: BTreeMap<String, Digest>,
 }

@@ -17,9 +17,13 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+/// The artifact config's media type (CNCF wasm).
 pub const CONFIG_MEDIA_TYPE: &str = "application/vnd.wasm.config.v0+json";
+/// A plugin layer's media type.
 pub const WASM_MEDIA_TYPE: &str = "application/wasm";
+/// The bundle manifest layer's media type.
 pub const MANIFEST_MEDIA_TYPE: &str = "application/vnd.hookhost.bundle.manifest.v1+json";
+/// A signature layer's media type.
 pub const SIGNATURE_MEDIA_TYPE: &str = "application/vnd.hookhost.bundle.signature.v1+minisign";
 const TITLE: &str = "org.opencontainers.image.title";
 const REF_NAME: &str = "org.opencontainers.image.ref.name";
@@ -32,6 +36,7 @@ const MAX_SIGNATURES: usize = 16;
 /// A bundle as an OCI artifact: the image manifest (bytes as pushed) and every blob it names.
 #[derive(Debug, Clone)]
 pub struct Artifact {
+    /// The OCI image manifest's bytes.
     pub manifest: Vec<u8>,
     /// Digest (`sha256:…`) → bytes, config included.
     pub blobs: BTreeMap<String, Vec<u8>>,
@@ -103,10 +108,12 @@ impl Artifact {
 /// What an OCI image manifest says a bundle artifact holds, checked: media types, titles,
 /// sizes under the caps. `from` names the source in messages.
 pub struct Layout {
+    /// The image manifest, checked.
     pub image: OciImageManifest,
 }
 
 impl Layout {
+    /// Read and check an OCI image manifest.
     pub fn parse(bytes: &[u8], from: &str) -> Result<Layout, BundleError> {
         let fail = |m: String| Err(BundleError::new(ErrorKind::Registry, format!("{from}: {m}")));
         if bytes.len() > MAX_OCI_MANIFEST_BYTES {
@@ -117,7 +124,7 @@ impl Layout {
             Err(e) => return fail(format!("not an OCI image manifest ({e})")),
         };
         if image.config.media_type != CONFIG_MEDIA_TYPE {
-            return fail(format!("wrong media type: the artifact's config is {:?}, a hookhost bundle's is {CONFIG_MEDIA_TYPE:?}; this is not a hookhost bundle (push bundles with `hookhost registry push`)", image.config.media_type));
+            return fail(format!("wrong media type: the artifact's config is {:?}, a hookhost bundle's is {CONFIG_MEDIA_TYPE:?}; this is not a hookhost bundle artifact", image.config.media_type));
         }
         let mut manifests = 0;
         let mut total: u64 = 0;
@@ -193,6 +200,7 @@ impl Layout {
 /// A content-addressed store: an OCI image layout directory.
 #[derive(Debug, Clone)]
 pub struct Store {
+    /// The layout directory.
     pub root: PathBuf,
 }
 
@@ -205,6 +213,7 @@ fn corrupt(message: String) -> BundleError {
 }
 
 impl Store {
+    /// The store in `root` (created on the first write).
     pub fn new(root: impl Into<PathBuf>) -> Store {
         Store { root: root.into() }
     }

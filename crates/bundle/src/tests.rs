@@ -250,7 +250,7 @@ fn trust_rules_name_the_rule_and_the_key() {
     assert_eq!(msg, format!("g.hhb (acme/guard@1.0.0): key {} ({}) is trusted only for [other/*] (trust.keys[0].allow), not for acme/guard; use a key trusted for this namespace", k.id, k.id));
     // No signature under require_signed.
     let msg = refused(policy(&[(&k, &["acme/*"])], None).check(&b, &[], "g.hhb"));
-    assert_eq!(msg, "g.hhb (acme/guard@1.0.0): is not signed, and trust.require_signed is on; sign it with `hookhost bundle sign --key KEY` or set require_signed = false for unsigned development bundles");
+    assert_eq!(msg, "g.hhb (acme/guard@1.0.0): is not signed, and trust.require_signed is on; sign it with a key listed in trust.keys, or set require_signed = false for unsigned development bundles");
     // Too few signers: one trusted signer of two required (a second signature by the same key
     // does not count twice).
     let msg = refused(policy(&[(&k, &["acme/*"]), (&other, &["acme/*"])], Some(2)).check(&b, &[sign(&b, &k), sign(&b, &k)], "g.hhb"));

@@ -30,8 +30,11 @@ fn key_id(keynum: &[u8]) -> String {
 /// A trusted key.
 #[derive(Debug, Clone)]
 pub struct TrustedKey {
+    /// The key id (16 hex digits, as `minisign` prints it).
     pub id: String,
+    /// Its label (or its id).
     pub label: String,
+    /// Bundle-name patterns it may sign.
     pub allow: Vec<String>,
     /// Where it is configured, for messages (`trust.keys[0]`).
     pub at: String,
@@ -41,8 +44,11 @@ pub struct TrustedKey {
 /// The trust policy: checked before anything of a bundle is compiled or cached.
 #[derive(Debug, Clone)]
 pub struct Policy {
+    /// The trusted keys.
     pub keys: Vec<TrustedKey>,
+    /// Refuse bundles without enough trusted signatures.
     pub require_signed: bool,
+    /// Distinct trusted signers a bundle needs.
     pub min_signers: usize,
 }
 
@@ -100,7 +106,7 @@ impl Policy {
         for (i, text) in signatures.iter().enumerate() {
             let sig = match minisign::SignatureBox::from_string(text) {
                 Ok(s) => s,
-                Err(e) => return fail(format!("signature {} is not a minisign signature ({e}); re-sign with `hookhost bundle sign`", i + 1)),
+                Err(e) => return fail(format!("signature {} is not a minisign signature ({e}); re-sign the bundle", i + 1)),
             };
             let id = key_id(sig.keynum());
             // A key id is 8 bytes anyone can choose: several trusted keys may share one, so
@@ -142,7 +148,7 @@ impl Policy {
                 format!("; it is also signed by {}, which trust.keys does not list (add a key there only if you trust it)", untrusted.join(", "))
             };
             return match (signatures.len(), signers.len()) {
-                (0, _) => fail("is not signed, and trust.require_signed is on; sign it with `hookhost bundle sign --key KEY` or set require_signed = false for unsigned development bundles".into()),
+                (0, _) => fail("is not signed, and trust.require_signed is on; sign it with a key listed in trust.keys, or set require_signed = false for unsigned development bundles".into()),
                 (_, 0) if !untrusted.is_empty() => fail(format!("is signed only by key {}, which trust.keys does not list; add its public key to [[trust.keys]] if you trust it", untrusted.join(", "))),
                 (_, n) => fail(format!("has {n} trusted signer(s) ({}), but trust.min_signers requires {}{untrusted_note}", signers.join(", "), self.min_signers)),
             };

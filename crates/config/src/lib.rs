@@ -4,6 +4,8 @@
 //! Parsing is strict (unknown fields are errors) and validation collects every problem before
 //! failing, so a config is either loaded whole or not at all.
 
+#![deny(missing_docs)]
+
 use hookhost_types::matcher::MatcherSpec;
 use hookhost_types::spec::DEFAULT_STOP_LOOP_CAP;
 use serde::{Deserialize, Serialize};
@@ -70,7 +72,9 @@ pub struct RawConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawCapability {
+    /// The group's id: its hooks' HookIds are `{id}:{hook id}`.
     pub id: String,
+    /// Its hooks, in chain order.
     #[serde(default)]
     pub hooks: Vec<RawHook>,
     /// Where this group sits in a peer file, for messages (`capabilities[1].config.hooks`).
@@ -78,11 +82,14 @@ pub struct RawCapability {
     pub path: Option<String>,
 }
 
+/// Default limits of every hook (`[limits]`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawLimits {
+    /// Fuel per invocation (default 100,000,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuel: Option<u64>,
+    /// Memory limit per invocation in MiB, 1..=1024 (default 64).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_mib: Option<u64>,
 }
@@ -91,16 +98,23 @@ pub struct RawLimits {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawHook {
+    /// The hook's id within its group (default `{event}_{index}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The canonical event name (`pre_tool_use`, ...).
     pub event: String,
+    /// Which events of that kind it runs on (tool events; payload matchers on any event).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matcher: Option<MatcherSpec>,
+    /// The plugin that runs it.
     pub executor: RawExecutor,
+    /// Wall-clock limit, 100..=30000 ms (default 5000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// What an executor failure becomes (default `warn`).
     #[serde(default)]
     pub on_error: OnError,
+    /// What it is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
@@ -114,8 +128,10 @@ pub struct RawExecutor {
     /// Passed to the plugin as JSON (`validate-settings` at load, `context.settings` per call).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Value>,
+    /// Fuel per invocation (default: `limits.fuel`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuel: Option<u64>,
+    /// Memory limit in MiB (default: `limits.memory_mib`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_mib: Option<u64>,
 }
@@ -176,7 +192,9 @@ pub fn schema() -> String {
 #[derive(Debug, thiserror::Error)]
 #[error("{}", render(file, problems))]
 pub struct ConfigError {
+    /// The config file.
     pub file: PathBuf,
+    /// Every problem, each starting with the field it is about.
     pub problems: Vec<String>,
 }
 
@@ -215,7 +233,7 @@ impl ConfigFile {
         Self::parse_as(text, file, base, None)
     }
 
-    /// Like [`Config::parse`], with the format forced (`--dialect`).
+    /// Like [`ConfigFile::parse`], with the format forced instead of detected.
     pub fn parse_as(text: &str, file: &Path, base: &Path, format: Option<peer::Format>) -> Result<ConfigFile, ConfigError> {
         Self::raw(text, file, format)?.validate(base).map(|mut c| {
             c.source = file.to_path_buf();

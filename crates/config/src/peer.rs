@@ -11,14 +11,20 @@ use serde_json::{json, Map, Value};
 /// A config file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// hookhost's own TOML/JSON schema.
     Native,
+    /// Everruns' `user_hooks` capability configs.
     Everruns,
+    /// docker-agent's agent YAML (`hooks:` per agent).
     DockerAgent,
+    /// Claude Code's `settings.json` `hooks`.
     ClaudeCode,
+    /// Starchild's hooks YAML.
     Starchild,
 }
 
 impl Format {
+    /// The format named on a command line (`native`, `everruns`, `docker-agent`, `claude-code`, `starchild`).
     pub fn parse(name: &str) -> Option<Format> {
         Some(match name {
             "native" | "hookhost" => Format::Native,
@@ -30,6 +36,7 @@ impl Format {
         })
     }
 
+    /// Its name.
     pub fn name(self) -> &'static str {
         match self {
             Format::Native => "native",
