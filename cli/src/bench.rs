@@ -95,7 +95,7 @@ pub async fn run(seconds: f64) -> Result<Report> {
     ways.push(finish("bash-jq", "bash + jq script, spawned per call", bash_jq));
     let native = match native_guard() {
         Some(path) => Ok(spawned(vec![path.into_os_string()], payloads, budget).await?),
-        None => Err(Skip("hookhost-native-guard is not next to this binary (build both: cargo build --release -p hookhost)".into())),
+        None => Err(Skip("hookhost-native-guard is not next to this binary (build both: cargo build --release -p hookhost-cli)".into())),
     };
     ways.push(finish("native", "native binary, spawned per call", native));
 

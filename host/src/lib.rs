@@ -51,6 +51,11 @@ pub use hookhost_config::{peer, ConfigError, ConfigFile, Plan};
 pub use hookhost_types::text::printable;
 pub use hookhost_types::{AuditFailure, Capability, Decision, Effect, EventError, EventName, HookEvent, HookSpec, Limits, OnError, PluginRef, Verdict, VerdictKind};
 
+/// The vocabulary crate (events, decisions, matchers, hook specs, names), re-exported.
+pub use hookhost_types as types;
+/// The config crate (formats, validation, plans), re-exported.
+pub use hookhost_config as config;
+
 /// The bundle layer (signed bundles, registries, lock files), re-exported.
 #[cfg(feature = "bundles")]
 pub use hookhost_bundle as bundle;
