@@ -214,7 +214,7 @@ pub(crate) fn explain_bundle(e: &BundleError, args: Option<&HostArgs>) -> String
     match e.kind() {
         ErrorKind::Lock => format!("{e}; run `hookhost lock --config {config}` and commit the lock file"),
         ErrorKind::NotFound => format!("{e}; check the name and version with `hookhost registry list REGISTRY`, or push it with `hookhost registry push BUNDLE REGISTRY`"),
-        ErrorKind::Untrusted => format!("{e}; `hookhost bundle sign --key KEY` signs a bundle, `hookhost bundle verify --key PUB` checks one"),
+        ErrorKind::Unsigned => format!("{e}; sign it with `hookhost bundle sign --key KEY`"),
         _ => e.to_string(),
     }
 }

@@ -13,9 +13,11 @@ pub enum ErrorKind {
     /// Bytes do not match their digest: a file, the manifest, a blob or a cache entry was
     /// altered or damaged.
     Integrity,
-    /// The trust policy refused it (unsigned, unknown key, key not allowed for the name,
-    /// too few signers, a replayed or altered signature).
+    /// The trust policy refused it (unknown key, key not allowed for the name, too few
+    /// signers, a replayed or altered signature).
     Untrusted,
+    /// It carries no signature and the trust policy requires one.
+    Unsigned,
     /// The registry does not have it.
     NotFound,
     /// The registry could not be reached.

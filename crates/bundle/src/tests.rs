@@ -365,3 +365,21 @@ fn packing_does_not_follow_a_symlink_out_of_the_directory() {
     let msg = refused(pack(&src));
     assert!(msg.ends_with("plugins[0].file: \"../secret.txt\" points outside the bundle ('..')"), "{msg}");
 }
+
+#[test]
+fn refusals_have_kinds_an_embedder_can_match() {
+    let b = bundle("acme/guard", "1.0.0");
+    let k = key();
+    let p = policy(&[(&k, &["acme/*"])], None);
+    assert_eq!(p.check(&b, &[], "g.hhb").unwrap_err().kind(), ErrorKind::Unsigned);
+    let stranger = key();
+    assert_eq!(p.check(&b, &[sign(&b, &stranger)], "g.hhb").unwrap_err().kind(), ErrorKind::Untrusted);
+    let elsewhere = policy(&[(&k, &["other/*"])], None);
+    assert_eq!(elsewhere.check(&b, &[sign(&b, &k)], "g.hhb").unwrap_err().kind(), ErrorKind::Untrusted);
+    let mut parts = b.parts.clone();
+    parts.files.get_mut("guard.wasm").unwrap()[0] ^= 1;
+    assert_eq!(Bundle::from_parts(parts, "g.hhb").unwrap_err().kind(), ErrorKind::Integrity);
+    assert_eq!(read_archive(b"not a tar", "g.hhb").unwrap_err().kind(), ErrorKind::Invalid);
+    let missing = store::Store::new(tempfile::tempdir().unwrap().path().join("empty")).get(&format!("sha256:{}", "0".repeat(64))).unwrap_err();
+    assert_eq!(missing.kind(), ErrorKind::NotFound);
+}

@@ -148,7 +148,7 @@ impl Policy {
                 format!("; it is also signed by {}, which trust.keys does not list (add a key there only if you trust it)", untrusted.join(", "))
             };
             return match (signatures.len(), signers.len()) {
-                (0, _) => fail("is not signed, and trust.require_signed is on; sign it with a key listed in trust.keys, or set require_signed = false for unsigned development bundles".into()),
+                (0, _) => fail("is not signed, and trust.require_signed is on; sign it with a key listed in trust.keys, or set require_signed = false for unsigned development bundles".into()).map_err(|e: BundleError| BundleError::new(ErrorKind::Unsigned, e.message())),
                 (_, 0) if !untrusted.is_empty() => fail(format!("is signed only by key {}, which trust.keys does not list; add its public key to [[trust.keys]] if you trust it", untrusted.join(", "))),
                 (_, n) => fail(format!("has {n} trusted signer(s) ({}), but trust.min_signers requires {}{untrusted_note}", signers.join(", "), self.min_signers)),
             };
