@@ -291,7 +291,7 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
             let config = trust.config.as_deref().map(ConfigFile::load).transpose().map_err(usage)?;
             let policy = policy(&trust, config.as_ref())?;
             let (r, registry) = split_reference(&reference, config.as_ref())?;
-            let cache = hookhost_types::paths::cache_dir(config.as_ref().and_then(|c| c.cache_dir.as_deref()));
+            let cache = hookhost_types::paths::cache_dir(config.as_ref().and_then(|c| c.settings.cache_dir.as_deref()));
             let fetched = hookhost_bundle::resolve::fetch(&r, &registry, None, cache.as_deref(), &policy, progress.as_ref()).await.map_err(|e| anyhow::anyhow!(crate::explain_bundle(&e, None)))?;
             if let Some(dir) = to {
                 Store::new(&dir).put(&Artifact::of(&fetched.bundle, &fetched.signatures), Some(&format!("{}:{}", r.name, tag_of(&fetched.bundle.manifest.version)))).map_err(|e| anyhow::anyhow!("{e}"))?;

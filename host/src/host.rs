@@ -157,13 +157,13 @@ impl HostBuilder {
             Source::Plan(plan) => plan,
             Source::Config(mut config) => {
                 if let Some(dir) = &self.cache_dir {
-                    config.cache_dir = dir.clone();
+                    config.settings.cache_dir = dir.clone();
                 }
                 resolve(config, &self).await?
             }
         };
         for capability in &self.grant_all {
-            plan.grants.grant_all(*capability);
+            plan.settings.grants.grant_all(*capability);
         }
         let cache = match &self.cache_dir {
             Some(dir) => dir.clone(),
@@ -277,13 +277,13 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
     }
     let audit = match audit {
         Some(log) => Some(log),
-        None => match &plan.audit_log {
+        None => match &plan.settings.audit_log {
             Some(path) => Some(AuditLog::open(path).map_err(|source| LoadError::AuditLog { path: path.clone(), source })?),
             None => None,
         },
     };
     let stop_blocks = crate::stoploop::StopLoops::new(cache.as_deref());
-    Ok(Host { hooks, audit, audit_failure: plan.audit_failure, stop_loop_cap: plan.stop_loop_cap, stop_blocks, limits })
+    Ok(Host { hooks, audit, audit_failure: plan.settings.audit_failure, stop_loop_cap: plan.settings.stop_loop_cap, stop_blocks, limits })
 }
 
 impl Host {

@@ -217,7 +217,7 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
         for p in &m.plugins {
             let plugin = PluginRef::Bundle { bundle: name.clone(), file: p.file.clone() };
             let declared: std::collections::BTreeSet<Capability> = p.capabilities.iter().filter_map(|c| c.parse().ok()).collect();
-            for cap in config.grants.named(&plugin).filter(|c| !declared.contains(c)) {
+            for cap in config.settings.grants.named(&plugin).filter(|c| !declared.contains(c)) {
                 tracing::warn!(%plugin, capability = %cap, "granted, but the bundle's manifest does not declare it: not in effect");
             }
             let bytes = files.remove(&p.file).expect("checked: the manifest lists exactly the files held");

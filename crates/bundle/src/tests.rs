@@ -40,8 +40,7 @@ fn key() -> Key {
 
 fn policy(keys: &[(&Key, &[&str])], min_signers: Option<u32>) -> Policy {
     let config = TrustConfig {
-        require_signed: true,
-        min_signers: min_signers.unwrap_or(1) as usize,
+        rules: hookhost_config::SigningRules { require_signed: true, min_signers: min_signers.unwrap_or(1) as usize },
         keys: keys.iter().enumerate().map(|(i, (k, allow))| TrustKey { at: format!("trust.keys[{i}]"), name: None, text: k.public.clone(), allow: allow.iter().map(|s| s.to_string()).collect() }).collect(),
     };
     Policy::from_config(&config).unwrap()
@@ -276,11 +275,12 @@ fn a_signature_for_another_bundle_or_version_is_refused_as_replayed() {
 #[test]
 fn unsigned_bundles_load_only_when_signing_is_off() {
     let b = bundle("acme/guard", "1.0.0");
-    let off = Policy { require_signed: false, ..Policy::default() };
+    let unsigned_ok = hookhost_config::SigningRules { require_signed: false, min_signers: 1 };
+    let off = Policy { rules: unsigned_ok, ..Policy::default() };
     assert_eq!(off.check(&b, &[], "g.hhb").unwrap(), Vec::<String>::new());
     // Off does not excuse a tampered signature.
     let k = key();
-    let p = Policy { require_signed: false, ..policy(&[(&k, &["acme/*"])], None) };
+    let p = Policy { rules: unsigned_ok, ..policy(&[(&k, &["acme/*"])], None) };
     let sig = sign(&bundle("acme/guard", "0.9.0"), &k);
     assert!(refused(p.check(&b, &[sig], "g.hhb")).contains("(replayed)"));
 }

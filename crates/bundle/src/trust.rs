@@ -8,7 +8,7 @@
 //! verify here, and ours verify with `minisign -V`.
 
 use super::{Bundle, BundleError, ErrorKind};
-use hookhost_config::TrustConfig;
+use hookhost_config::{SigningRules, TrustConfig, TrustKey};
 use hookhost_types::BundleName;
 use std::io::Cursor;
 
@@ -27,35 +27,35 @@ fn key_id(keynum: &[u8]) -> String {
     format!("{:016X}", u64::from_le_bytes(le))
 }
 
-/// A trusted key.
+/// A trusted key: as configured, and parsed.
 #[derive(Debug, Clone)]
 pub struct TrustedKey {
     /// The key id (16 hex digits, as `minisign` prints it).
     pub id: String,
-    /// Its label (or its id).
-    pub label: String,
-    /// Bundle-name patterns it may sign.
-    pub allow: Vec<String>,
-    /// Where it is configured, for messages (`trust.keys[0]`).
-    pub at: String,
+    /// As configured (where, label, allowed names).
+    pub configured: TrustKey,
     key: minisign::PublicKey,
 }
 
+impl TrustedKey {
+    /// Its label, or its id when it has none.
+    pub fn label(&self) -> &str {
+        self.configured.name.as_deref().unwrap_or(&self.id)
+    }
+
+    /// Whether it may sign bundle `name`.
+    fn allows(&self, name: &str) -> bool {
+        self.configured.allow.iter().any(|p| pattern_matches(p, name))
+    }
+}
+
 /// The trust policy: checked before anything of a bundle is compiled or cached.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Policy {
     /// The trusted keys.
     pub keys: Vec<TrustedKey>,
-    /// Refuse bundles without enough trusted signatures.
-    pub require_signed: bool,
-    /// Distinct trusted signers a bundle needs.
-    pub min_signers: usize,
-}
-
-impl Default for Policy {
-    fn default() -> Policy {
-        Policy { keys: Vec::new(), require_signed: true, min_signers: 1 }
-    }
+    /// How many signatures by them a bundle needs.
+    pub rules: SigningRules,
 }
 
 /// Parse a public key: a whole minisign `.pub` file or just its base64 line.
@@ -79,13 +79,13 @@ impl Policy {
             match parse_public_key(&k.text) {
                 Ok(key) => {
                     let id = key_id(key.keynum());
-                    keys.push(TrustedKey { label: k.name.clone().unwrap_or_else(|| id.clone()), id, allow: k.allow.clone(), at: k.at.clone(), key });
+                    keys.push(TrustedKey { id, configured: k.clone(), key });
                 }
                 Err(e) => problems.push(format!("{}.public_key: {e}", k.at)),
             }
         }
         if problems.is_empty() {
-            Ok(Policy { keys, require_signed: config.require_signed, min_signers: config.min_signers })
+            Ok(Policy { keys, rules: config.rules })
         } else {
             Err(problems)
         }
@@ -116,7 +116,7 @@ impl Policy {
                 untrusted.push(id);
                 continue;
             }
-            let labels = candidates.iter().map(|k| k.label.as_str()).collect::<Vec<_>>().join(", ");
+            let labels = candidates.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ");
             // The comment first: a signature made for another bundle would also fail the
             // cryptographic check below, and this says why.
             let comment = sig.trusted_comment().unwrap_or_default();
@@ -128,20 +128,21 @@ impl Policy {
                 return fail(format!("the signature by key {id} ({labels}) was made for {signed_for:?}, not for this bundle ({} {}): a signature cannot be reused for another bundle, version or manifest (replayed); ask the publisher to sign this release", bundle.manifest.id(), bundle.manifest_digest));
             }
             let verified: Vec<&&TrustedKey> = candidates.iter().filter(|k| minisign::verify(&k.key, &sig, Cursor::new(&bundle.parts.manifest), true, false, false).is_ok()).collect();
-            let Some(key) = verified.iter().find(|k| k.allow.iter().any(|p| pattern_matches(p, name))).or(verified.first()) else {
+            let Some(key) = verified.iter().find(|k| k.allows(name)).or(verified.first()) else {
                 if candidates.len() == 1 {
                     return fail(format!("the signature by key {id} ({labels}) does not verify against the manifest: the manifest or the signature was altered; nothing was loaded"));
                 }
                 return fail(format!("the signature by key {id} ({labels}) does not verify against the manifest with any of the {} trusted keys that carry this id: it was made by another key with the same id, or the manifest or the signature was altered; nothing was loaded", candidates.len()));
             };
-            if !key.allow.iter().any(|p| pattern_matches(p, name)) {
-                return fail(format!("key {id} ({}) is trusted only for [{}] ({}.allow), not for {name}; use a key trusted for this namespace", key.label, key.allow.join(", "), key.at));
+            if !key.allows(name) {
+                return fail(format!("key {id} ({}) is trusted only for [{}] ({}.allow), not for {name}; use a key trusted for this namespace", key.label(), key.configured.allow.join(", "), key.configured.at));
             }
             if !signers.contains(&id) {
                 signers.push(id);
             }
         }
-        if self.require_signed && signers.len() < self.min_signers {
+        let SigningRules { require_signed, min_signers } = self.rules;
+        if require_signed && signers.len() < min_signers {
             let untrusted_note = if untrusted.is_empty() {
                 String::new()
             } else {
@@ -150,7 +151,7 @@ impl Policy {
             return match (signatures.len(), signers.len()) {
                 (0, _) => fail("is not signed, and trust.require_signed is on; sign it with a key listed in trust.keys, or set require_signed = false for unsigned development bundles".into()).map_err(|e: BundleError| BundleError::new(ErrorKind::Unsigned, e.message())),
                 (_, 0) if !untrusted.is_empty() => fail(format!("is signed only by key {}, which trust.keys does not list; add its public key to [[trust.keys]] if you trust it", untrusted.join(", "))),
-                (_, n) => fail(format!("has {n} trusted signer(s) ({}), but trust.min_signers requires {}{untrusted_note}", signers.join(", "), self.min_signers)),
+                (_, n) => fail(format!("has {n} trusted signer(s) ({}), but trust.min_signers requires {}{untrusted_note}", signers.join(", "), min_signers)),
             };
         }
         Ok(signers)
@@ -189,7 +190,8 @@ impl Policy {
         for (i, (label, text)) in keys.iter().enumerate() {
             let key = parse_public_key(text).map_err(|e| format!("{label}: {e}"))?;
             let id = key_id(key.keynum());
-            out.keys.push(TrustedKey { label: label.clone(), id, allow: vec!["*".into()], at: format!("--key #{}", i + 1), key });
+            let configured = TrustKey { at: format!("--key #{}", i + 1), name: Some(label.clone()), text: text.clone(), allow: vec!["*".into()] };
+            out.keys.push(TrustedKey { id, configured, key });
         }
         Ok(out)
     }

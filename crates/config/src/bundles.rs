@@ -170,21 +170,28 @@ pub struct TrustKey {
     pub allow: Vec<String>,
 }
 
-/// `[trust]`, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TrustConfig {
-    /// The trusted keys.
-    pub keys: Vec<TrustKey>,
+/// How many trusted signatures a bundle needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SigningRules {
     /// Refuse bundles without enough trusted signatures.
     pub require_signed: bool,
     /// Distinct trusted signers a bundle needs.
     pub min_signers: usize,
 }
 
-impl Default for TrustConfig {
-    fn default() -> TrustConfig {
-        TrustConfig { keys: Vec::new(), require_signed: true, min_signers: 1 }
+impl Default for SigningRules {
+    fn default() -> SigningRules {
+        SigningRules { require_signed: true, min_signers: 1 }
     }
+}
+
+/// `[trust]`, validated.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustConfig {
+    /// The trusted keys.
+    pub keys: Vec<TrustKey>,
+    /// How many signatures by them a bundle needs.
+    pub rules: SigningRules,
 }
 
 impl RawTrust {
@@ -220,7 +227,7 @@ impl RawTrust {
         if self.min_signers == Some(0) {
             problems.push("trust.min_signers: must be at least 1 (turn signing off with require_signed = false)".into());
         }
-        TrustConfig { keys, require_signed: self.require_signed.unwrap_or(true), min_signers: self.min_signers.unwrap_or(1) as usize }
+        TrustConfig { keys, rules: SigningRules { require_signed: self.require_signed.unwrap_or(true), min_signers: self.min_signers.unwrap_or(1) as usize } }
     }
 }
 

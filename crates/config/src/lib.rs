@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-pub use bundles::{is_loopback, BundleDecl, OciLocation, RawKey, RawRegistry, RawTrust, Registry, TrustConfig, TrustKey};
+pub use bundles::{is_loopback, BundleDecl, OciLocation, RawKey, RawRegistry, RawTrust, Registry, SigningRules, TrustConfig, TrustKey};
 pub use hookhost_types::spec::{AuditFailure, Capability, Grants, HookSpec, Limits, OnError, PluginRef, DEFAULT_FUEL, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS, MAX_MEMORY_MIB, TIMEOUT_RANGE_MS};
 pub use plan::{BundlePlugin, Plan};
 
@@ -136,6 +136,29 @@ pub struct RawExecutor {
     pub memory_mib: Option<u64>,
 }
 
+/// What a host does besides running hooks, as a config sets it.
+#[derive(Debug, Clone, Default)]
+pub struct HostSettings {
+    /// Where audit records go.
+    pub audit_log: Option<PathBuf>,
+    /// What a dispatch does when its audit record cannot be written.
+    pub audit_failure: AuditFailure,
+    /// The configured cache directory (see [`HostSettings::effective_cache_dir`]).
+    pub cache_dir: Option<PathBuf>,
+    /// Capabilities granted to plugins by name.
+    pub grants: Grants,
+    /// Consecutive stop blocks allowed per session (0 = no cap).
+    pub stop_loop_cap: u32,
+}
+
+impl HostSettings {
+    /// The cache directory in use: `$HOOKHOST_CACHE_DIR`, else `cache_dir`, else the user's
+    /// cache directory.
+    pub fn effective_cache_dir(&self) -> Option<PathBuf> {
+        hookhost_types::paths::cache_dir(self.cache_dir.as_deref())
+    }
+}
+
 /// A validated configuration file: what it asks for, never changed after validation.
 /// Bundles are named here; [`Plan`] is what a host loads once they are resolved.
 #[derive(Debug, Clone, Default)]
@@ -144,16 +167,8 @@ pub struct ConfigFile {
     pub source: PathBuf,
     /// Its hooks in chain order (bundles' hooks join when they resolve).
     pub hooks: Vec<HookSpec>,
-    /// Where audit records go.
-    pub audit_log: Option<PathBuf>,
-    /// What a dispatch does when its audit record cannot be written.
-    pub audit_failure: AuditFailure,
-    /// The configured cache directory (see [`ConfigFile::effective_cache_dir`]).
-    pub cache_dir: Option<PathBuf>,
-    /// Capabilities granted to plugins by name.
-    pub grants: Grants,
-    /// Consecutive stop blocks allowed per session (0 = no cap).
-    pub stop_loop_cap: u32,
+    /// Audit log, cache, grants, stop-loop cap.
+    pub settings: HostSettings,
     /// HookIds that were muted by `disabled_contributions`.
     pub muted: Vec<String>,
     /// `disabled_contributions` as written (bundle hooks are muted when bundles resolve).
@@ -172,7 +187,7 @@ impl ConfigFile {
     /// The cache directory a host of this config uses: `$HOOKHOST_CACHE_DIR`, else
     /// `cache_dir`, else the user's cache directory.
     pub fn effective_cache_dir(&self) -> Option<PathBuf> {
-        hookhost_types::paths::cache_dir(self.cache_dir.as_deref())
+        self.settings.effective_cache_dir()
     }
 
     /// Validate one hook spec contributed by a bundle (HookId `{prefix}:{name}`, plugins as

@@ -2,8 +2,8 @@
 //! from, what each plugin may do, and the host's settings. A config file becomes a plan once
 //! its bundles are resolved (`hookhost-bundle`), or directly when it names none.
 
-use crate::{ConfigError, ConfigFile};
-use hookhost_types::spec::{AuditFailure, Capability, Grants, HookSpec, PluginRef};
+use crate::{ConfigError, ConfigFile, HostSettings};
+use hookhost_types::spec::{Capability, HookSpec, PluginRef};
 use hookhost_types::Digest;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -28,16 +28,8 @@ pub struct Plan {
     pub source: PathBuf,
     /// Every hook in chain order (bundle hooks before the user's own).
     pub hooks: Vec<HookSpec>,
-    /// Where audit records go.
-    pub audit_log: Option<PathBuf>,
-    /// What a dispatch does when its audit record cannot be written.
-    pub audit_failure: AuditFailure,
-    /// The configured cache directory.
-    pub cache_dir: Option<PathBuf>,
-    /// Capabilities granted to plugins.
-    pub grants: Grants,
-    /// Consecutive stop blocks allowed per session (0 = no cap).
-    pub stop_loop_cap: u32,
+    /// Audit log, cache, grants, stop-loop cap (the config's).
+    pub settings: HostSettings,
     /// HookIds muted by `disabled_contributions`.
     pub muted: Vec<String>,
     /// Plugin files of resolved bundles.
@@ -62,11 +54,7 @@ impl Plan {
         Plan {
             source: config.source,
             hooks: config.hooks,
-            audit_log: config.audit_log,
-            audit_failure: config.audit_failure,
-            cache_dir: config.cache_dir,
-            grants: config.grants,
-            stop_loop_cap: config.stop_loop_cap,
+            settings: config.settings,
             muted: config.muted,
             bundle_plugins: HashMap::new(),
         }
@@ -75,7 +63,7 @@ impl Plan {
     /// The cache directory a host of this plan uses: `$HOOKHOST_CACHE_DIR`, else `cache_dir`,
     /// else the user's cache directory.
     pub fn effective_cache_dir(&self) -> Option<PathBuf> {
-        hookhost_types::paths::cache_dir(self.cache_dir.as_deref())
+        self.settings.effective_cache_dir()
     }
 
     /// Whether a plugin holds `capability`: granted (a bundle's plugin by its own name only)
@@ -86,6 +74,6 @@ impl Plan {
             PluginRef::Bundle { .. } if plugin.builtin_name().is_none() => self.bundle_plugins.get(plugin).is_some_and(|p| p.declared.contains(&capability)),
             _ => true,
         };
-        declared && self.grants.allows(plugin, capability)
+        declared && self.settings.grants.allows(plugin, capability)
     }
 }

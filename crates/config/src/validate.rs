@@ -87,11 +87,13 @@ impl RawConfig {
             defaults,
             source: PathBuf::new(),
             hooks,
-            audit_log: self.audit_log.map(|p| base.join(p)),
-            audit_failure: self.audit_failure.unwrap_or_default(),
-            cache_dir: self.cache_dir.map(|p| base.join(p)),
-            grants,
-            stop_loop_cap: self.stop_loop_cap.unwrap_or(DEFAULT_STOP_LOOP_CAP),
+            settings: HostSettings {
+                audit_log: self.audit_log.map(|p| base.join(p)),
+                audit_failure: self.audit_failure.unwrap_or_default(),
+                cache_dir: self.cache_dir.map(|p| base.join(p)),
+                grants,
+                stop_loop_cap: self.stop_loop_cap.unwrap_or(DEFAULT_STOP_LOOP_CAP),
+            },
             muted,
         })
     }

@@ -14,6 +14,40 @@ fn is_lower_hex64(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// The conversions every validated string newtype has: parsed from a `String` (serde reads it
+/// that way), back into one, shown as itself, borrowed as `&str`.
+macro_rules! string_newtype {
+    ($name:ident, $error:ident) => {
+        impl TryFrom<String> for $name {
+            type Error = $error;
+            fn try_from(s: String) -> Result<Self, Self::Error> {
+                s.parse()
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(v: $name) -> String {
+                v.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+    };
+}
+
+string_newtype!(Digest, BadDigest);
+string_newtype!(BundleName, BadBundleName);
+
 /// A content digest, `sha256:<64 lowercase hex digits>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
@@ -60,30 +94,6 @@ impl FromStr for Digest {
     }
 }
 
-impl TryFrom<String> for Digest {
-    type Error = BadDigest;
-    fn try_from(s: String) -> Result<Self, Self::Error> {
-        s.parse()
-    }
-}
-
-impl From<Digest> for String {
-    fn from(d: Digest) -> String {
-        d.0
-    }
-}
-
-impl fmt::Display for Digest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl AsRef<str> for Digest {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
 
 /// A bundle's name, `namespace/name`: each part 1–64 of lowercase letters, digits, `-`, `_`,
 /// `.`, not starting with `.`.
@@ -137,24 +147,6 @@ impl FromStr for BundleName {
     }
 }
 
-impl TryFrom<String> for BundleName {
-    type Error = BadBundleName;
-    fn try_from(s: String) -> Result<Self, Self::Error> {
-        s.parse()
-    }
-}
-
-impl From<BundleName> for String {
-    fn from(n: BundleName) -> String {
-        n.0
-    }
-}
-
-impl fmt::Display for BundleName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 impl std::ops::Deref for BundleName {
     type Target = str;
