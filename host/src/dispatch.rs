@@ -177,10 +177,8 @@ impl Host {
             }
         }
         tracing::debug!(name: "hook.invoked", hook_id = %hook.spec.id, event = %ev.name, recheck, "hook.invoked");
-        let (wit_event, ctx) = wit::to_wit(ev, &hook.spec.id, &hook.settings_json, loop_count);
-        // Everything the hook receives of the event: the record's strings and the fields it does
-        // not name (`context.extra`).
-        let payload = wit::payload_len(&wit_event) + ctx.extra.len();
+        let call = wit::Call::new(ev, &hook.spec.id, &hook.settings_json, loop_count);
+        let payload = call.payload_len();
         let (answer, usage) = if payload > self.limits.max_event_bytes {
             (Err(HookError::EventTooLarge { size: payload, limit: self.limits.max_event_bytes }), Usage::default())
         } else {
@@ -188,13 +186,7 @@ impl Host {
             // with the payload the hook must read (and may rewrite).
             let mut limits = hook.spec.limits;
             limits.fuel = limits.fuel.saturating_add(self.limits.fuel_per_payload_byte.saturating_mul(payload as u64));
-            let (answer, usage) = hook.plugin.handle(&hook.spec.id, wit_event, ctx, &limits, hook.process_granted).await;
-            let answer = match answer {
-                Ok(Ok(d)) => wit::from_wit(d, &ev.name, payload).map_err(HookError::InvalidDecision),
-                Ok(Err(message)) => Err(HookError::Guest(message)),
-                Err(e) => Err(e),
-            };
-            (answer, usage)
+            hook.plugin.handle(&hook.spec.id, call, &limits, hook.process_granted).await
         };
         let (decision, error) = match answer {
             Ok(d) => (d, None),

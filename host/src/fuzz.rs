@@ -35,7 +35,7 @@ pub fn event(data: &[u8]) {
     let again = HookEvent::from_value(canonical.clone()).unwrap_or_else(|e| panic!("canonical form {canonical} does not parse: {e}"));
     assert_eq!(again.to_value(), canonical, "normalisation is not idempotent");
     // What a hook would be handed.
-    let _ = crate::wit::to_wit(&event, "user:fuzz", "{}", 0);
+    let _ = crate::wit::Call::new(&event, "user:fuzz", "{}", 0);
 }
 
 /// Bundle bytes as an archive, a manifest, an OCI manifest and a signature: never a panic, and

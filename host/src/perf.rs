@@ -45,16 +45,14 @@ impl Loaded {
 
     /// A fresh instance handling `event` (no matcher, no chain, no audit).
     pub async fn handle(&self, event: &HookEvent) -> Result<(), String> {
-        let (ev, ctx) = wit::to_wit(event, "bench", "{}", 0);
-        self.plugin.handle("bench", ev, ctx, &self.limits, false).await.0.map_err(|e| e.to_string())?.map(drop)
+        self.plugin.handle("bench", wit::Call::new(event, "bench", "{}", 0), &self.limits, false).await.0.map(drop).map_err(|e| e.to_string())
     }
 
     /// `n` instances that each handled `event`, all kept alive.
     pub async fn live_instances(&self, event: &HookEvent, n: usize) -> Result<LiveInstances, String> {
         let mut live: Vec<Box<dyn Send>> = Vec::with_capacity(n);
         for _ in 0..n {
-            let (ev, ctx) = wit::to_wit(event, "bench", "{}", 0);
-            live.push(Box::new(self.plugin.handle_and_keep(ev, ctx, &self.limits).await.map_err(|e| e.to_string())?));
+            live.push(Box::new(self.plugin.handle_and_keep(wit::Call::new(event, "bench", "{}", 0), &self.limits).await.map_err(|e| e.to_string())?));
         }
         Ok(LiveInstances(live))
     }

@@ -3,7 +3,8 @@
 
 use crate::engine::{self, Engine};
 use crate::error::{HookError, LoadError};
-use crate::wit::{self, ShellHook as Hook, ShellHookPre as HookPre, WitDecision};
+use crate::wit::{self, ShellHook as Hook, ShellHookPre as HookPre};
+use hookhost_types::Decision;
 use hookhost_config::Plan;
 use hookhost_types::spec::{HookSpec, Limits, PluginRef};
 use std::borrow::Cow;
@@ -252,11 +253,19 @@ impl Plugin {
     }
 
     /// Handle one event in a fresh instance. Returns the guest's answer and the usage figures.
-    pub async fn handle(&self, hook_id: &str, event: wit::WitEvent, ctx: wit::Context, limits: &Limits, process_granted: bool) -> (Result<Result<WitDecision, String>, HookError>, Usage) {
-        self.run(hook_id, limits, process_granted, move |hook, store| Box::pin(async move {
-            hook.hookhost_hooks_handler().call_handle(store, &event, &ctx).await
-        }))
-        .await
+    pub async fn handle(&self, hook_id: &str, call: wit::Call, limits: &Limits, process_granted: bool) -> (Result<Decision, HookError>, Usage) {
+        let (event, ctx, check) = call.split();
+        let (answer, usage) = self
+            .run(hook_id, limits, process_granted, move |hook, store| Box::pin(async move {
+                hook.hookhost_hooks_handler().call_handle(store, &event, &ctx).await
+            }))
+            .await;
+        let answer = match answer {
+            Ok(Ok(d)) => check.decision(d).map_err(HookError::InvalidDecision),
+            Ok(Err(message)) => Err(HookError::Guest(message)),
+            Err(e) => Err(e),
+        };
+        (answer, usage)
     }
 
     /// A fresh store with the hook's limits: deny-by-default WASI with captured stdio, the
@@ -285,9 +294,10 @@ impl Plugin {
     /// Instantiate, handle one event, and keep the instance alive (the benchmarks measure the
     /// resident memory of live instances with this).
     #[cfg(feature = "testing")]
-    pub(crate) async fn handle_and_keep(&self, event: wit::WitEvent, ctx: wit::Context, limits: &Limits) -> Result<impl Send, HookError> {
+    pub(crate) async fn handle_and_keep(&self, call: wit::Call, limits: &Limits) -> Result<impl Send, HookError> {
         let (mut store, _stderr) = self.store("bench", limits, false, Instant::now())?;
         let hook = self.pre.instantiate_async(&mut store).await.map_err(|e| HookError::Instantiate(first_line(&e)))?;
+        let (event, ctx, _) = call.split();
         hook.hookhost_hooks_handler().call_handle(&mut store, &event, &ctx).await.map_err(|e| HookError::Trap(first_line(&e)))?.map_err(HookError::Guest)?;
         Ok((store, hook))
     }
@@ -456,15 +466,18 @@ mod tests {
         let settings = serde_json::json!({"mode": "host", "dialect": "claude-code", "argv": ["touch", marker.display().to_string()]}).to_string();
         let limits = Limits { timeout: std::time::Duration::from_secs(5), fuel: 1_000_000_000, memory_bytes: 128 << 20 };
         let run = |granted: bool| {
-            let (event, ctx) = wit::to_wit(&HookEvent::pre_tool_use("bash", serde_json::json!({"command": "ls"})), "user:h", &settings, 0);
+            let call = wit::Call::new(&HookEvent::pre_tool_use("bash", serde_json::json!({"command": "ls"})), "user:h", &settings, 0);
             let plugin = &plugin;
-            async move { plugin.handle("user:h", event, ctx, &limits, granted).await.0 }
+            async move { plugin.handle("user:h", call, &limits, granted).await.0 }
         };
-        let refused = run(false).await.expect("the call itself works").expect_err("the adapter reports the refusal");
+        let refused = match run(false).await {
+            Err(HookError::Guest(message)) => message,
+            other => panic!("the adapter reports the refusal as its error, got {other:?}"),
+        };
         assert!(refused.contains("user:h: the process:exec capability is not granted to this hook"), "{refused}");
         assert!(!marker.exists(), "no process ran");
         // The same call with the grant runs the process.
-        run(true).await.unwrap().unwrap();
+        run(true).await.unwrap();
         assert!(marker.exists());
     }
 }

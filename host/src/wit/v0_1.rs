@@ -53,6 +53,50 @@ const fn konst_eq(a: &str, b: &str) -> bool {
     true
 }
 
+/// One invocation in this version's types: the event record and context a hook receives, and
+/// what its answer is checked against. Dispatch sees only this, never the generated types.
+pub struct Call {
+    pub(crate) event: WitEvent,
+    pub(crate) ctx: Context,
+    name: EventName,
+    payload: usize,
+}
+
+impl Call {
+    /// The call of hook `hook_id` (with its settings) on `ev`.
+    pub fn new(ev: &HookEvent, hook_id: &str, settings_json: &str, loop_count: u32) -> Call {
+        let (event, ctx) = to_wit(ev, hook_id, settings_json, loop_count);
+        // Everything the hook receives of the event: the record's strings and the fields it
+        // does not name (`context.extra`).
+        let payload = payload_len(&event) + ctx.extra.len();
+        Call { event, ctx, name: ev.name.clone(), payload }
+    }
+
+    /// Bytes of event payload the hook receives.
+    pub fn payload_len(&self) -> usize {
+        self.payload
+    }
+
+    /// The record and context to pass, and what checks the answer (no copy of the payload).
+    pub(crate) fn split(self) -> (WitEvent, Context, Check) {
+        (self.event, self.ctx, Check { name: self.name, payload: self.payload })
+    }
+}
+
+/// What a call's answer is checked against.
+pub struct Check {
+    name: EventName,
+    payload: usize,
+}
+
+impl Check {
+    /// The hook's answer as a checked [`Decision`]: effects the event does not honour,
+    /// oversize or malformed decisions are refused with why.
+    pub fn decision(&self, answer: WitDecision) -> Result<Decision, String> {
+        from_wit(answer, &self.name, self.payload)
+    }
+}
+
 /// Largest decision (sum of its strings) a hook may return, as the seed's 64 KiB output cap,
 /// on top of what it may need to rewrite the event's own payload (see [`decision_cap`]).
 pub const MAX_DECISION_BYTES: usize = 64 << 10;
