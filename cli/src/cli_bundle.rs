@@ -11,7 +11,6 @@ use hookhost_bundle::{self as bundle, Bundle, LockMode};
 use hookhost_config::{ConfigFile, Registry};
 use hookhost_types::ids::sha256_hex;
 use hookhost_types::BundleRef;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -269,7 +268,7 @@ fn split_reference(text: &str, config: Option<&ConfigFile>) -> Result<(BundleRef
 }
 
 pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
-    let progress: Option<std::sync::Arc<dyn hookhost_bundle::Progress>> = std::io::stderr().is_terminal().then(|| std::sync::Arc::new(crate::Terminal) as _);
+    let progress = crate::terminal_progress();
     match cmd {
         RegistryCommand::Push { bundle, registry, sigs } => {
             let b = read_bundle(&bundle)?;

@@ -201,11 +201,15 @@ impl Progress for Terminal {
     }
 }
 
+/// Pull progress when stderr is a terminal, else none.
+pub(crate) fn terminal_progress() -> Option<std::sync::Arc<dyn Progress>> {
+    std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| std::sync::Arc::new(Terminal) as _)
+}
+
 /// How this command resolves bundles: the lock mode, and progress on a terminal.
 pub(crate) fn resolver(args: &HostArgs, mode: Option<LockMode>) -> Resolver {
-    let progress: Option<std::sync::Arc<dyn Progress>> = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| std::sync::Arc::new(Terminal) as _);
     let lock_mode = mode.unwrap_or(if args.locked { LockMode::Locked } else { LockMode::Prefer });
-    Resolver { lock_mode, progress }
+    Resolver { lock_mode, progress: terminal_progress(), ..Resolver::default() }
 }
 
 /// A bundle error with what to run about it (the library names no commands).

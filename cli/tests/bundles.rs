@@ -3,14 +3,13 @@
 //! (Debian's `docker-registry`, started on loopback), run the pulled hooks, and every bad input
 //! refused with its own message, nothing run and nothing cached.
 
-mod support;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use support::have;
+use hookhost_tests::have;
 
 /// A scratch workspace: its own cache, default local registry and Docker config, so tests do
 /// not share state or read the user's.

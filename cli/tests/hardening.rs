@@ -6,7 +6,6 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-mod support;
 
 fn hookhost_env(args: &[&str], stdin: &str, env: &[(&str, &Path)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
@@ -274,7 +273,7 @@ fn a_cache_directory_others_can_write_is_refused() {
 /// only the sync order shows it would survive a crash.)
 #[test]
 fn a_blocks_audit_record_is_synced_before_the_decision_is_printed() {
-    if !support::have("strace") {
+    if !hookhost_tests::have("strace") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

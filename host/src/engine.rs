@@ -79,6 +79,10 @@ impl Engine {
     /// best reset path needs PAGEMAP_SCAN; where either is missing this falls back to the
     /// next configuration (same limits, slower reuse).
     pub fn new() -> Result<Engine, LoadError> {
+        Engine::create().map_err(|source| LoadError::Engine { what: "cannot create the wasm engine", source })
+    }
+
+    fn create() -> Result<Engine, crate::error::EngineFailure> {
         let mut last_error = None;
         for allocation in [Allocation::PoolingScan, Allocation::Pooling, Allocation::OnDemand] {
             match WasmEngine::new(&config(allocation)) {
@@ -93,18 +97,14 @@ impl Engine {
                 }
             }
         }
-        Err(LoadError::Engine { what: "cannot create the wasm engine", source: last_error.expect("tried at least one configuration").into() })
+        Err(last_error.expect("tried at least one configuration").into())
     }
 
     /// The process-wide engine (made on first use).
     pub fn shared() -> Result<Engine, LoadError> {
         static SHARED: OnceLock<Result<Engine, crate::error::EngineFailure>> = OnceLock::new();
         SHARED
-            .get_or_init(|| match Engine::new() {
-                Ok(engine) => Ok(engine),
-                Err(LoadError::Engine { source, .. }) => Err(source),
-                Err(other) => unreachable!("Engine::new fails only with LoadError::Engine: {other}"),
-            })
+            .get_or_init(Engine::create)
             .clone()
             .map_err(|source| LoadError::Engine { what: "cannot create the wasm engine", source })
     }

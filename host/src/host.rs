@@ -151,52 +151,36 @@ impl HostBuilder {
     /// Resolve bundles (if any), then load every hook: read, check, compile (or load from
     /// cache) and pre-link each plugin, then call its `validate-settings`. Any failure fails
     /// the whole build.
-    pub async fn build(mut self) -> Result<Host, LoadError> {
-        let source = std::mem::replace(&mut self.source, Source::Plan(Plan::default()));
-        let mut plan = match source {
+    pub async fn build(self) -> Result<Host, LoadError> {
+        // One cache directory for everything: compiled plugins, pulled bundles, stop loops.
+        let cache = match (&self.cache_dir, &self.source) {
+            (Some(dir), _) => dir.clone(),
+            (None, Source::Config(config)) => config.effective_cache_dir(),
+            (None, Source::Plan(plan)) => plan.effective_cache_dir(),
+        };
+        // It holds native code and fetched bundles: it must be private to this user before
+        // anything is read from it or written to it.
+        if let Some(dir) = &cache {
+            engine::check_cache_dir(dir, false)?;
+        }
+        let mut plan = match self.source {
             Source::Plan(plan) => plan,
-            Source::Config(mut config) => {
-                if let Some(dir) = &self.cache_dir {
-                    config.settings.cache_dir = dir.clone();
-                }
-                resolve(config, &self).await?
+            #[cfg(feature = "bundles")]
+            Source::Config(config) => {
+                let resolver = hookhost_bundle::Resolver { cache_dir: Some(cache.clone()), ..self.resolver };
+                hookhost_bundle::resolve(config, &resolver).await?.plan
             }
+            #[cfg(not(feature = "bundles"))]
+            Source::Config(config) => Plan::without_bundles(config)?,
         };
         for capability in &self.grant_all {
             plan.settings.grants.grant_all(*capability);
         }
-        let cache = match &self.cache_dir {
-            Some(dir) => dir.clone(),
-            None => plan.effective_cache_dir(),
-        };
         let engine = match self.engine {
             Some(engine) => engine,
             None => Engine::shared()?,
         };
         load(plan, &engine, cache, self.audit, self.limits).await
-    }
-}
-
-/// The plan of a config: its bundles resolved (feature `bundles`), or refused when the
-/// feature is off.
-async fn resolve(config: ConfigFile, builder: &HostBuilder) -> Result<Plan, LoadError> {
-    // The cache holds native code and fetched bundles: it must be private to this user before
-    // anything is read from it or written to it.
-    let cache = match &builder.cache_dir {
-        Some(dir) => dir.clone(),
-        None => config.effective_cache_dir(),
-    };
-    if let Some(dir) = &cache {
-        engine::check_cache_dir(dir, false)?;
-    }
-    #[cfg(feature = "bundles")]
-    {
-        Ok(hookhost_bundle::resolve(config, &builder.resolver).await?.plan)
-    }
-    #[cfg(not(feature = "bundles"))]
-    {
-        let _ = builder;
-        Ok(Plan::without_bundles(config)?)
     }
 }
 
@@ -216,27 +200,20 @@ fn check_process_grant(spec: &HookSpec, imports_process: bool, granted: bool) ->
         return Ok(());
     }
     let name = spec.plugin.to_string();
-    let why = match &spec.plugin {
-        PluginRef::Bundle { .. } if spec.plugin.builtin_name().is_none() => {
-            format!("{why}; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it")
-        }
-        _ => why,
-    };
-    let fix = match &spec.plugin {
-        PluginRef::Bundle { .. } if spec.plugin.builtin_name().is_none() => {
-            format!("if you trust the bundle, check that its manifest declares it and add `[grants]` \"{name}\" = [\"process:exec\"]` to the config")
-        }
-        PluginRef::Bundle { .. } => format!("if you trust the bundle, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config"),
-        _ => format!("if you trust it, add `[grants]` \"{name}\" = [\"process:exec\"]` to the config"),
+    let grant = format!("add `[grants]` \"{name}\" = [\"process:exec\"]` to the config");
+    let (why, fix) = match (&spec.plugin, spec.plugin.builtin_name()) {
+        (PluginRef::Bundle { .. }, None) => (
+            format!("{why}; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it"),
+            format!("if you trust the bundle, check that its manifest declares it and {grant}"),
+        ),
+        (PluginRef::Bundle { .. }, Some(_)) => (why, format!("if you trust the bundle, {grant}")),
+        _ => (why, format!("if you trust it, {grant}")),
     };
     Err(LoadError::CapabilityNotGranted { hook: spec.id.clone(), plugin: spec.plugin.clone(), capability: Capability::ProcessExec, why, fix })
 }
 
-/// Load every hook of a plan.
+/// Load every hook of a plan (`cache` was checked private by the caller).
 async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Option<AuditLog>, limits: HostLimits) -> Result<Host, LoadError> {
-    if let Some(dir) = &cache {
-        engine::check_cache_dir(dir, false)?;
-    }
     let loader = Loader::new(engine, cache.clone())?;
     let mut plugins: HashMap<PluginRef, Arc<Plugin>> = HashMap::new();
     let mut hooks = Vec::with_capacity(plan.hooks.len());

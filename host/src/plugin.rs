@@ -187,16 +187,16 @@ impl<'a> PluginSource<'a> {
             return Ok(PluginSource { name, bytes: Cow::Borrowed(bytes), digest: Some(digest.to_string()) });
         }
         match &spec.plugin {
-            PluginRef::Bundle { .. } => {
-                let p = plan.bundle_plugins.get(&spec.plugin).expect("resolved with its bundle");
-                Ok(PluginSource { name, bytes: Cow::Borrowed(&p.bytes[..]), digest: Some(p.digest.hex().to_string()) })
-            }
             PluginRef::Path(path) => match std::fs::read(path) {
                 Ok(b) => Ok(PluginSource { name, bytes: Cow::Owned(b), digest: None }),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(LoadError::PluginMissing { hook: spec.id.clone(), path: path.clone() }),
                 Err(source) => Err(LoadError::PluginUnreadable { hook: spec.id.clone(), path: path.clone(), source }),
             },
-            PluginRef::Builtin(_) => unreachable!("handled above"),
+            // A bundle's own file (its built-ins were handled above).
+            _ => {
+                let p = plan.bundle_plugins.get(&spec.plugin).expect("resolved with its bundle");
+                Ok(PluginSource { name, bytes: Cow::Borrowed(&p.bytes[..]), digest: Some(p.digest.hex().to_string()) })
+            }
         }
     }
 }

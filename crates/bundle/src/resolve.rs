@@ -160,6 +160,9 @@ pub struct Resolver {
     pub lock_mode: LockMode,
     /// Told of pulls and blobs as they move.
     pub progress: Option<Arc<dyn Progress>>,
+    /// Where pulled bundles are cached (`{dir}/bundles`), overriding the config's cache
+    /// directory; `Some(None)`: not cached.
+    pub cache_dir: Option<Option<PathBuf>>,
 }
 
 /// What resolving a config produced.
@@ -187,7 +190,7 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
     if mode == LockMode::Locked && lock.is_none() && config.bundles.iter().any(|b| b.reference.digest.is_none()) {
         return Err(lock_error(format!("{source}: locked, but there is no lock file {}", lock_file.display())));
     }
-    let cache = config.effective_cache_dir();
+    let cache = resolver.cache_dir.clone().unwrap_or_else(|| config.effective_cache_dir());
     let mut new_lock = Lock::default();
     let mut contributed: Vec<HookSpec> = Vec::new();
     let mut problems = Vec::new();

@@ -36,16 +36,12 @@ pub enum Registry {
 /// `http://` for loopback only unless plain HTTP is allowed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OciLocation {
-    /// As written.
-    pub location: String,
     /// `host[:port]`.
     pub registry: String,
     /// The repository prefix (may be empty).
     pub prefix: String,
-    /// Speak plain HTTP.
+    /// Speak plain HTTP (loopback, or off loopback when `insecure_http` allowed it).
     pub plain_http: bool,
-    /// Plain HTTP off loopback was allowed (`insecure_http`).
-    pub insecure_http: bool,
 }
 
 /// Whether `registry` (`host[:port]`) is on this machine.
@@ -74,7 +70,7 @@ impl OciLocation {
             ));
         }
         let plain_http = scheme == "http://" || (scheme != "https://" && (is_loopback(registry) || insecure_http));
-        Ok(OciLocation { location: location.to_string(), registry: registry.to_string(), prefix: prefix.to_string(), plain_http, insecure_http })
+        Ok(OciLocation { registry: registry.to_string(), prefix: prefix.to_string(), plain_http })
     }
 }
 
@@ -89,14 +85,6 @@ impl Registry {
         }
     }
 
-    /// For messages: the directory, or `host[:port][/prefix]`.
-    pub fn describe(&self) -> String {
-        match self {
-            Registry::Dir(p) => p.display().to_string(),
-            Registry::Oci(l) if l.prefix.is_empty() => l.registry.clone(),
-            Registry::Oci(l) => format!("{}/{}", l.registry, l.prefix),
-        }
-    }
 }
 
 /// Validate `[registries]`; `local` exists even when not written.
