@@ -255,6 +255,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let event = HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))?;
             let outcome = host.dispatch(&event).await;
             println!("{}", serde_json::to_string(&outcome)?);
+            // Background hooks run once the decision is out, and change nothing.
+            std::io::Write::flush(&mut std::io::stdout())?;
+            host.dispatch_background(&event).await;
             print_audit_head(&host, args.verbose);
             Ok(ExitCode::SUCCESS)
         }
@@ -322,6 +325,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let loaded = load(&host).await?;
             let ids: Vec<&str> = loaded.hook_ids().collect();
             println!("ok: {} hook(s) loaded: {}", ids.len(), ids.join(", "));
+            print!("{}", table::check_report(&loaded.report().await, loaded.not_run(), loaded.warnings()));
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -143,3 +143,48 @@ mod tests {
         assert_eq!(super::clip("abcdef", 4), "abc…");
     }
 }
+
+/// What `check` prints after its first line: where each hook runs (and, for a converted peer
+/// hook that cannot run in the sandbox, what it needs and the line that fixes it), the hooks
+/// loaded but not run, and what was ignored.
+pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config::NotRun], warnings: &[String]) -> String {
+    let mut out = String::new();
+    for r in report {
+        let mut facts = vec![r.runs.as_str().to_string(), format!("timeout {}", human_duration(r.timeout))];
+        if r.background {
+            facts.push("background".into());
+        }
+        if r.once {
+            facts.push("once per session".into());
+        }
+        out.push_str(&format!("  {} ({}): {}\n", r.id, r.event, facts.join(", ")));
+        for note in &r.notes {
+            out.push_str(&format!("    {note}\n"));
+        }
+        if !r.runnable {
+            out.push_str("    to run it as a real process, as its runtime would: pass --grant process:exec (or add grants = [\"process:exec\"] to its [[peers]] entry); until then it blocks the events it guards (peer_start_failure)\n");
+        }
+    }
+    if !not_run.is_empty() {
+        out.push_str(&format!("not run: {} hook(s) load but do not run:\n", not_run.len()));
+        for n in not_run {
+            out.push_str(&format!("  {} ({} on {}): {}\n", n.at, n.kind, n.event, n.why));
+        }
+    }
+    if !warnings.is_empty() {
+        out.push_str(&format!("ignored: {} thing(s):\n", warnings.len()));
+        for w in warnings {
+            out.push_str(&format!("  {w}\n"));
+        }
+    }
+    out
+}
+
+fn human_duration(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms >= 1000 && ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}

@@ -91,7 +91,8 @@ impl Host {
         if name == EventName::UserPromptSubmit && self.stop_blocks.get(&ev.session_id) > 0 {
             self.set_stop_count(&ev.session_id, 0);
         }
-        let chain: Vec<&LoadedHook> = self.hooks.iter().filter(|h| h.spec.event == name).collect();
+        // Background hooks run after the decision (`dispatch_background`).
+        let chain: Vec<&LoadedHook> = self.hooks.iter().filter(|h| h.spec.event == name && !h.spec.background).collect();
         // Hooks (by chain position) that ran on a payload that was rewritten after them.
         let mut stale: Vec<usize> = Vec::new();
         let mut stopped = false;
@@ -144,6 +145,26 @@ impl Host {
         outcome
     }
 
+    /// Run the event's background hooks (a peer's `async: true`): call this after acting on
+    /// [`Host::dispatch`]'s outcome, so they never delay the decision. Their verdicts and
+    /// effects change nothing; each is traced, logged and audited like any invocation.
+    pub async fn dispatch_background(&self, event: &HookEvent) -> Vec<HookTrace> {
+        let mut ev = std::borrow::Cow::Borrowed(event);
+        let mut scratch = Outcome { decision: VerdictKind::Pass, reason: None, user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() };
+        let mut patch = Map::new();
+        let mut audit_error = None;
+        for hook in self.hooks.iter().filter(|h| h.spec.event == event.name && h.spec.background) {
+            self.step(hook, &mut ev, 0, false, false, &mut patch, &mut scratch, &mut audit_error).await;
+        }
+        if let Some(error) = audit_error {
+            tracing::warn!(name: "audit.failed", "{error} (a background hook's record)");
+        }
+        for trace in &scratch.hooks {
+            tracing::info!(name: "hook.background", hook_id = %trace.id, decision = trace.decision.as_str(), error = trace.error.as_deref().unwrap_or(""), "background hook finished");
+        }
+        scratch.hooks
+    }
+
     /// An audit record could not be written. Under `audit_failure = "block"` (the default) an
     /// event that can block is blocked, naming the failure; otherwise the failure is logged.
     fn audit_failed(&self, error: &str, can_block: bool, outcome: &mut Outcome) {
@@ -176,6 +197,14 @@ impl Host {
                 return None;
             }
         }
+        // A `once` hook runs on the first matching event of a session only.
+        if hook.spec.once && !recheck {
+            let key = format!("{}\0{}", ev.session_id, hook.spec.id);
+            if self.once_runs.get(&key) > 0 {
+                return None;
+            }
+            self.once_runs.set(&key, 1);
+        }
         tracing::debug!(name: "hook.invoked", hook_id = %hook.spec.id, event = %ev.name, recheck, "hook.invoked");
         let call = wit::Call::new(ev, &hook.spec.id, &hook.settings_json, loop_count);
         let payload = call.payload_len();
@@ -186,7 +215,7 @@ impl Host {
             // with the payload the hook must read (and may rewrite).
             let mut limits = hook.spec.limits;
             limits.fuel = limits.fuel.saturating_add(self.limits.fuel_per_payload_byte.saturating_mul(payload as u64));
-            hook.plugin.handle(&hook.spec.id, call, &limits, hook.process_granted).await
+            hook.plugin.handle(&hook.spec.id, call, &limits, &hook.access).await
         };
         let (decision, error) = match answer {
             Ok(d) => (d, None),

@@ -5,7 +5,7 @@
 use crate::audit::AuditLog;
 use crate::engine::{self, Engine};
 use crate::error::LoadError;
-use crate::plugin::{Loader, Plugin, PluginSource};
+use crate::plugin::{Access, Loader, Plugin, PluginSource};
 use hookhost_config::{ConfigFile, Plan};
 use hookhost_types::spec::{AuditFailure, Capability, HookSpec, PluginRef};
 use std::collections::HashMap;
@@ -49,15 +49,20 @@ pub struct Host {
     pub(crate) stop_loop_cap: u32,
     /// Consecutive stop blocks so far, per session (across processes when there is a cache).
     pub(crate) stop_blocks: crate::stoploop::StopLoops,
+    /// `once` hooks that already ran, per session and hook (across processes, like stop loops).
+    pub(crate) once_runs: crate::stoploop::StopLoops,
     pub(crate) limits: HostLimits,
+    /// Peer hooks loaded but not run, and what was ignored in peer files (for `check`).
+    pub(crate) not_run: Vec<hookhost_config::NotRun>,
+    pub(crate) warnings: Vec<String>,
 }
 
 pub(crate) struct LoadedHook {
     pub(crate) spec: HookSpec,
     pub(crate) plugin: Arc<Plugin>,
     pub(crate) settings_json: String,
-    /// May call `process.run`.
-    pub(crate) process_granted: bool,
+    /// What its instances may reach: `process.run`, a read-only project directory.
+    pub(crate) access: Access,
 }
 
 enum Source {
@@ -218,8 +223,12 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
     let mut plugins: HashMap<PluginRef, Arc<Plugin>> = HashMap::new();
     let mut hooks = Vec::with_capacity(plan.hooks.len());
     let mut rejected = Vec::new();
-    for spec in std::mem::take(&mut plan.hooks) {
-        let granted = plan.holds(&spec.plugin, Capability::ProcessExec);
+    for mut spec in std::mem::take(&mut plan.hooks) {
+        let granted = plan.holds(&spec.plugin, Capability::ProcessExec) || spec.grants.contains(&Capability::ProcessExec);
+        // A built-in whose settings follow the grant (the bash adapter's `mode = "auto"`).
+        if let Some(name) = spec.plugin.builtin_name() {
+            spec.settings = crate::builtin::resolve_settings(name, &spec.settings, granted);
+        }
         let plugin = match plugins.get(&spec.plugin) {
             Some(p) => p.clone(),
             None => {
@@ -234,9 +243,18 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
         // Again with what the compiled component imports (and for hooks sharing a plugin).
         check_process_grant(&spec, plugin.imports_process, granted)?;
         // Only a plugin that imports `process` can call it at all.
-        let process_granted = granted && plugin.imports_process;
+        let read_dir = spec.plugin.builtin_name().and_then(|name| crate::builtin::project_mount(name, &spec.settings));
+        let read_dir = match read_dir {
+            Some(dir) if dir.is_dir() => Some(dir),
+            Some(dir) => {
+                tracing::warn!(hook_id = %spec.id, "the project directory {} does not exist; the hook's sandbox runs without it", dir.display());
+                None
+            }
+            None => None,
+        };
+        let access = Access { process: granted && plugin.imports_process, read_dir };
         let settings_json = spec.settings.to_string();
-        match plugin.validate_settings(&spec.id, &settings_json, &spec.limits).await {
+        match plugin.validate_settings(&spec.id, &settings_json, &spec.limits, &access).await {
             Ok(Ok(())) => {}
             Ok(Err(message)) => {
                 // Every hook's settings are checked, so one load reports each rejection.
@@ -245,7 +263,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
             }
             Err(error) => return Err(LoadError::SettingsCheckFailed { hook: spec.id, plugin: plugin.name.clone(), error }),
         }
-        hooks.push(LoadedHook { spec, plugin, settings_json, process_granted });
+        hooks.push(LoadedHook { spec, plugin, settings_json, access });
     }
     match rejected.len() {
         0 => {}
@@ -260,7 +278,22 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
         },
     };
     let stop_blocks = crate::stoploop::StopLoops::new(cache.as_deref());
-    Ok(Host { hooks, audit, audit_failure: plan.settings.audit_failure, stop_loop_cap: plan.settings.stop_loop_cap, stop_blocks, limits })
+    let once_runs = crate::stoploop::StopLoops::named(cache.as_deref(), "once-hooks");
+    // Said by `check` (Host::warnings); here only for a log that asks.
+    for warning in &plan.warnings {
+        tracing::info!("{}: {warning}", plan.source.display());
+    }
+    Ok(Host {
+        hooks,
+        audit,
+        audit_failure: plan.settings.audit_failure,
+        stop_loop_cap: plan.settings.stop_loop_cap,
+        stop_blocks,
+        once_runs,
+        limits,
+        not_run: plan.not_run,
+        warnings: plan.warnings,
+    })
 }
 
 impl Host {
@@ -293,6 +326,107 @@ impl Host {
     pub fn hook_ids(&self) -> impl Iterator<Item = &str> {
         self.hooks.iter().map(|h| h.spec.id.as_str())
     }
+
+    /// Hooks of peer files that were loaded but do not run (`http`, `prompt`, `agent`).
+    pub fn not_run(&self) -> &[hookhost_config::NotRun] {
+        &self.not_run
+    }
+
+    /// What was ignored in peer files, one line each.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Where each loaded hook runs and what stands in its way, in chain order. For a converted
+    /// peer hook in the sandbox, the bash adapter's own analysis (a real shell parser over the
+    /// command and the project's scripts) says whether it can run there, and if not, what it
+    /// needs.
+    pub async fn report(&self) -> Vec<HookReport> {
+        let mut out = Vec::with_capacity(self.hooks.len());
+        for hook in &self.hooks {
+            let settings = &hook.spec.settings;
+            let peer = hook.spec.plugin.builtin_name() == Some("bash-adapter") && settings.get("start_failure").is_some();
+            let runs = match settings.get("mode").and_then(serde_json::Value::as_str) {
+                _ if hook.spec.plugin.builtin_name() != Some("bash-adapter") => Runs::Wasm,
+                Some("host") => Runs::HostProcess,
+                _ => Runs::Sandbox,
+            };
+            let mut notes = Vec::new();
+            if peer && runs == Runs::Sandbox {
+                // Without `start_failure` the adapter refuses what cannot run in the sandbox.
+                let mut strict = settings.clone();
+                if let Some(obj) = strict.as_object_mut() {
+                    obj.remove("start_failure");
+                }
+                match hook.plugin.validate_settings(&hook.spec.id, &strict.to_string(), &hook.spec.limits, &hook.access).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(why)) => notes.push(why.split("; run it as a real process").next().unwrap_or(&why).to_string()),
+                    Err(e) => notes.push(format!("its sandbox check failed: {e}")),
+                }
+                if hook.access.read_dir.is_some() {
+                    notes.push(format!("the project {} is mounted read-only", hook.access.read_dir.as_ref().map(|d| d.display().to_string()).unwrap_or_default()));
+                }
+            }
+            out.push(HookReport {
+                id: hook.spec.id.clone(),
+                event: hook.spec.event.config_name(),
+                plugin: hook.plugin.name.clone(),
+                runs,
+                runnable: notes.first().is_none_or(|n| !n.starts_with("the command cannot run")),
+                timeout: hook.spec.limits.timeout,
+                background: hook.spec.background,
+                once: hook.spec.once,
+                notes,
+            });
+        }
+        out
+    }
+}
+
+/// Where a hook runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Runs {
+    /// A wasm plugin in its sandbox.
+    Wasm,
+    /// A shell hook in the bash adapter's in-wasm bash.
+    Sandbox,
+    /// A shell hook as a real process (`process:exec` granted).
+    HostProcess,
+}
+
+impl Runs {
+    /// How `check` names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runs::Wasm => "wasm",
+            Runs::Sandbox => "sandbox",
+            Runs::HostProcess => "host process",
+        }
+    }
+}
+
+/// What `check` says about one loaded hook ([`Host::report`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct HookReport {
+    /// The hook.
+    pub id: String,
+    /// Its event as a config names it.
+    pub event: String,
+    /// Its plugin.
+    pub plugin: String,
+    /// Where it runs.
+    pub runs: Runs,
+    /// False when it cannot run where it would (its first note says why).
+    pub runnable: bool,
+    /// Its wall-clock limit.
+    pub timeout: std::time::Duration,
+    /// It runs in the background, after the decision.
+    pub background: bool,
+    /// It runs once per session.
+    pub once: bool,
+    /// What stands in its way, and other facts worth knowing.
+    pub notes: Vec<String>,
 }
 
 #[cfg(test)]

@@ -31,6 +31,16 @@ pub struct Plugin {
     pre: HookPre<State>,
 }
 
+/// What one hook's instances may reach beyond their sandbox, as the host granted it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Access {
+    /// `process.run` works (capability `process:exec`).
+    pub process: bool,
+    /// A directory preopened read-only at its own path (a converted peer hook's project, for
+    /// the bash adapter's sandbox).
+    pub read_dir: Option<PathBuf>,
+}
+
 /// Per-store data: deny-by-default WASI, the limiter and the log budget.
 pub(crate) struct State {
     wasi: WasiCtx,
@@ -243,9 +253,10 @@ impl Loader {
 
 impl Plugin {
     /// Call `validate-settings` once, in a fresh store with the hook's limits.
-    pub async fn validate_settings(&self, hook_id: &str, settings_json: &str, limits: &Limits) -> Result<Result<(), String>, HookError> {
+    pub async fn validate_settings(&self, hook_id: &str, settings_json: &str, limits: &Limits, access: &Access) -> Result<Result<(), String>, HookError> {
         let settings = settings_json.to_string();
-        self.run(hook_id, limits, false, move |hook, store| Box::pin(async move {
+        let access = Access { process: false, ..access.clone() };
+        self.run(hook_id, limits, &access, move |hook, store| Box::pin(async move {
             hook.hookhost_hooks_handler().call_validate_settings(store, &settings).await
         }))
         .await
@@ -253,10 +264,10 @@ impl Plugin {
     }
 
     /// Handle one event in a fresh instance. Returns the guest's answer and the usage figures.
-    pub async fn handle(&self, hook_id: &str, call: wit::Call, limits: &Limits, process_granted: bool) -> (Result<Decision, HookError>, Usage) {
+    pub async fn handle(&self, hook_id: &str, call: wit::Call, limits: &Limits, access: &Access) -> (Result<Decision, HookError>, Usage) {
         let (event, ctx, check) = call.split();
         let (answer, usage) = self
-            .run(hook_id, limits, process_granted, move |hook, store| Box::pin(async move {
+            .run(hook_id, limits, access, move |hook, store| Box::pin(async move {
                 hook.hookhost_hooks_handler().call_handle(store, &event, &ctx).await
             }))
             .await;
@@ -270,9 +281,17 @@ impl Plugin {
 
     /// A fresh store with the hook's limits: deny-by-default WASI with captured stdio, the
     /// memory limiter, fuel and the epoch deadline. Also returns the captured stderr.
-    fn store(&self, hook_id: &str, limits: &Limits, process_granted: bool, started: Instant) -> Result<(Store<State>, MemoryOutputPipe), HookError> {
+    fn store(&self, hook_id: &str, limits: &Limits, access: &Access, started: Instant) -> Result<(Store<State>, MemoryOutputPipe), HookError> {
         let stderr = MemoryOutputPipe::new(STDIO_CAP);
-        let wasi = WasiCtx::builder().stdout(MemoryOutputPipe::new(STDIO_CAP)).stderr(stderr.clone()).build();
+        let mut wasi = WasiCtx::builder();
+        wasi.stdout(MemoryOutputPipe::new(STDIO_CAP)).stderr(stderr.clone());
+        if let Some(dir) = &access.read_dir {
+            let guest = dir.to_string_lossy();
+            wasi.preopened_dir(dir, &guest, wasmtime_wasi::FsPerms::ReadOnly)
+                .map_err(|e| HookError::Instantiate(format!("cannot open the project directory {} for the sandbox: {e}", dir.display())))?;
+        }
+        let wasi = wasi.build();
+        let process_granted = access.process;
         let state = State {
             wasi,
             table: ResourceTable::new(),
@@ -295,7 +314,7 @@ impl Plugin {
     /// resident memory of live instances with this).
     #[cfg(feature = "testing")]
     pub(crate) async fn handle_and_keep(&self, call: wit::Call, limits: &Limits) -> Result<impl Send, HookError> {
-        let (mut store, _stderr) = self.store("bench", limits, false, Instant::now())?;
+        let (mut store, _stderr) = self.store("bench", limits, &Access::default(), Instant::now())?;
         let hook = self.pre.instantiate_async(&mut store).await.map_err(|e| HookError::Instantiate(first_line(&e)))?;
         let (event, ctx, _) = call.split();
         hook.hookhost_hooks_handler().call_handle(&mut store, &event, &ctx).await.map_err(|e| HookError::Trap(first_line(&e)))?.map_err(HookError::Guest)?;
@@ -305,7 +324,7 @@ impl Plugin {
     /// Create a fresh store and instantiate, calling nothing (the benchmarks' floor).
     #[cfg(feature = "testing")]
     pub(crate) async fn instantiate_only(&self, limits: &Limits) -> Result<(), HookError> {
-        let (mut store, _stderr) = self.store("bench", limits, false, Instant::now())?;
+        let (mut store, _stderr) = self.store("bench", limits, &Access::default(), Instant::now())?;
         self.pre.instantiate_async(&mut store).await.map_err(|e| HookError::Instantiate(first_line(&e)))?;
         Ok(())
     }
@@ -314,11 +333,11 @@ impl Plugin {
         &self,
         hook_id: &str,
         limits: &Limits,
-        process_granted: bool,
+        access: &Access,
         call: impl for<'a> FnOnce(&'a Hook, &'a mut Store<State>) -> std::pin::Pin<Box<dyn std::future::Future<Output = wasmtime::Result<R>> + Send + 'a>> + Send,
     ) -> (Result<R, HookError>, Usage) {
         let started = Instant::now();
-        let (mut store, stderr) = match self.store(hook_id, limits, process_granted, started) {
+        let (mut store, stderr) = match self.store(hook_id, limits, access, started) {
             Ok(s) => s,
             Err(e) => return (Err(e), Usage::default()),
         };

@@ -23,7 +23,13 @@ pub(crate) struct StopLoops {
 
 impl StopLoops {
     pub fn new(cache: Option<&Path>) -> Self {
-        StopLoops { dir: cache.map(|c| c.join("stop-loops")), memory: Mutex::default() }
+        Self::named(cache, "stop-loops")
+    }
+
+    /// Per-session counts kept under `{cache}/{name}` (the same mechanism records which
+    /// `once` hooks already ran in a session).
+    pub fn named(cache: Option<&Path>, name: &str) -> Self {
+        StopLoops { dir: cache.map(|c| c.join(name)), memory: Mutex::default() }
     }
 
     fn file(&self, session: &str) -> Option<PathBuf> {

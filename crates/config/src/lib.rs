@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+pub use peer::Options as PeerOptions;
 pub use bundles::{is_loopback, BundleDecl, OciLocation, RawKey, RawRegistry, RawTrust, Registry, SigningRules, TrustConfig, TrustKey};
 pub use hookhost_types::spec::{AuditFailure, Capability, Grants, HookSpec, Limits, OnError, PluginRef, DEFAULT_FUEL, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS, MAX_MEMORY_MIB, TIMEOUT_RANGE_MS};
 pub use plan::{BundlePlugin, Plan};
@@ -66,6 +67,75 @@ pub struct RawConfig {
     /// Which keys are trusted to sign which bundles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust: Option<RawTrust>,
+    /// Peer runtimes' hook files whose hooks join the chain (after capabilities, before the
+    /// user's own hooks), each converted as if loaded on its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub peers: Vec<RawPeer>,
+    /// What a converted peer hook that could not start (a missing program or script) becomes
+    /// on an event that can block: `block` (the default: a block naming the hook and the fix)
+    /// or `warn` (an executor error, which the hook's `on_error` decides).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer_start_failure: Option<StartFailure>,
+    /// Hooks of a peer file that hookhost loads but does not run (`http`, `prompt`, `agent`).
+    #[serde(skip)]
+    pub not_run: Vec<NotRun>,
+    /// Things in a peer file hookhost ignored, one line each.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+}
+
+/// A peer runtime's hook file included by a native config (`[[peers]]`).
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawPeer {
+    /// The file (relative to this config): `.claude/settings.json`, `agent.yaml`, ...
+    pub path: PathBuf,
+    /// Its format, when detection should not decide: everruns, docker-agent, claude-code,
+    /// starchild.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Capabilities its converted hooks hold: `["process:exec"]` runs them as real processes,
+    /// as their runtime would (else they run in the sandbox).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grants: Vec<String>,
+    /// The project directory its hooks run in (relative to this config). Default: the
+    /// directory holding the file's `.claude/` (or similar) directory, else the file's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_dir: Option<PathBuf>,
+}
+
+/// What a converted peer hook that could not start becomes (`peer_start_failure`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StartFailure {
+    /// A block whose reason names the hook, what is missing and the fix.
+    #[default]
+    Block,
+    /// An executor error: the hook's `on_error` decides.
+    Warn,
+}
+
+impl StartFailure {
+    /// The name as written (`block`, `warn`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StartFailure::Block => "block",
+            StartFailure::Warn => "warn",
+        }
+    }
+}
+
+/// A hook of a peer file that hookhost loads but does not run, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotRun {
+    /// Where it is in its file (`hooks.PreToolUse[0].hooks[1]`).
+    pub at: String,
+    /// Its event as the file names it.
+    pub event: String,
+    /// Its type (`http`, `prompt`, `agent`, ...).
+    pub kind: String,
+    /// Why it does not run, and what would run it.
+    pub why: String,
 }
 
 /// A named group of contributed hooks (an Everruns capability, a bundle).
@@ -117,6 +187,19 @@ pub struct RawHook {
     /// What it is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Run in the background: after the chain has decided, without delaying the decision; its
+    /// outcome is logged and audited and never changes the decision.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub background: bool,
+    /// Run at most once per session.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub once: bool,
+    /// Converted from a peer file: its timeout may be its runtime's (up to 600 s).
+    #[serde(skip)]
+    pub peer: bool,
+    /// Capabilities granted to this hook alone (a `[[peers]]` entry's `grants`).
+    #[serde(skip)]
+    pub grants: Vec<Capability>,
 }
 
 /// Which plugin runs the hook, with what settings and limits.
@@ -181,6 +264,10 @@ pub struct ConfigFile {
     pub trust: TrustConfig,
     /// Default limits of hooks (bundle hooks are validated with them).
     pub defaults: Limits,
+    /// Peer hooks loaded but not run (`http`, `prompt`, `agent`), with why.
+    pub not_run: Vec<NotRun>,
+    /// What was ignored in peer files, one line each.
+    pub warnings: Vec<String>,
 }
 
 impl ConfigFile {
@@ -250,7 +337,11 @@ impl ConfigFile {
 
     /// Like [`ConfigFile::parse`], with the format forced instead of detected.
     pub fn parse_as(text: &str, file: &Path, base: &Path, format: Option<peer::Format>) -> Result<ConfigFile, ConfigError> {
-        Self::raw(text, file, format)?.validate(base).map(|mut c| {
+        let mut raw = Self::raw(text, file, format)?;
+        if !raw.peers.is_empty() {
+            peer::include(&mut raw, base).map_err(|problems| ConfigError { file: file.to_path_buf(), problems })?;
+        }
+        raw.validate(base).map(|mut c| {
             c.source = file.to_path_buf();
             c
         })
@@ -269,11 +360,17 @@ impl ConfigFile {
 
     /// Parse text into the native form, whatever its format.
     fn raw(text: &str, file: &Path, format: Option<peer::Format>) -> Result<RawConfig, ConfigError> {
+        Self::raw_with(text, file, format, &peer::Options::for_file(file)).map(|p| p.raw)
+    }
+
+    /// Parse text into the native form, converting a peer file with `opts`.
+    pub(crate) fn raw_with(text: &str, file: &Path, format: Option<peer::Format>, opts: &peer::Options) -> Result<Parsed, ConfigError> {
         let fail = |problems| ConfigError { file: file.to_path_buf(), problems };
         let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
         let yaml = matches!(ext, "yaml" | "yml") || matches!(format, Some(peer::Format::DockerAgent | peer::Format::Starchild));
         if !yaml && (ext != "json" && format.is_none_or(|f| f == peer::Format::Native)) {
-            return toml::from_str(text).map_err(|e| fail(vec![toml_problem(&e, text)]));
+            let raw = toml::from_str(text).map_err(|e| fail(vec![toml_problem(&e, text)]))?;
+            return Ok(Parsed { format: peer::Format::Native, raw });
         }
         let doc: Value = if yaml {
             serde_norway::from_str(text).map_err(|e| fail(vec![format!("invalid YAML: {e}")]))?
@@ -284,11 +381,18 @@ impl ConfigFile {
             Some(f) => f,
             None => peer::detect(&doc, yaml).map_err(|e| fail(vec![e]))?,
         };
-        match format {
-            peer::Format::Native => serde_json::from_value(doc).map_err(|e| fail(vec![format!("invalid config: {e}")])),
-            peer => peer::convert(peer, doc).map_err(fail),
-        }
+        let raw = match format {
+            peer::Format::Native => serde_json::from_value(doc).map_err(|e| fail(vec![format!("invalid config: {e}")]))?,
+            peer => peer::convert(peer, doc, opts).map_err(fail)?,
+        };
+        Ok(Parsed { format, raw })
     }
+}
+
+/// A config file parsed into the native form, and the format it was written in.
+pub(crate) struct Parsed {
+    pub(crate) format: peer::Format,
+    pub(crate) raw: RawConfig,
 }
 
 /// One line for a TOML error: the message with its line and column.

@@ -1,12 +1,18 @@
 //! Peer configuration files, loaded as they are (DIALECTS.md §1): Everruns capabilities JSON,
 //! docker-agent agent YAML, Claude Code `settings.json`, Starchild `shell_hooks.yaml`. Their
-//! command hooks become `builtin:bash-adapter` hooks speaking the file's dialect; anything
-//! hookhost cannot honour is a load error naming where it is, never a silent drop.
+//! command hooks become `builtin:bash-adapter` hooks speaking the file's dialect, running as
+//! real processes where the host grants `process:exec` and in the sandbox (with the project
+//! mounted read-only) where it does not. A file loads whole: every event of its runtime loads
+//! (events hookhost does not model pass through as `custom:<Name>`), hooks hookhost does not
+//! run (`http`, `prompt`, `agent`) are listed as not run, and keys the runtime does not
+//! document are ignored with a warning. What is malformed is a load error naming where it is.
 
-use super::{OnError, RawCapability, RawConfig, RawExecutor, RawHook, TIMEOUT_RANGE_MS};
+use super::{Capability, NotRun, OnError, RawCapability, RawConfig, RawExecutor, RawHook, StartFailure};
 use hookhost_types::event::EventName;
 use hookhost_types::matcher::MatcherSpec;
+use hookhost_types::spec::PEER_TIMEOUT_RANGE_MS;
 use serde_json::{json, Map, Value};
+use std::path::Path;
 
 /// A config file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,18 +100,146 @@ pub fn detect(doc: &Value, yaml: bool) -> Result<Format, String> {
     }
 }
 
+/// How a peer file's hooks are converted: where its project is, what a hook that cannot start
+/// becomes, and what its hooks are granted.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The project directory (absolute): the hooks' working directory and
+    /// `$CLAUDE_PROJECT_DIR`, mounted read-only in the sandbox. `None`: the event's `cwd`.
+    pub project_dir: Option<std::path::PathBuf>,
+    /// What a converted hook that could not start becomes on an event that can block.
+    pub start_failure: StartFailure,
+    /// Capabilities every converted hook holds (a `[[peers]]` entry's `grants`).
+    pub grants: Vec<Capability>,
+}
+
+impl Options {
+    /// The options of a peer file loaded on its own: its project is the directory holding the
+    /// runtime's config directory (`<project>/.claude/settings.json`), else the file's own
+    /// directory; a file in the user's home config (`~/.claude/settings.json`) has none (its
+    /// hooks run in the event's `cwd`, as the runtime runs them).
+    pub fn for_file(file: &Path) -> Options {
+        Options { project_dir: project_of(file), ..Options::default() }
+    }
+}
+
+fn project_of(file: &Path) -> Option<std::path::PathBuf> {
+    let file = std::path::absolute(file).ok()?;
+    let dir = file.parent()?;
+    let runtime_dir = dir.file_name().and_then(|n| n.to_str()).is_some_and(|n| matches!(n, ".claude" | ".codex" | ".gemini" | "config"));
+    let project = if runtime_dir { dir.parent()? } else { dir };
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    if runtime_dir && home.as_deref() == Some(project) {
+        return None;
+    }
+    Some(project.to_path_buf())
+}
+
 /// Convert a peer document into the native form. Problems carry the peer file's paths.
-pub fn convert(format: Format, doc: Value) -> Result<RawConfig, Vec<String>> {
+pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, Vec<String>> {
     let mut problems = Vec::new();
-    let raw = match format {
+    let mut raw = match format {
         Format::Native => unreachable!("native documents are deserialised directly"),
         Format::Everruns => everruns(doc, &mut problems),
         Format::DockerAgent => docker(doc, &mut problems),
         Format::ClaudeCode => claude(doc, &mut problems),
         Format::Starchild => starchild(doc, &mut problems),
     };
+    // What every converted hook shares: its project, start-failure policy and grants.
+    let hooks = raw.hooks.iter_mut().chain(raw.capabilities.iter_mut().flat_map(|c| c.hooks.iter_mut()));
+    for hook in hooks {
+        hook.peer = true;
+        hook.grants.extend(opts.grants.iter().copied());
+        let Some(settings) = hook.executor.settings.as_mut().and_then(Value::as_object_mut) else { continue };
+        if hook.executor.plugin != "builtin:bash-adapter" {
+            continue;
+        }
+        if let Some(dir) = &opts.project_dir {
+            settings.insert("project_dir".into(), dir.to_string_lossy().into_owned().into());
+        }
+        let blocking = EventName::from_config(&hook.event).is_some_and(|e| e.can_block());
+        let policy = if blocking { opts.start_failure } else { StartFailure::Warn };
+        settings.insert("start_failure".into(), policy.as_str().into());
+        if let Some(ms) = hook.timeout_ms {
+            settings.insert("timeout_ms".into(), ms.into());
+        }
+    }
     if problems.is_empty() {
         Ok(raw)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Load the peer files a native config includes (`[[peers]]`): each is converted with its
+/// entry's options, its hooks join the chain as a group named after its format (after the
+/// config's capabilities, before its own hooks), its notes are kept with its path.
+pub fn include(raw: &mut RawConfig, base: &Path) -> Result<(), Vec<String>> {
+    let mut problems = Vec::new();
+    let peers = std::mem::take(&mut raw.peers);
+    let mut ids: Vec<String> = raw.capabilities.iter().map(|c| c.id.clone()).collect();
+    for (i, entry) in peers.iter().enumerate() {
+        let at = format!("peers[{i}]");
+        let path = base.join(&entry.path);
+        let format = match entry.format.as_deref().map(|f| (f, Format::parse(f))) {
+            None => None,
+            Some((_, Some(Format::Native))) | Some((_, None)) => {
+                problems.push(format!("{at}.format: {:?} is not a peer format; use everruns, docker-agent, claude-code or starchild", entry.format.as_deref().unwrap_or("")));
+                continue;
+            }
+            Some((_, f)) => f,
+        };
+        let mut grants = Vec::new();
+        for g in &entry.grants {
+            match g.parse::<Capability>() {
+                Ok(c) => grants.push(c),
+                Err(e) => problems.push(format!("{at}.grants: {e}")),
+            }
+        }
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                problems.push(format!("{at}.path: cannot read {} ({e}); check the path (it is relative to this config)", path.display()));
+                continue;
+            }
+        };
+        let project_dir = match &entry.project_dir {
+            Some(dir) => std::path::absolute(base.join(dir)).ok(),
+            None => project_of(&path),
+        };
+        let opts = Options { project_dir, start_failure: raw.peer_start_failure.unwrap_or_default(), grants };
+        let peer = match crate::ConfigFile::raw_with(&text, &path, format, &opts) {
+            Ok(p) if p.format == Format::Native => {
+                problems.push(format!("{at}.path: {} is a native hookhost config, not a peer file; merge its hooks into this one", path.display()));
+                continue;
+            }
+            Ok(p) => p,
+            Err(e) => {
+                problems.extend(e.problems.into_iter().map(|p| format!("{at} ({}): {p}", path.display())));
+                continue;
+            }
+        };
+        let (format, mut converted) = (peer.format, peer.raw);
+        let mut id = format.name().to_string();
+        let mut n = 1;
+        while ids.contains(&id) {
+            n += 1;
+            id = format!("{}-{n}", format.name());
+        }
+        ids.push(id.clone());
+        let shown = entry.path.display().to_string();
+        raw.warnings.extend(converted.warnings.drain(..).map(|w| format!("{shown}: {w}")));
+        raw.not_run.extend(converted.not_run.drain(..).map(|mut n| {
+            n.at = format!("{shown}: {}", n.at);
+            n
+        }));
+        raw.disabled_contributions.extend(converted.disabled_contributions.drain(..));
+        raw.capabilities.extend(converted.capabilities.drain(..));
+        let path_in_file = converted.user_path.clone().unwrap_or_else(|| "hooks".into());
+        raw.capabilities.push(RawCapability { id, hooks: converted.hooks, path: Some(format!("{shown}: {path_in_file}")) });
+    }
+    if problems.is_empty() {
+        Ok(())
     } else {
         Err(problems)
     }
@@ -115,6 +249,8 @@ fn shell_executor(dialect: &str, command: String, env: Option<Value>, working_di
     let mut settings = Map::new();
     settings.insert("command".into(), command.into());
     settings.insert("dialect".into(), dialect.into());
+    // Where the host grants process:exec, a real process (as the runtime runs it); else the sandbox.
+    settings.insert("mode".into(), "auto".into());
     if let Some(env) = env {
         settings.insert("env".into(), env);
     }
@@ -124,21 +260,42 @@ fn shell_executor(dialect: &str, command: String, env: Option<Value>, working_di
     RawExecutor { plugin: "builtin:bash-adapter".into(), settings: Some(Value::Object(settings)), fuel: None, memory_mib: None }
 }
 
-/// Seconds (a peer's timeout) to milliseconds within hookhost's range; longer ones are capped.
-fn seconds(at: &str, v: Option<&Value>, default_s: u64, problems: &mut Vec<String>) -> u64 {
+/// The exec form (`command` + `args`): the program and its arguments, no shell.
+fn exec_form(exec: &mut RawExecutor, program: &str, args: &[String]) {
+    if let Some(settings) = exec.settings.as_mut().and_then(Value::as_object_mut) {
+        settings.remove("command");
+        let argv: Vec<Value> = std::iter::once(program.to_string()).chain(args.iter().cloned()).map(Value::from).collect();
+        settings.insert("argv".into(), Value::Array(argv));
+    }
+}
+
+/// A peer's `args`: a list of strings, else a problem.
+fn args_field(at: &str, h: &Value, problems: &mut Vec<String>) -> Option<Vec<String>> {
+    let v = h.get("args")?;
+    let list: Option<Vec<String>> = v.as_array().and_then(|a| a.iter().map(|i| i.as_str().map(str::to_string)).collect());
+    if list.is_none() {
+        problems.push(format!("{at}.args: must be a list of strings"));
+    }
+    list
+}
+
+/// Seconds (a peer's timeout) to milliseconds, up to hookhost's ceiling for peer hooks (600 s,
+/// Claude Code's default); a longer one is capped with a warning.
+fn seconds(at: &str, v: Option<&Value>, default_s: u64, problems: &mut Vec<String>, warnings: &mut Vec<String>) -> u64 {
     let s = match v {
-        None => default_s,
+        None => default_s as f64,
         Some(v) => match v.as_f64() {
-            Some(s) if s > 0.0 => s as u64,
+            Some(s) if s > 0.0 => s,
             _ => {
                 problems.push(format!("{at}.timeout: must be a positive number of seconds"));
-                default_s
+                default_s as f64
             }
         },
     };
-    let ms = (s * 1000).clamp(*TIMEOUT_RANGE_MS.start(), *TIMEOUT_RANGE_MS.end());
-    if s * 1000 > *TIMEOUT_RANGE_MS.end() {
-        tracing::info!("{at}: timeout of {s} s is capped at hookhost's maximum of 30 s");
+    let max = *PEER_TIMEOUT_RANGE_MS.end();
+    let ms = ((s * 1000.0) as u64).clamp(*PEER_TIMEOUT_RANGE_MS.start(), max);
+    if s * 1000.0 > max as f64 {
+        warnings.push(format!("{at}.timeout: {s} s is capped at hookhost's ceiling of {} s for peer hooks", max / 1000));
     }
     ms
 }
@@ -161,6 +318,16 @@ fn unknown_keys(at: &str, h: &Value, known: &[&str], problems: &mut Vec<String>)
     if let Some(obj) = h.as_object() {
         for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
             problems.push(format!("{at}.{key}: unknown field; known fields are {}", known.join(", ")));
+        }
+    }
+}
+
+/// Keys a runtime does not document: ignored, one warning each (files in the wild carry
+/// `description`, `blocking`, ...; the runtime ignores them too).
+fn ignored_keys(at: &str, h: &Value, known: &[&str], warnings: &mut Vec<String>) {
+    if let Some(obj) = h.as_object() {
+        for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
+            warnings.push(format!("{at}.{key}: not a field this runtime documents; ignored"));
         }
     }
 }
@@ -241,23 +408,23 @@ fn everruns_hook(at: &str, h: &Value, problems: &mut Vec<String>) -> Option<RawH
             OnError::default()
         }),
     };
-    Some(RawHook {
-        id: h.get("id").and_then(Value::as_str).map(str::to_string),
-        event,
-        matcher,
-        executor: shell_executor("everruns", command, exec.get("env").cloned(), None),
-        timeout_ms: h.get("timeout_ms").and_then(Value::as_u64),
-        on_error,
-        description: h.get("description").and_then(Value::as_str).map(str::to_string),
-    })
+    let mut hook = RawHook::converted(event, shell_executor("everruns", command, exec.get("env").cloned(), None), on_error);
+    hook.id = h.get("id").and_then(Value::as_str).map(str::to_string);
+    hook.matcher = matcher;
+    hook.timeout_ms = h.get("timeout_ms").and_then(Value::as_u64);
+    hook.description = h.get("description").and_then(Value::as_str).map(str::to_string);
+    Some(hook)
 }
 
 // ---- docker-agent ----
 
-fn docker_event(name: &str) -> Option<EventName> {
+/// docker-agent's events (its hooks reference, seed 003): the canonical event each is where
+/// hookhost models it; any other passes through as `custom:<name>`.
+fn docker_event(name: &str) -> EventName {
     match name {
-        "on_user_input" => Some(EventName::Notification),
-        other => EventName::from_any(other),
+        "on_user_input" => EventName::Notification,
+        "after_compaction" => EventName::PostCompact,
+        other => EventName::from_any(other).unwrap_or_else(|| EventName::Custom(other.to_string())),
     }
 }
 
@@ -275,26 +442,32 @@ fn docker(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         };
         for (event_name, entries) in events {
             let at = format!("agents.{agent}.hooks.{event_name}");
-            let Some(event) = docker_event(event_name) else {
-                problems.push(format!("{at}: unknown docker-agent event {event_name:?}"));
-                continue;
-            };
+            let event = docker_event(event_name);
+            if let EventName::Custom(_) = event {
+                if !valid_event_key(event_name) {
+                    raw.warnings.push(format!("{at}: {event_name:?} is not an event name; ignored"));
+                    continue;
+                }
+            }
             let Some(entries) = entries.as_array() else {
                 problems.push(format!("{at}: must be a list"));
                 continue;
             };
             for (i, entry) in entries.iter().enumerate() {
-                let (handlers, matcher, hat) = if event.is_tool_event() {
+                // Tool events group handlers under a matcher; lifecycle events list handlers.
+                let grouped = entry.get("hooks").is_some_and(Value::is_array);
+                let (handlers, matcher, hat) = if grouped {
+                    ignored_keys(&format!("{at}[{i}]"), entry, &["matcher", "hooks"], &mut raw.warnings);
                     let m = entry.get("matcher").and_then(Value::as_str).map(str::to_string);
                     let list = entry.get("hooks").and_then(Value::as_array).cloned().unwrap_or_default();
                     (list, m, format!("{at}[{i}].hooks"))
                 } else {
-                    (vec![entry.clone()], None, format!("{at}"))
+                    (vec![entry.clone()], None, at.clone())
                 };
                 for (j, handler) in handlers.iter().enumerate() {
-                    let hat = if event.is_tool_event() { format!("{hat}[{j}]") } else { format!("{hat}[{i}]") };
+                    let hat = if grouped { format!("{hat}[{j}]") } else { format!("{hat}[{i}]") };
                     let n = raw.hooks.len();
-                    if let Some(hook) = docker_handler(&hat, agent, &event, handler, matcher.clone(), n, problems) {
+                    if let Some(hook) = docker_handler(&hat, agent, &event, handler, matcher.clone(), n, &mut raw, problems) {
                         raw.hooks.push(hook);
                     }
                 }
@@ -304,21 +477,33 @@ fn docker(doc: Value, problems: &mut Vec<String>) -> RawConfig {
     raw
 }
 
-fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: Option<String>, n: usize, problems: &mut Vec<String>) -> Option<RawHook> {
-    unknown_keys(at, h, &["type", "command", "timeout", "name", "working_dir", "env", "on_error", "args"], problems);
+/// An event key a config can hold: letters, digits, `_`, `-`, `.`.
+fn valid_event_key(name: &str) -> bool {
+    EventName::from_config(&format!("custom:{name}")).is_some()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: Option<String>, n: usize, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<RawHook> {
+    ignored_keys(at, h, &["type", "command", "timeout", "name", "working_dir", "env", "on_error", "args"], &mut raw.warnings);
     let kind = h.get("type").and_then(Value::as_str).unwrap_or("command");
-    let command = str_field(at, h, "command", problems)?;
     let executor = match kind {
-        "command" => shell_executor("docker-agent", command, h.get("env").cloned(), h.get("working_dir").cloned()),
-        "builtin" => match command.as_str() {
+        "command" => {
+            let command = str_field(at, h, "command", problems)?;
+            let mut exec = shell_executor("docker-agent", command.clone(), h.get("env").cloned(), h.get("working_dir").cloned());
+            if let Some(args) = args_field(at, h, problems) {
+                exec_form(&mut exec, &command, &args);
+            }
+            exec
+        }
+        "builtin" => match str_field(at, h, "command", problems)?.as_str() {
             "redact_secrets" => RawExecutor { plugin: "builtin:redact-secrets".into(), settings: None, fuel: None, memory_mib: None },
             other => {
-                problems.push(format!("{at}: unsupported docker-agent builtin {other:?}; hookhost provides redact_secrets (as builtin:redact-secrets); write the others as command hooks"));
+                raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: format!("builtin {other}"), why: format!("hookhost has no built-in like docker-agent's {other:?} (it provides redact_secrets as builtin:redact-secrets); write it as a command hook") });
                 return None;
             }
         },
         other => {
-            problems.push(format!("{at}.type: {other:?} hooks are not supported; use type: command"));
+            raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: other.into(), why: "docker-agent runs hooks of type command and builtin only".into() });
             return None;
         }
     };
@@ -336,15 +521,14 @@ fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: 
         None => OnError::Warn,
     };
     let name = h.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{agent}_{}_{n}", event.as_str()));
-    Some(RawHook {
-        id: Some(name),
-        event: event.as_str().to_string(),
-        matcher: matcher.filter(|m| event.is_tool_event() && !m.is_empty()).map(|m| MatcherSpec { tool_pattern: Some(m), ..Default::default() }),
-        executor,
-        timeout_ms: Some(seconds(at, h.get("timeout"), 60, problems)),
-        on_error,
-        description: None,
-    })
+    let mut hook = RawHook::converted(event.config_name(), executor, on_error);
+    hook.id = Some(name);
+    hook.matcher = matcher.filter(|m| !m.is_empty() && m != "*").map(|m| match event.is_tool_event() {
+        true => MatcherSpec { tool_pattern: Some(m), ..Default::default() },
+        false => MatcherSpec { field: Some("tool_name".into()), pattern: Some(m), ..Default::default() },
+    });
+    hook.timeout_ms = Some(seconds(at, h.get("timeout"), 60, problems, &mut raw.warnings));
+    Some(hook)
 }
 
 /// The failure policy of a converted hook whose file sets none: a hook that guards a tool call
@@ -360,51 +544,161 @@ fn guard_failure(event: Option<&EventName>, otherwise: OnError) -> OnError {
 
 // ---- Claude Code ----
 
+/// What a Claude Code matcher is tested on, per event.
+#[derive(Clone, Copy)]
+enum On {
+    /// The tool name (and the handler's `if` rule).
+    Tool,
+    /// A field of the event's data.
+    Field(&'static str),
+    /// Nothing: the event takes no matcher (Claude Code ignores one).
+    Nothing,
+}
+
+/// Claude Code's hook events, from its hooks reference (https://code.claude.com/docs/en/hooks,
+/// "Hook events" and "Matcher patterns"): the canonical event of each that hookhost models
+/// (the rest pass through as `custom:<Name>` with their payload), and what its matcher is
+/// tested on, by the canonical data field name.
+const CLAUDE_EVENTS: &[(&str, Option<EventName>, On)] = &[
+    ("PreToolUse", Some(EventName::PreToolUse), On::Tool),
+    ("PermissionRequest", Some(EventName::PermissionRequest), On::Tool),
+    ("PostToolUse", Some(EventName::PostToolUse), On::Tool),
+    ("PostToolUseFailure", None, On::Field("tool_name")),
+    ("PermissionDenied", None, On::Field("tool_name")),
+    ("PostToolBatch", None, On::Nothing),
+    ("UserPromptSubmit", Some(EventName::UserPromptSubmit), On::Nothing),
+    ("UserPromptExpansion", None, On::Field("command_name")),
+    ("Stop", Some(EventName::Stop), On::Nothing),
+    ("StopFailure", None, On::Field("error")),
+    ("SubagentStart", None, On::Field("agent_type")),
+    ("SubagentStop", Some(EventName::SubagentStop), On::Field("agent_type")),
+    ("SessionStart", Some(EventName::SessionStart), On::Field("source")),
+    ("SessionEnd", Some(EventName::SessionEnd), On::Field("reason")),
+    ("Setup", None, On::Field("trigger")),
+    ("PreCompact", Some(EventName::PreCompact), On::Field("trigger")),
+    ("PostCompact", Some(EventName::PostCompact), On::Field("trigger")),
+    ("Notification", Some(EventName::Notification), On::Field("kind")),
+    ("Elicitation", None, On::Field("mcp_server_name")),
+    ("ElicitationResult", None, On::Field("mcp_server_name")),
+    ("ConfigChange", None, On::Field("source")),
+    ("InstructionsLoaded", None, On::Field("load_reason")),
+    ("FileChanged", None, On::Field("file_name")),
+    ("CwdChanged", None, On::Nothing),
+    ("TeammateIdle", None, On::Nothing),
+    ("TaskCreated", None, On::Nothing),
+    ("TaskCompleted", None, On::Nothing),
+    ("WorktreeCreate", None, On::Nothing),
+    ("WorktreeRemove", None, On::Nothing),
+    ("PreModelSwitch", None, On::Nothing),
+    ("PostModelSwitch", None, On::Nothing),
+    ("MessageDisplay", None, On::Nothing),
+    ("DirectoryAdded", None, On::Nothing),
+];
+
+/// The handler fields Claude Code documents, per type.
+const CLAUDE_COMMAND_KEYS: &[&str] = &["type", "command", "args", "shell", "timeout", "if", "async", "once", "statusMessage"];
+const CLAUDE_OTHER_KEYS: &[&str] = &["type", "url", "headers", "allowedEnvVars", "prompt", "model", "timeout", "if", "async", "once", "statusMessage", "server", "tool", "input"];
+
 fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
     let mut raw = RawConfig::default();
     let Some(events) = doc.get("hooks").and_then(Value::as_object) else { return raw };
+    if doc.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
+        raw.warnings.push("disableAllHooks is true: no hook of this file runs (as in Claude Code)".into());
+        return raw;
+    }
+    // settings.json `env` is the session's environment, which its hooks inherit.
+    let env: Map<String, Value> = doc.get("env").and_then(Value::as_object).map(|m| m.iter().filter(|(_, v)| v.is_string()).map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap_or_default();
     for (event_name, groups) in events {
         let at = format!("hooks.{event_name}");
-        let Some(event) = EventName::from_any(event_name).filter(|_| event_name.chars().next().is_some_and(char::is_uppercase)) else {
-            problems.push(format!("{at}: unknown Claude Code hook event {event_name:?} (events are PascalCase: PreToolUse, PostToolUse, UserPromptSubmit, ...)"));
+        let (event, on) = match CLAUDE_EVENTS.iter().find(|(name, ..)| name == event_name) {
+            Some((_, Some(event), on)) => (event.clone(), *on),
+            Some((name, None, on)) => (EventName::Custom((*name).to_string()), *on),
+            None if valid_event_key(event_name) => {
+                raw.warnings.push(format!("{at}: {event_name:?} is not a Claude Code event hookhost knows; its hooks run on custom:{event_name} events, and their matchers are ignored"));
+                (EventName::Custom(event_name.clone()), On::Nothing)
+            }
+            None => {
+                raw.warnings.push(format!("{at}: {event_name:?} is not an event name; ignored"));
+                continue;
+            }
+        };
+        let Some(groups) = groups.as_array() else {
+            problems.push(format!("{at}: must be a list of matcher groups"));
             continue;
         };
-        for (i, group) in groups.as_array().cloned().unwrap_or_default().iter().enumerate() {
-            unknown_keys(&format!("{at}[{i}]"), group, &["matcher", "hooks"], problems);
-            let pattern = group.get("matcher").and_then(Value::as_str).map(str::to_string);
-            for (j, h) in group.get("hooks").and_then(Value::as_array).cloned().unwrap_or_default().iter().enumerate() {
+        for (i, group) in groups.iter().enumerate() {
+            ignored_keys(&format!("{at}[{i}]"), group, &["matcher", "hooks"], &mut raw.warnings);
+            let pattern = group.get("matcher").and_then(Value::as_str).map(str::to_string).filter(|p| !p.is_empty() && p != "*");
+            let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
+                problems.push(format!("{at}[{i}].hooks: required, a list of hooks"));
+                continue;
+            };
+            for (j, h) in handlers.iter().enumerate() {
                 let hat = format!("{at}[{i}].hooks[{j}]");
-                unknown_keys(&hat, h, &["type", "command", "timeout", "if", "async", "statusMessage", "prompt", "model"], problems);
-                match h.get("type").and_then(Value::as_str) {
-                    Some("command") => {}
-                    other => {
-                        problems.push(format!("{hat}.type: {} hooks are not supported; hookhost runs type \"command\"", other.map_or("untyped".to_string(), |t| format!("{t:?}"))));
-                        continue;
-                    }
+                if let Some(hook) = claude_handler(&hat, &event, on, pattern.as_deref(), h, &env, &mut raw, problems) {
+                    raw.hooks.push(hook);
                 }
-                let Some(command) = str_field(&hat, h, "command", problems) else { continue };
-                let if_rule = h.get("if").and_then(Value::as_str).map(str::to_string);
-                let matcher = if event.is_tool_event() {
-                    let tool_pattern = pattern.clone().filter(|p| !p.is_empty() && p != "*");
-                    (tool_pattern.is_some() || if_rule.is_some()).then(|| MatcherSpec { tool_pattern, if_rule, ..Default::default() })
-                } else {
-                    // Claude matches lifecycle matchers against e.g. SessionStart's source.
-                    pattern.clone().filter(|p| !p.is_empty() && p != "*").map(|p| MatcherSpec { payload_regex: Some(p), ..Default::default() })
-                };
-                let n = raw.hooks.len();
-                raw.hooks.push(RawHook {
-                    id: Some(format!("{}_{n}", event.as_str())),
-                    event: event.as_str().to_string(),
-                    matcher,
-                    executor: shell_executor("claude-code", command, None, None),
-                    timeout_ms: Some(seconds(&hat, h.get("timeout"), 60, problems)),
-                    on_error: guard_failure(Some(&event), OnError::Warn),
-                    description: None,
-                });
             }
         }
     }
     raw
+}
+
+#[allow(clippy::too_many_arguments)]
+fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h: &Value, env: &Map<String, Value>, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<RawHook> {
+    let kind = match h.get("type").and_then(Value::as_str) {
+        Some(kind) => kind.to_string(),
+        None if h.get("command").is_some() => {
+            raw.warnings.push(format!("{at}.type: missing; read as \"command\""));
+            "command".into()
+        }
+        None => {
+            problems.push(format!("{at}.type: required (command, http, prompt or agent)"));
+            return None;
+        }
+    };
+    if kind != "command" {
+        ignored_keys(at, h, CLAUDE_OTHER_KEYS, &mut raw.warnings);
+        let why = match kind.as_str() {
+            "http" => "hookhost does not run Claude Code http hooks yet (the http executor of issue #14 will, under a net grant)".to_string(),
+            "prompt" | "agent" => format!("a {kind} hook asks a model to decide; hookhost runs programs, not model calls"),
+            other => format!("{other:?} is not a hook type hookhost knows"),
+        };
+        raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind, why });
+        return None;
+    }
+    ignored_keys(at, h, CLAUDE_COMMAND_KEYS, &mut raw.warnings);
+    let command = str_field(at, h, "command", problems)?;
+    let mut exec = shell_executor("claude-code", command.clone(), (!env.is_empty()).then(|| Value::Object(env.clone())), None);
+    if let Some(args) = args_field(at, h, problems) {
+        exec_form(&mut exec, &command, &args);
+    }
+    match h.get("shell").map(|v| (v, v.as_str())) {
+        None => {}
+        Some((_, Some(shell))) if matches!(shell, "bash" | "sh" | "zsh" | "dash" | "powershell" | "pwsh") => {
+            if let Some(settings) = exec.settings.as_mut().and_then(Value::as_object_mut) {
+                settings.insert("shell".into(), shell.into());
+            }
+        }
+        Some((v, _)) => raw.warnings.push(format!("{at}.shell: {v} is not a shell hookhost runs (bash, sh, zsh, dash, powershell, pwsh); bash runs it")),
+    }
+    let if_rule = h.get("if").and_then(Value::as_str).map(str::to_string);
+    let matcher = match on {
+        On::Tool => (pattern.is_some() || if_rule.is_some()).then(|| MatcherSpec { tool_pattern: pattern.map(str::to_string), if_rule, ..Default::default() }),
+        On::Field(field) => {
+            let if_rule = if_rule.filter(|_| field == "tool_name");
+            (pattern.is_some() || if_rule.is_some()).then(|| MatcherSpec { field: pattern.map(|_| field.to_string()), pattern: pattern.map(str::to_string), if_rule, ..Default::default() })
+        }
+        On::Nothing => None,
+    };
+    let mut hook = RawHook::converted(event.config_name(), exec, guard_failure(Some(event), OnError::Warn));
+    hook.id = Some(format!("{}_{}", event.as_str(), raw.hooks.len()));
+    hook.matcher = matcher;
+    hook.timeout_ms = Some(seconds(at, h.get("timeout"), 600, problems, &mut raw.warnings));
+    hook.description = h.get("statusMessage").and_then(Value::as_str).map(str::to_string);
+    hook.background = h.get("async").and_then(Value::as_bool).unwrap_or(false);
+    hook.once = h.get("once").and_then(Value::as_bool).unwrap_or(false);
+    Some(hook)
 }
 
 // ---- Starchild ----
@@ -413,27 +707,36 @@ fn starchild(doc: Value, problems: &mut Vec<String>) -> RawConfig {
     let mut raw = RawConfig::default();
     for (i, h) in doc.get("hooks").and_then(Value::as_array).cloned().unwrap_or_default().iter().enumerate() {
         let at = format!("hooks[{i}]");
-        unknown_keys(&at, h, &["event", "matcher", "command", "timeout", "type", "url", "name"], problems);
+        ignored_keys(&at, h, &["event", "matcher", "command", "timeout", "type", "url", "name"], &mut raw.warnings);
+        let Some(event_name) = str_field(&at, h, "event", problems) else { continue };
+        // Starchild: "a typo is a silent no-op"; here it is a custom event, said once.
+        let event = match EventName::from_any(&event_name) {
+            Some(event) => event,
+            None if valid_event_key(&event_name) => EventName::Custom(event_name.clone()),
+            None => {
+                raw.warnings.push(format!("{at}.event: {event_name:?} is not an event name; ignored"));
+                continue;
+            }
+        };
         if let Some(kind) = h.get("type").and_then(Value::as_str).filter(|t| *t != "command") {
-            problems.push(format!("{at}.type: unsupported transport {kind:?}; hookhost v0.1 runs command hooks only"));
+            let why = if kind == "http" { "hookhost does not run Starchild http hooks yet (the http executor of issue #14 will, under a net grant)".to_string() } else { format!("{kind:?} is not a Starchild hook type hookhost knows") };
+            raw.not_run.push(NotRun { at: at.clone(), event: event.config_name(), kind: kind.into(), why });
             continue;
         }
-        let Some(event_name) = str_field(&at, h, "event", problems) else { continue };
-        let Some(event) = EventName::from_any(&event_name) else {
-            problems.push(format!("{at}.event: unknown or unsupported Starchild event {event_name:?}"));
-            continue;
-        };
         let Some(command) = str_field(&at, h, "command", problems) else { continue };
         let timeout = h.get("timeout").cloned().map(|t| json!(t.as_f64().map(|s| s.min(120.0)).unwrap_or(-1.0)));
-        raw.hooks.push(RawHook {
-            id: Some(h.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{}_{i}", event.as_str()))),
-            event: event.as_str().to_string(),
-            matcher: h.get("matcher").and_then(Value::as_str).map(|m| MatcherSpec { payload_regex: Some(m.to_string()), ..Default::default() }),
-            executor: shell_executor("starchild", command, None, None),
-            timeout_ms: Some(seconds(&at, timeout.as_ref(), 20, problems)),
-            on_error: guard_failure(Some(&event), OnError::Warn),
-            description: None,
-        });
+        let mut hook = RawHook::converted(event.config_name(), shell_executor("starchild", command, None, None), guard_failure(Some(&event), OnError::Warn));
+        hook.id = Some(h.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{}_{i}", event.as_str())));
+        hook.matcher = h.get("matcher").and_then(Value::as_str).map(|m| MatcherSpec { payload_regex: Some(m.to_string()), ..Default::default() });
+        hook.timeout_ms = Some(seconds(&at, timeout.as_ref(), 20, problems, &mut raw.warnings));
+        raw.hooks.push(hook);
     }
     raw
+}
+
+impl RawHook {
+    /// A hook converted from a peer file, before its id, matcher and timeout are set.
+    fn converted(event: String, executor: RawExecutor, on_error: OnError) -> RawHook {
+        RawHook { id: None, event, matcher: None, executor, timeout_ms: None, on_error, description: None, background: false, once: false, peer: true, grants: Vec::new() }
+    }
 }

@@ -34,6 +34,10 @@ pub struct Plan {
     pub muted: Vec<String>,
     /// Plugin files of resolved bundles.
     pub bundle_plugins: HashMap<PluginRef, BundlePlugin>,
+    /// Peer hooks loaded but not run (`http`, `prompt`, `agent`), with why.
+    pub not_run: Vec<crate::NotRun>,
+    /// What was ignored in peer files, one line each.
+    pub warnings: Vec<String>,
 }
 
 impl Plan {
@@ -57,6 +61,8 @@ impl Plan {
             settings: config.settings,
             muted: config.muted,
             bundle_plugins: HashMap::new(),
+            not_run: config.not_run,
+            warnings: config.warnings,
         }
     }
 

@@ -3,7 +3,7 @@
 //! failing, so a config loads whole or not at all.
 
 use super::*;
-use hookhost_types::spec::{PluginName, BUILTIN_PLUGINS, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS};
+use hookhost_types::spec::{PluginName, BUILTIN_PLUGINS, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS, PEER_TIMEOUT_RANGE_MS};
 use hookhost_types::EventName;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -54,7 +54,7 @@ impl RawConfig {
         for group in groups {
             for (index, raw) in group.hooks.into_iter().enumerate() {
                 let at = format!("{}[{index}]", group.path);
-                let id = format!("{}:{}", group.prefix, raw.id.clone().unwrap_or_else(|| format!("{}_{index}", raw.event)));
+                let id = format!("{}:{}", group.prefix, raw.id.clone().unwrap_or_else(|| default_name(&raw.event, index)));
                 if let Some(first) = seen.insert(id.clone(), at.clone()) {
                     problems.push(format!("{at}.id: duplicate hook id {id:?} (also {first}); give each hook a distinct id"));
                 }
@@ -95,8 +95,15 @@ impl RawConfig {
                 stop_loop_cap: self.stop_loop_cap.unwrap_or(DEFAULT_STOP_LOOP_CAP),
             },
             muted,
+            not_run: self.not_run,
+            warnings: self.warnings,
         })
     }
+}
+
+/// A hook's name when it has no id: `{event}_{index}` (`custom:deploy` → `custom_deploy_0`).
+fn default_name(event: &str, index: usize) -> String {
+    format!("{}_{index}", event.replace(':', "_"))
 }
 
 fn grants(raw: &std::collections::BTreeMap<String, Vec<String>>, base: &Path, problems: &mut Vec<String>) -> Grants {
@@ -121,23 +128,25 @@ fn grants(raw: &std::collections::BTreeMap<String, Vec<String>>, base: &Path, pr
 pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Path, defaults: Limits, problems: &mut Vec<String>) -> Option<HookSpec> {
     let before = problems.len();
     let mut bad = |field: &str, msg: String| problems.push(format!("{at}.{field}: {msg}"));
-    let event = EventName::from_canonical(&raw.event);
+    let event = EventName::from_config(&raw.event);
     if event.is_none() {
         let known: Vec<_> = EventName::canonical_names().collect();
-        bad("event", format!("unknown event {:?}; use one of {}", raw.event, known.join(", ")));
+        bad("event", format!("unknown event {:?}; use one of {}, or custom:<name> for an event hookhost does not model", raw.event, known.join(", ")));
     }
-    let name = raw.id.clone().unwrap_or_else(|| format!("{}_{index}", raw.event));
+    let name = raw.id.clone().unwrap_or_else(|| default_name(&raw.event, index));
     if !valid_name(&name) {
         bad("id", format!("{name:?} is not a valid hook id; use letters, digits, '_', '-' or '.' (no ':' or spaces)"));
     }
     let timeout_ms = raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
-    if !TIMEOUT_RANGE_MS.contains(&timeout_ms) {
-        bad("timeout_ms", format!("{timeout_ms} is out of range; use {}..={} milliseconds (default {DEFAULT_TIMEOUT_MS})", TIMEOUT_RANGE_MS.start(), TIMEOUT_RANGE_MS.end()));
+    let range = if raw.peer { PEER_TIMEOUT_RANGE_MS } else { TIMEOUT_RANGE_MS };
+    if !range.contains(&timeout_ms) {
+        bad("timeout_ms", format!("{timeout_ms} is out of range; use {}..={} milliseconds (default {DEFAULT_TIMEOUT_MS})", range.start(), range.end()));
     }
     let mut matcher = None;
     if let (Some(spec), Some(ev)) = (&raw.matcher, &event) {
-        if !ev.is_tool_event() && !spec.is_payload_only() {
-            bad("matcher", format!("matchers apply to tool events only (pre_tool_use, permission_request, post_tool_use, tool_result_transform), not {ev}; remove the matcher"));
+        // A custom event may carry a tool call (a peer's PostToolUseFailure): any matcher goes.
+        if !ev.is_tool_event() && !matches!(ev, EventName::Custom(_)) && !spec.is_event_only() {
+            bad("matcher", format!("tool matchers apply to tool events only (pre_tool_use, permission_request, post_tool_use, tool_result_transform), not {ev}; match this event with payload_regex, or field and pattern"));
         } else {
             match spec.compile() {
                 Ok(m) => matcher = Some(m),
@@ -175,5 +184,8 @@ pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Pa
         },
         on_error: raw.on_error,
         description: raw.description,
+        background: raw.background,
+        once: raw.once,
+        grants: raw.grants.into_iter().collect(),
     })
 }

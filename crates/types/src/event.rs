@@ -100,6 +100,24 @@ impl EventName {
         TABLE.iter().find(|row| row.1 == name).map(|row| row.0.clone())
     }
 
+    /// Parse a name as a config file writes it: a canonical name, or `custom:<name>` for an
+    /// event hookhost does not model (a peer's `PostToolUseFailure` is `custom:PostToolUseFailure`).
+    pub fn from_config(name: &str) -> Option<EventName> {
+        match name.strip_prefix("custom:") {
+            Some(custom) if valid_custom(custom) => Some(E::Custom(custom.to_string())),
+            Some(_) => None,
+            None => Self::from_canonical(name),
+        }
+    }
+
+    /// The name as a config file writes it (see [`EventName::from_config`]).
+    pub fn config_name(&self) -> String {
+        match self {
+            E::Custom(name) => format!("custom:{name}"),
+            known => known.as_str().to_string(),
+        }
+    }
+
     /// Parse a canonical name or any peer's name for it (what event inputs may use).
     pub fn from_any(name: &str) -> Option<EventName> {
         TABLE.iter().find(|row| row.1 == name || row.4.contains(&name)).map(|row| row.0.clone())
@@ -141,6 +159,11 @@ impl Serialize for EventName {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
     }
+}
+
+/// A custom event's name: letters, digits, `_`, `-`, `.`.
+fn valid_custom(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 /// One event as the host sees it: the Everruns envelope (seed 000), with `data` holding the
@@ -240,17 +263,26 @@ impl HookEvent {
     /// Claude Code / docker-agent shape `{"hook_event_name", "tool_name", "tool_input", ...}`.
     pub fn from_value(value: Value) -> Result<Self, EventError> {
         let Value::Object(mut obj) = value else { return Err(EventError::NotObject(kind_of(&value))) };
-        let name_text = match obj.remove("event").or_else(|| obj.remove("hook_event_name")) {
-            Some(Value::String(s)) => s,
-            Some(_) => return Err(EventError::BadField { field: "event", expected: "a string" }),
-            None => return Err(EventError::NoName),
+        // A peer runtime's own event (`hook_event_name`) that hookhost does not model passes
+        // through as `custom:<name>`: runtimes add events faster than hookhost models them. A
+        // canonical envelope's `event` must be known (a typo there is an error).
+        let (name_text, peer) = match obj.remove("event") {
+            Some(v) => (v, false),
+            None => match obj.remove("hook_event_name") {
+                Some(v) => (v, true),
+                None => return Err(EventError::NoName),
+            },
         };
+        let Value::String(name_text) = name_text else { return Err(EventError::BadField { field: "event", expected: "a string" }) };
         let name = match name_text.strip_prefix("custom:") {
             Some(custom) if !custom.is_empty() => EventName::Custom(custom.to_string()),
-            _ => EventName::from_any(&name_text).ok_or_else(|| EventError::UnknownName {
-                name: name_text.clone(),
-                known: EventName::canonical_names().collect::<Vec<_>>().join(", "),
-            })?,
+            _ => match EventName::from_any(&name_text) {
+                Some(name) => name,
+                None if peer && valid_custom(&name_text) => EventName::Custom(name_text.clone()),
+                None => {
+                    return Err(EventError::UnknownName { name: name_text.clone(), known: EventName::canonical_names().collect::<Vec<_>>().join(", ") })
+                }
+            },
         };
         let mut text = |field: &'static str| -> Result<Option<String>, EventError> {
             match obj.remove(field) {
@@ -313,6 +345,7 @@ fn flat_data(obj: Map<String, Value>) -> Map<String, Value> {
             "tool_response" | "tool_result" => "result",
             "prompt" => "message",
             "stop_response" => "response",
+            "notification_type" => "kind",
             other => other,
         };
         data.insert(key.to_string(), value);
@@ -378,6 +411,22 @@ mod tests {
         assert_eq!(HookEvent::from_json("[1]").unwrap_err(), EventError::NotObject("an array"));
         assert_eq!(HookEvent::from_json("{}").unwrap_err(), EventError::NoName);
         assert!(matches!(HookEvent::from_json("{"), Err(EventError::Json(_))));
+    }
+
+    #[test]
+    fn a_peers_unmodelled_event_passes_through_as_custom() {
+        let ev = HookEvent::from_json(r#"{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","error":"exit 1"}"#).unwrap();
+        assert_eq!(ev.name, EventName::Custom("PostToolUseFailure".into()));
+        assert_eq!(ev.name.config_name(), "custom:PostToolUseFailure");
+        assert_eq!(ev.data["error"], "exit 1");
+        assert_eq!(EventName::from_config("custom:PostToolUseFailure"), Some(ev.name));
+        assert_eq!(EventName::from_config("custom:"), None);
+        assert_eq!(EventName::from_config("custom:a b"), None);
+        assert_eq!(EventName::from_config("PreToolUse"), None, "configs use canonical names");
+        // The canonical envelope's name must be known.
+        assert!(matches!(HookEvent::from_json(r#"{"event":"PostToolUseFailure"}"#), Err(EventError::UnknownName { .. })));
+        let n = HookEvent::from_json(r#"{"hook_event_name":"Notification","message":"m","notification_type":"idle_prompt"}"#).unwrap();
+        assert_eq!(n.data["kind"], "idle_prompt", "Claude Code's notification_type is the canonical kind");
     }
 
     #[test]

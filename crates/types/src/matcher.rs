@@ -35,6 +35,15 @@ pub struct MatcherSpec {
     /// Starchild: a regex over the event's JSON text; allowed on every event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload_regex: Option<String>,
+    /// A field of the event's data that `pattern` is tested on (`source` of `session_start`,
+    /// `kind` of `notification`, `trigger` of `pre_compact`, ...); allowed on every event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// A Claude Code matcher tested on `field`, with `tool_pattern`'s rules: `*` or `""` =
+    /// any value; only letters, digits, `_`, `-`, `,`, `|` and spaces = exact values
+    /// separated by `|` or `,` (`startup|resume`); anything else = an unanchored regex.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
 }
 
 /// One step of a parsed `args_jsonpath`.
@@ -69,6 +78,7 @@ pub struct Matcher {
     pattern: Option<ToolPattern>,
     if_rule: Option<IfRule>,
     payload: Option<Regex>,
+    field: Option<(String, ToolPattern)>,
 }
 
 fn compile_regex(field: &'static str, text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<Regex> {
@@ -83,6 +93,11 @@ fn compile_regex(field: &'static str, text: &str, problems: &mut Vec<(&'static s
 }
 
 fn tool_pattern(text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<ToolPattern> {
+    claude_pattern("tool_pattern", text, problems)
+}
+
+/// Claude Code's matcher rules (its hooks reference, "Matcher patterns"), for any field.
+fn claude_pattern(field: &'static str, text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<ToolPattern> {
     let t = text.trim();
     if t.is_empty() || t == "*" {
         return Some(ToolPattern::Any);
@@ -90,7 +105,17 @@ fn tool_pattern(text: &str, problems: &mut Vec<(&'static str, String)>) -> Optio
     if t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ',' | '|' | ' ')) {
         return Some(ToolPattern::Names(t.split(['|', ',']).map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect()));
     }
-    compile_regex("tool_pattern", t, problems).map(ToolPattern::Regex)
+    compile_regex(field, t, problems).map(ToolPattern::Regex)
+}
+
+impl ToolPattern {
+    fn matches(&self, value: &str) -> bool {
+        match self {
+            ToolPattern::Any => true,
+            ToolPattern::Names(names) => names.iter().any(|n| n == value),
+            ToolPattern::Regex(re) => re.is_match(value),
+        }
+    }
 }
 
 fn if_rule(text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<IfRule> {
@@ -181,9 +206,10 @@ impl IfRule {
 }
 
 impl MatcherSpec {
-    /// True when only `payload_regex` is set: the one matcher allowed on non-tool events.
-    pub fn is_payload_only(&self) -> bool {
-        self.payload_regex.is_some()
+    /// True when only event matchers are set (`payload_regex`, `field` + `pattern`): the
+    /// matchers allowed on events without a tool call.
+    pub fn is_event_only(&self) -> bool {
+        (self.payload_regex.is_some() || self.field.is_some())
             && self.tool_name.is_none()
             && self.tool_name_glob.is_none()
             && self.args_jsonpath.is_none()
@@ -227,10 +253,26 @@ impl MatcherSpec {
         let pattern = self.tool_pattern.as_deref().and_then(|p| tool_pattern(p, &mut problems));
         let if_rule = self.if_rule.as_deref().and_then(|r| if_rule(r, &mut problems));
         let payload = self.payload_regex.as_deref().and_then(|r| compile_regex("payload_regex", r, &mut problems));
+        let field = match (&self.field, &self.pattern) {
+            (Some(field), Some(p)) if !field.is_empty() => claude_pattern("pattern", p, &mut problems).map(|p| (field.clone(), p)),
+            (Some(_), Some(_)) => {
+                problems.push(("field", "is empty; name a field of the event's data, e.g. \"source\"".to_string()));
+                None
+            }
+            (Some(_), None) => {
+                problems.push(("pattern", "is required with field (e.g. pattern = \"startup|resume\")".to_string()));
+                None
+            }
+            (None, Some(_)) => {
+                problems.push(("field", "is required with pattern: name the event field it is tested on (e.g. field = \"source\")".to_string()));
+                None
+            }
+            (None, None) => None,
+        };
         if !problems.is_empty() {
             return Err(problems);
         }
-        Ok(Matcher { tool_name: self.tool_name.clone(), glob, path, regex, pattern, if_rule, payload })
+        Ok(Matcher { tool_name: self.tool_name.clone(), glob, path, regex, pattern, if_rule, payload, field })
     }
 }
 
@@ -279,19 +321,26 @@ impl Matcher {
                 return false;
             }
         }
-        if self.payload.is_some() && !ev.name.is_tool_event() {
-            return true;
+        if let Some((field, pattern)) = &self.field {
+            // A missing field is an empty value: only "match all" patterns fire on it.
+            let value = match ev.data.get(field) {
+                Some(Value::String(s)) => std::borrow::Cow::Borrowed(s.as_str()),
+                Some(Value::Null) | None => std::borrow::Cow::Borrowed(""),
+                Some(other) => std::borrow::Cow::Owned(other.to_string()),
+            };
+            if !pattern.matches(&value) {
+                return false;
+            }
         }
+        // Tool parts (none on a lifecycle event's matcher) test the call, if any.
         self.matches(ev.tool_name(), ev.arguments())
     }
 
     /// Whether a hook with this matcher fires for this tool call.
     pub fn matches(&self, tool_name: Option<&str>, arguments: Option<&Value>) -> bool {
         let tool = tool_name.unwrap_or("");
-        match &self.pattern {
-            Some(ToolPattern::Names(names)) if !names.iter().any(|n| n == tool) => return false,
-            Some(ToolPattern::Regex(re)) if !re.is_match(tool) => return false,
-            _ => {}
+        if self.pattern.as_ref().is_some_and(|p| !p.matches(tool)) {
+            return false;
         }
         if let Some(rule) = &self.if_rule {
             if !rule.matches(tool, arguments) {
@@ -458,6 +507,31 @@ mod tests {
         let miss = crate::HookEvent::pre_tool_use("bash", json!({"command": "ls"}));
         assert!(m.matches_event(&hit));
         assert!(!m.matches_event(&miss));
-        assert!(spec(json!({ "payload_regex": "x" })).is_payload_only());
+        assert!(spec(json!({ "payload_regex": "x" })).is_event_only());
+    }
+
+    #[test]
+    fn field_patterns_test_one_field_of_the_event() {
+        let ev = |name: crate::EventName, field: &str, value: &str| {
+            let mut data = serde_json::Map::new();
+            data.insert(field.into(), value.into());
+            crate::HookEvent::new(name, data)
+        };
+        let m = spec(json!({ "field": "source", "pattern": "startup|resume" })).compile().unwrap();
+        assert!(m.matches_event(&ev(crate::EventName::SessionStart, "source", "resume")));
+        assert!(m.matches_event(&ev(crate::EventName::SessionStart, "source", "startup")));
+        // The whole payload is not searched: "resume" elsewhere does not fire it.
+        assert!(!m.matches_event(&ev(crate::EventName::SessionStart, "source", "clear")));
+        assert!(!m.matches_event(&ev(crate::EventName::SessionStart, "reason", "resume")));
+        let re = spec(json!({ "field": "kind", "pattern": "^idle" })).compile().unwrap();
+        assert!(re.matches_event(&ev(crate::EventName::Notification, "kind", "idle_prompt")));
+        assert!(!re.matches_event(&ev(crate::EventName::Notification, "kind", "permission_prompt")));
+        assert!(spec(json!({ "field": "trigger", "pattern": "auto" })).is_event_only());
+        let errs = spec(json!({ "pattern": "x" })).compile().unwrap_err();
+        assert_eq!(errs[0].0, "field");
+        let errs = spec(json!({ "field": "source" })).compile().unwrap_err();
+        assert_eq!(errs[0].0, "pattern");
+        let errs = spec(json!({ "field": "source", "pattern": "(" })).compile().unwrap_err();
+        assert_eq!(errs[0].0, "pattern");
     }
 }

@@ -13,6 +13,9 @@ use std::time::Duration;
 
 /// Bounds of `timeout_ms` (seed 001).
 pub const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<u64> = 100..=30_000;
+/// Bounds of a converted peer hook's timeout: its runtime's own (Claude Code's default is
+/// 600 s), up to hookhost's ceiling of 600 s.
+pub const PEER_TIMEOUT_RANGE_MS: std::ops::RangeInclusive<u64> = 100..=600_000;
 /// `timeout_ms` when a hook does not set one.
 pub const DEFAULT_TIMEOUT_MS: u64 = 5_000;
 /// Default fuel budget per invocation: enough for any reasonable hook, small enough that a
@@ -219,6 +222,14 @@ pub struct HookSpec {
     pub on_error: OnError,
     /// What it is for.
     pub description: Option<String>,
+    /// It runs in the background (a peer's `async: true`): after the chain has decided, its
+    /// outcome logged and audited, never changing the decision.
+    pub background: bool,
+    /// It runs at most once per session (a peer's `once: true`).
+    pub once: bool,
+    /// Capabilities granted to this hook alone (a `[[peers]]` include's `grants`), besides
+    /// what its plugin is granted.
+    pub grants: BTreeSet<Capability>,
 }
 
 /// Which plugins may use which capabilities.

@@ -5,13 +5,21 @@
 //! Settings: `command` (a bash script) or `argv` (a program and its arguments), `env`,
 //! `working_dir`, `dialect` (`everruns` default, `docker-agent`, `claude-code`, `starchild`),
 //! `mode` (`sandbox` default: an in-wasm bash; `host`: a real process, only where the host
-//! grants `process:exec`), `timeout_ms` (host mode; the hook's own deadline applies anyway).
+//! grants `process:exec`; `auto`: the host picks `host` where it granted `process:exec`, else
+//! `sandbox` — what converted peer hooks use), `timeout_ms` (host mode; the hook's own
+//! deadline applies anyway), `project_dir` (the runtime's project directory: the working
+//! directory and `$CLAUDE_PROJECT_DIR`; in the sandbox the host mounts it read-only at the
+//! same path), `shell` (host mode: the shell that runs `command`, default `bash`), and
+//! `start_failure` (`block` or `warn`: what a hook that could not start — a missing program
+//! or script — becomes; set for converted peer hooks, which then load even when they cannot
+//! run in the sandbox; without it such a sandbox script is refused at load).
 
 use hookhost_sdk::prelude::*;
 
 pub mod dialect;
 #[doc(hidden)]
 pub mod fuzz;
+mod projectfs;
 mod sandbox;
 pub mod verdict;
 
@@ -23,6 +31,15 @@ enum Mode {
     Host,
 }
 
+/// What a hook that could not start becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StartFailure {
+    /// A block naming the hook and the fix (on events that can block).
+    Block,
+    /// An executor error: the hook's `on_error` decides.
+    Warn,
+}
+
 #[derive(Debug, Clone)]
 struct Settings {
     script: Option<String>,
@@ -32,13 +49,33 @@ struct Settings {
     dialect: Dialect,
     mode: Mode,
     timeout_ms: u32,
+    project_dir: Option<String>,
+    shell: Option<String>,
+    start_failure: Option<StartFailure>,
 }
 
-const KNOWN: &str = "command, argv, env, working_dir, dialect, mode, timeout_ms";
+const KNOWN: &str = "command, argv, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure";
+
+/// The longest `timeout_ms`: a peer runtime's own default (Claude Code's 600 s).
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// Shells `settings.shell` may name, and the flag that hands each the script.
+const SHELLS: &[(&str, &[&str])] = &[("bash", &["-c"]), ("sh", &["-c"]), ("zsh", &["-c"]), ("dash", &["-c"]), ("powershell", &["-NoProfile", "-Command"]), ("pwsh", &["-NoProfile", "-Command"])];
 
 fn settings(v: &Value) -> Result<Settings, String> {
     let obj = v.as_object().ok_or("settings must be an object")?;
-    let mut s = Settings { script: None, argv: None, env: Vec::new(), working_dir: None, dialect: Dialect::Everruns, mode: Mode::Sandbox, timeout_ms: 30_000 };
+    let mut s = Settings {
+        script: None,
+        argv: None,
+        env: Vec::new(),
+        working_dir: None,
+        dialect: Dialect::Everruns,
+        mode: Mode::Sandbox,
+        timeout_ms: 30_000,
+        project_dir: None,
+        shell: None,
+        start_failure: None,
+    };
     for (key, value) in obj {
         let string = || value.as_str().map(str::to_string).ok_or(format!("settings.{key} must be a string"));
         match key.as_str() {
@@ -62,13 +99,36 @@ fn settings(v: &Value) -> Result<Settings, String> {
             }
             "mode" => {
                 s.mode = match string()?.as_str() {
-                    "sandbox" => Mode::Sandbox,
+                    // `auto` is the host's to resolve at load; one it did not resolve (a host
+                    // without process:exec) is the sandbox.
+                    "sandbox" | "auto" => Mode::Sandbox,
                     "host" => Mode::Host,
-                    other => return Err(format!("settings.mode {other:?} is not one of sandbox, host")),
+                    other => return Err(format!("settings.mode {other:?} is not one of sandbox, host, auto")),
                 }
             }
             "timeout_ms" => {
-                s.timeout_ms = value.as_u64().filter(|t| (100..=30_000).contains(t)).ok_or("settings.timeout_ms must be an integer in 100..=30000")? as u32;
+                s.timeout_ms = value.as_u64().filter(|t| (100..=MAX_TIMEOUT_MS).contains(t)).ok_or(format!("settings.timeout_ms must be an integer in 100..={MAX_TIMEOUT_MS}"))? as u32;
+            }
+            "project_dir" => {
+                let dir = string()?;
+                if !dir.starts_with('/') {
+                    return Err(format!("settings.project_dir {dir:?} must be an absolute path"));
+                }
+                s.project_dir = Some(dir);
+            }
+            "shell" => {
+                let shell = string()?;
+                if !SHELLS.iter().any(|(name, _)| *name == shell) {
+                    return Err(format!("settings.shell {shell:?} is not one of {}", SHELLS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")));
+                }
+                s.shell = Some(shell);
+            }
+            "start_failure" => {
+                s.start_failure = Some(match string()?.as_str() {
+                    "block" => StartFailure::Block,
+                    "warn" => StartFailure::Warn,
+                    other => return Err(format!("settings.start_failure {other:?} is not one of block, warn")),
+                })
             }
             other => return Err(format!("unknown setting {other:?}; known settings are {KNOWN}")),
         }
@@ -90,11 +150,15 @@ fn shell_join(argv: &[String]) -> String {
 /// script through its payload file (`EVERRUNS_HOOK_PAYLOAD_PATH`) only.
 pub const ENV_VALUE_CAP: usize = 64 << 10;
 
-fn run_host(s: &Settings, delivery: &Delivery) -> Run {
+fn run_host(s: &Settings, delivery: &Delivery, cwd: Option<String>) -> Run {
     use hookhost_sdk::process;
     let argv = match (&s.argv, &s.script) {
         (Some(argv), _) => argv.clone(),
-        (None, Some(script)) => vec!["bash".into(), "-c".into(), script.clone()],
+        (None, Some(script)) => {
+            let shell = s.shell.as_deref().unwrap_or("bash");
+            let flags = SHELLS.iter().find(|(n, _)| *n == shell).map_or(&["-c"][..], |(_, f)| f);
+            std::iter::once(shell.to_string()).chain(flags.iter().map(|f| f.to_string())).chain([script.clone()]).collect()
+        }
         (None, None) => unreachable!("validated"),
     };
     let mut env = s.env.clone();
@@ -103,7 +167,7 @@ fn run_host(s: &Settings, delivery: &Delivery) -> Run {
         argv,
         env,
         stdin: if delivery.stdin { delivery.json.clone().into_bytes() } else { Vec::new() },
-        cwd: s.working_dir.clone(),
+        cwd,
         timeout_ms: s.timeout_ms,
         payload_file: delivery.file_var.map(|var| (var.to_string(), delivery.json.clone().into_bytes())),
     };
@@ -124,30 +188,77 @@ fn run_host(s: &Settings, delivery: &Delivery) -> Run {
     }
 }
 
+impl Settings {
+    /// The script the sandbox runs.
+    fn sandbox_script(&self) -> String {
+        self.script.clone().unwrap_or_else(|| shell_join(self.argv.as_deref().unwrap_or_default()))
+    }
+
+    /// Why this hook cannot run in the sandbox, if it cannot: a shell other than bash, or
+    /// programs and files the sandbox does not have (files in the mounted project count).
+    fn sandbox_gap(&self) -> Result<(), String> {
+        if let Some(shell) = self.shell.as_deref().filter(|s| !matches!(*s, "bash" | "sh")) {
+            return Err(format!("it asks for the {shell} shell, and the sandbox runs bash only"));
+        }
+        let vars: Vec<(&str, &str)> = self.project_dir.as_deref().map(|d| vec![("CLAUDE_PROJECT_DIR", d)]).unwrap_or_default();
+        sandbox::unrunnable(&self.sandbox_script(), self.project_dir.as_deref().map(std::path::Path::new), &vars)
+    }
+}
+
+/// What a hook that could not start becomes under its `start_failure` policy.
+fn start_failed(s: &Settings, ctx: &Context, why: String) -> HookResult {
+    match s.start_failure {
+        Some(StartFailure::Block) => {
+            let fix = match s.mode {
+                Mode::Sandbox => "to run it as a real process, as its runtime would, grant it process:exec (`--grant process:exec`, or grants = [\"process:exec\"] on its [[peers]] entry)",
+                Mode::Host => "install what it runs or fix the path",
+            };
+            Ok(Decision::block(format!("hook {} could not start, so it cannot vouch for this action: {why}; {fix} (or set peer_start_failure = \"warn\" to let such failures pass)", ctx.hook_id)))
+        }
+        _ => Err(why),
+    }
+}
+
 pub struct BashAdapter;
 
 impl Hook for BashAdapter {
     fn validate_settings(v: &Value) -> Result<(), String> {
         let s = settings(v)?;
-        if s.mode == Mode::Sandbox {
-            // Refuse at load what could only fail on every call (and fall through to a pass).
-            let script = s.script.clone().unwrap_or_else(|| shell_join(s.argv.as_deref().unwrap_or_default()));
-            sandbox::unrunnable(&script)?;
+        // Refuse at load what could only fail on every call (and fall through to a pass) —
+        // unless the hook says what a start failure becomes (converted peer hooks load whole
+        // and answer for it on each call).
+        if s.mode == Mode::Sandbox && s.start_failure.is_none() {
+            s.sandbox_gap().map_err(|gap| format!("the command cannot run in the sandbox: {gap}; run it as a real process with settings.mode = \"host\" and grant process:exec to builtin:bash-adapter"))?;
         }
         Ok(())
     }
 
     fn handle(event: Event, ctx: Context) -> HookResult {
         let s = settings(&ctx.settings)?;
-        let project_dir = s.working_dir.clone().or_else(|| ctx.cwd.clone()).unwrap_or_else(|| "/workspace".into());
+        let project_dir = s.project_dir.clone().or_else(|| s.working_dir.clone()).or_else(|| ctx.cwd.clone()).unwrap_or_else(|| "/workspace".into());
+        // A relative working_dir is relative to the project.
+        let cwd = match (&s.working_dir, &s.project_dir) {
+            (Some(wd), Some(p)) if !wd.starts_with('/') => Some(format!("{}/{wd}", p.trim_end_matches('/'))),
+            (Some(wd), _) => Some(wd.clone()),
+            (None, Some(p)) => Some(p.clone()),
+            (None, None) => None,
+        };
         let delivery = dialect::deliver(s.dialect, &event, &ctx, &project_dir);
         let run = match s.mode {
-            Mode::Host => run_host(&s, &delivery),
+            Mode::Host => run_host(&s, &delivery, cwd),
             Mode::Sandbox => {
-                let script = s.script.clone().unwrap_or_else(|| shell_join(s.argv.as_deref().unwrap_or_default()));
-                sandbox::run(&script, &delivery, &s.env, s.working_dir.as_deref().unwrap_or("/workspace"))
+                if s.start_failure.is_some() {
+                    // Known before running: say what is missing rather than "command not found".
+                    if let Err(why) = s.sandbox_gap() {
+                        return start_failed(&s, &ctx, why);
+                    }
+                }
+                sandbox::run(&s.sandbox_script(), &delivery, &s.env, cwd.as_deref().unwrap_or("/workspace"), s.project_dir.as_deref())
             }
         };
+        if let Some(why) = dialect::start_failure_of(&run) {
+            return start_failed(&s, &ctx, why);
+        }
         verdict::interpret(s.dialect, &event, &run)
     }
 }

@@ -10,23 +10,47 @@ use std::path::Path;
 pub const PAYLOAD_PATH: &str = "/tmp/hookhost-payload.json";
 const OUTPUT_CAP: usize = 64 << 10;
 
-/// Why `script` cannot run in the sandbox, if it cannot: commands bashkit does not provide
-/// (`node`, `python3`, `cargo`), and script files it would have to read (`./hook.sh`,
-/// `bash .claude/hooks/x.sh`, `source f`), since the sandbox's filesystem starts empty. Names
-/// hidden from analysis (`$cmd`) are not reported.
-pub fn unrunnable(script: &str) -> Result<(), String> {
-    let parsed = hookhost_shell_parse::parse(script).map_err(|e| format!("the script does not parse ({e})"))?;
+/// How deep `unrunnable` follows scripts that run other scripts of the project.
+const MAX_SCRIPT_DEPTH: usize = 3;
+
+/// What `script` needs that the sandbox does not have, if anything: commands bashkit does not
+/// provide (`node`, `python3`, `cargo`), and script files it cannot read. With `project` (the
+/// project directory the host mounts read-only at the same path), a script file of the project
+/// is read and checked in turn (its `#!` interpreter, or its own commands); without it the
+/// sandbox's filesystem starts empty. `vars` are substituted in file names
+/// (`$CLAUDE_PROJECT_DIR`). Names hidden from analysis (`$cmd`) are not reported.
+pub fn unrunnable(script: &str, project: Option<&Path>, vars: &[(&str, &str)]) -> Result<(), String> {
     let builtins = Bash::builder().build().builtin_names();
     let mut missing: Vec<String> = Vec::new();
-    let mut note = |what: String| {
-        if !missing.contains(&what) {
-            missing.push(what);
-        }
-    };
+    check_script(script, project, vars, &builtins, 0, &mut missing)?;
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let fs = if project.is_some() { "its filesystem holds only the project, read-only" } else { "its filesystem starts empty" };
+    Err(format!("it runs {}, which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and {fs})", missing.join(", ")))
+}
+
+fn note(missing: &mut Vec<String>, what: String) {
+    if !missing.contains(&what) {
+        missing.push(what);
+    }
+}
+
+/// `$NAME` and `${NAME}` of `vars` replaced in a word.
+fn expand(word: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = word.to_string();
+    for (name, value) in vars {
+        out = out.replace(&format!("${{{name}}}"), value).replace(&format!("${name}"), value);
+    }
+    out
+}
+
+fn check_script(script: &str, project: Option<&Path>, vars: &[(&str, &str)], builtins: &[String], depth: usize, missing: &mut Vec<String>) -> Result<(), String> {
+    let parsed = hookhost_shell_parse::parse(script).map_err(|e| format!("the script does not parse ({e})"))?;
     for words in &parsed.commands {
         let (name, args) = words.split_first().expect("commands have words");
         if name.contains('/') {
-            note(format!("the file {name}"));
+            check_file(name, project, vars, builtins, depth, missing);
             continue;
         }
         // Computed names (`$CMD`, `$(…)`) are not known until the script runs.
@@ -34,38 +58,68 @@ pub fn unrunnable(script: &str) -> Result<(), String> {
             continue;
         }
         if !builtins.contains(name) {
-            note(format!("`{name}`"));
+            note(missing, format!("`{name}`"));
             continue;
         }
         // An interpreter or `source` given a script file (not `-c STRING`).
         if matches!(name.as_str(), "bash" | "sh" | "source" | ".") {
             let inline = args.iter().any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
             if let (Some(file), false) = (args.iter().find(|a| !a.starts_with('-')), inline) {
-                note(format!("the file {file}"));
+                check_file(file, project, vars, builtins, depth, missing);
             }
         }
     }
-    if missing.is_empty() {
-        return Ok(());
+    Ok(())
+}
+
+/// A script file the command runs: present in the mounted project (and runnable there), or
+/// missing.
+fn check_file(file: &str, project: Option<&Path>, vars: &[(&str, &str)], builtins: &[String], depth: usize, missing: &mut Vec<String>) {
+    let absent = || format!("the file {file}");
+    let Some(project) = project else { return note(missing, absent()) };
+    let path = expand(file, vars);
+    if path.contains('$') {
+        return; // computed: known only when it runs
     }
-    Err(format!(
-        "the command cannot run in the sandbox: it runs {}, which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and its filesystem starts empty); run it as a real process with settings.mode = \"host\" and grant process:exec to builtin:bash-adapter",
-        missing.join(", ")
-    ))
+    let path = if path.starts_with('/') { std::path::PathBuf::from(&path) } else { project.join(&path) };
+    if !path.starts_with(project) {
+        return note(missing, format!("the file {file} (outside the project)"));
+    }
+    let Ok(text) = std::fs::read_to_string(&path) else { return note(missing, format!("the file {file} (not in the project)")) };
+    if let Some(line) = text.strip_prefix("#!").and_then(|t| t.lines().next()) {
+        let mut parts = line.split_whitespace();
+        let program = parts.next().unwrap_or("");
+        let interpreter = match program.rsplit('/').next() {
+            Some("env") => parts.find(|p| !p.starts_with('-')).unwrap_or(""),
+            Some(name) => name,
+            None => "",
+        };
+        if !matches!(interpreter, "bash" | "sh" | "") {
+            return note(missing, format!("`{interpreter}` (for {file})"));
+        }
+    }
+    if depth < MAX_SCRIPT_DEPTH {
+        if let Err(why) = check_script(&text, Some(project), vars, builtins, depth + 1, missing) {
+            note(missing, format!("{file}, which does not parse ({why})"));
+        }
+    }
 }
 
 /// Run `script` with the dialect's delivery, `env` and `working_dir` (a virtual directory).
-pub fn run(script: &str, delivery: &Delivery, env: &[(String, String)], working_dir: &str) -> Run {
+/// `project` is mounted read-only at its own path, when the host gave this instance it.
+pub fn run(script: &str, delivery: &Delivery, env: &[(String, String)], working_dir: &str, project: Option<&str>) -> Run {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_time().build() {
         Ok(rt) => rt,
         Err(e) => return Run { exit: Exit::StartFailed(format!("sandbox runtime: {e}")), stdout: String::new(), stderr: String::new() },
     };
-    runtime.block_on(run_async(script, delivery, env, working_dir))
+    runtime.block_on(run_async(script, delivery, env, working_dir, project))
 }
 
-async fn run_async(script: &str, delivery: &Delivery, env: &[(String, String)], working_dir: &str) -> Run {
+async fn run_async(script: &str, delivery: &Delivery, env: &[(String, String)], working_dir: &str, project: Option<&str>) -> Run {
     let failed = |why: String| Run { exit: Exit::StartFailed(why), stdout: String::new(), stderr: String::new() };
     let mut builder = Bash::builder().cwd(working_dir);
+    // Only a directory the host preopened for this instance is visible here at all.
+    let project = project.filter(|p| Path::new(p).is_dir());
     for (k, v) in env.iter().chain(delivery.env.iter()) {
         builder = builder.env(k.clone(), v.clone());
     }
@@ -73,8 +127,17 @@ async fn run_async(script: &str, delivery: &Delivery, env: &[(String, String)], 
         builder = builder.env(var, PAYLOAD_PATH);
     }
     let mut bash = builder.build();
+    if let Some(dir) = project {
+        let fs = std::sync::Arc::new(bashkit::PosixFs::new(crate::projectfs::ProjectFs::new(Path::new(dir))));
+        if let Err(e) = bash.mount(dir, fs) {
+            return failed(format!("sandbox filesystem: cannot mount the project {dir}: {e}"));
+        }
+    }
     let fs = bash.fs();
     for dir in ["/tmp", working_dir] {
+        if project.is_some_and(|p| Path::new(dir).starts_with(p)) {
+            continue;
+        }
         if let Err(e) = fs.mkdir(Path::new(dir), true).await {
             return failed(format!("sandbox filesystem: cannot create {dir}: {e}"));
         }

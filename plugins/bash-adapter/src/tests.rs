@@ -170,7 +170,70 @@ fn settings_are_checked() {
     assert_eq!(err(json!({})), "settings.command (a bash script) or settings.argv is required");
     assert_eq!(err(json!({"command": "x", "argv": ["y"]})), "set either settings.command or settings.argv, not both");
     assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect \"zsh\" is not one of everruns, docker-agent, claude-code, starchild");
-    assert_eq!(err(json!({"command": "x", "shell": "zsh"})), "unknown setting \"shell\"; known settings are command, argv, env, working_dir, dialect, mode, timeout_ms");
+    assert_eq!(err(json!({"command": "x", "shell": "fish"})), "settings.shell \"fish\" is not one of bash, sh, zsh, dash, powershell, pwsh");
+    assert_eq!(err(json!({"command": "x", "color": 1})), "unknown setting \"color\"; known settings are command, argv, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure");
+    assert_eq!(err(json!({"command": "x", "project_dir": "repo"})), "settings.project_dir \"repo\" must be an absolute path");
+    assert_eq!(err(json!({"command": "x", "start_failure": "ignore"})), "settings.start_failure \"ignore\" is not one of block, warn");
+    assert_eq!(err(json!({"command": "x", "mode": "yes"})), "settings.mode \"yes\" is not one of sandbox, host, auto");
+    assert_eq!(err(json!({"command": "x", "timeout_ms": 600_001})), "settings.timeout_ms must be an integer in 100..=600000");
+    assert!(BashAdapter::validate_settings(&json!({"command": "true", "timeout_ms": 600_000, "mode": "auto"})).is_ok());
+    // A shell other than bash cannot be had in the sandbox: refused at load like a missing program.
+    assert!(err(json!({"command": "x", "shell": "pwsh"})).starts_with("the command cannot run in the sandbox: it asks for the pwsh shell, and the sandbox runs bash only; run it as a real process"));
+}
+
+#[test]
+fn peer_hooks_that_cannot_start_load_and_block_naming_the_hook_and_the_fix() {
+    // With start_failure set (converted peer hooks), an unrunnable script loads...
+    assert_eq!(BashAdapter::validate_settings(&json!({"command": "node guard.js", "dialect": "claude-code", "start_failure": "block"})), Ok(()));
+    let ctx = |settings: Value| Context { settings, hook_id: "user:pre_tool_use_0".into(), cwd: Some("/workspace".into()), ..Context::default() };
+    // ...and on each call answers for it: a block naming the hook, what is missing, and the fix.
+    let d = BashAdapter::handle(pre(), ctx(json!({"command": "node guard.js", "dialect": "claude-code", "start_failure": "block"}))).unwrap();
+    assert_eq!(
+        d.block_reason(),
+        Some("hook user:pre_tool_use_0 could not start, so it cannot vouch for this action: it runs `node`, which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and its filesystem starts empty); to run it as a real process, as its runtime would, grant it process:exec (`--grant process:exec`, or grants = [\"process:exec\"] on its [[peers]] entry) (or set peer_start_failure = \"warn\" to let such failures pass)")
+    );
+    // Under "warn" it is an executor error (the hook's on_error decides).
+    let e = BashAdapter::handle(pre(), ctx(json!({"command": "node guard.js", "start_failure": "warn"}))).unwrap_err();
+    assert!(e.starts_with("it runs `node`"), "{e}");
+    // A command not found at run time (hidden from analysis) is a start failure too.
+    let d = BashAdapter::handle(pre(), ctx(json!({"command": "$TOOL --check", "start_failure": "block", "env": {"TOOL": "rubocop"}}))).unwrap();
+    assert!(d.block_reason().unwrap().starts_with("hook user:pre_tool_use_0 could not start, so it cannot vouch for this action: could not start the hook command"), "{d:?}");
+    // A script that ran and failed follows its runtime's rules, not the start-failure policy.
+    let e = BashAdapter::handle(pre(), ctx(json!({"command": "echo boom >&2; exit 1", "dialect": "claude-code", "start_failure": "block"}))).unwrap_err();
+    assert_eq!(e, "hook exited with status 1: boom");
+}
+
+#[test]
+fn the_project_is_mounted_read_only_and_its_scripts_are_checked() {
+    let project = std::env::temp_dir().join(format!("hookhost-project-{}", std::process::id()));
+    let hooks = project.join(".claude/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(hooks.join("guard.sh"), "#!/usr/bin/env bash\ncmd=$(jq -r .tool_input.command)\ncase \"$cmd\" in *--no-verify*) echo 'no --no-verify' >&2; exit 2;; esac\n").unwrap();
+    std::fs::write(hooks.join("fmt.py"), "#!/usr/bin/env python3\nprint('x')\n").unwrap();
+    std::fs::write(hooks.join("calls-node.sh"), "#!/bin/bash\nnode lint.js\n").unwrap();
+    let dir = project.to_str().unwrap();
+    let vars = [("CLAUDE_PROJECT_DIR", dir)];
+    let check = |script: &str| crate::sandbox::unrunnable(script, Some(project.as_path()), &vars);
+    assert_eq!(check("bash .claude/hooks/guard.sh"), Ok(()));
+    assert_eq!(check("\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh"), Ok(()));
+    let gap = |what: &str| Err(format!("it runs {what}, which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and its filesystem holds only the project, read-only)"));
+    assert_eq!(check("$CLAUDE_PROJECT_DIR/.claude/hooks/fmt.py"), gap("`python3` (for $CLAUDE_PROJECT_DIR/.claude/hooks/fmt.py)"));
+    assert_eq!(check("bash .claude/hooks/calls-node.sh"), gap("`node`"));
+    assert_eq!(check("bash .claude/hooks/gone.sh"), gap("the file .claude/hooks/gone.sh (not in the project)"));
+    assert_eq!(check("/etc/hookhost-x.sh"), gap("the file /etc/hookhost-x.sh (outside the project)"));
+    // It runs: the script of the project is read through the mount, in the project directory.
+    let settings = |cmd: &str| json!({"command": cmd, "dialect": "claude-code", "project_dir": dir, "start_failure": "block"});
+    let commit = |cmd: &str| Event::pre_tool_use("Bash", json!({"command": cmd}));
+    let ctx = |cmd: &str| Context { settings: settings(cmd), ..Context::default() };
+    let d = BashAdapter::handle(commit("git commit --no-verify"), ctx("\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh")).unwrap();
+    assert_eq!(d.block_reason(), Some("no --no-verify"));
+    assert_eq!(BashAdapter::handle(commit("git commit"), ctx("bash .claude/hooks/guard.sh")).unwrap(), Decision::pass());
+    assert_eq!(BashAdapter::handle(commit("x"), ctx("[ \"$(pwd)\" = \"$CLAUDE_PROJECT_DIR\" ] || exit 2")).unwrap(), Decision::pass(), "runs in the project");
+    // Read-only: nothing the script writes reaches the project.
+    let w = BashAdapter::handle(commit("x"), ctx("echo hi > \"$CLAUDE_PROJECT_DIR/new.txt\" || { echo 'read-only' >&2; exit 2; }")).unwrap();
+    assert_eq!(w.block_reason(), Some(format!("bash: line 1: {dir}/new.txt: the project is mounted read-only in the sandbox\nread-only").as_str()));
+    assert!(!project.join("new.txt").exists());
+    std::fs::remove_dir_all(&project).unwrap();
 }
 
 #[test]
@@ -201,5 +264,5 @@ fn sandbox_scripts_that_cannot_run_are_refused_at_load() {
     }
     // Host mode runs real programs: nothing to check here.
     assert_eq!(crate::BashAdapter::validate_settings(&json!({"command": "node x.js", "mode": "host"})), Ok(()));
-    assert!(check("echo 'unterminated").unwrap_err().starts_with("the script does not parse"));
+    assert!(check("echo 'unterminated").unwrap_err().starts_with("the command cannot run in the sandbox: the script does not parse"));
 }
