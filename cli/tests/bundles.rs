@@ -204,7 +204,7 @@ fn bundle_hooks_join_the_chain_before_user_hooks_and_can_be_muted() {
     assert!(err.ends_with("regg is not a directory registry (no index.json); push a bundle there first, or check the path"), "{err}");
     let base = format!("[registries.local]\npath = \"reg\"\n{}\n[[hooks]]\nid = \"mine\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:redact-secrets\" }}\n", trust_toml("acme.pub", "acme/*"));
     w.write("hooks.toml", format!("bundles = [\"local/acme/guard@1.0.0\"]\n{base}"));
-    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 2 hook(s) loaded: acme/guard:no-rm, user:mine");
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]).lines().next().unwrap_or_default(), "ok: 2 hook(s) loaded: acme/guard:no-rm, user:mine");
     let shown: serde_json::Value = serde_json::from_str(&w.ok(&["config", "show", "--json", "--config", "hooks.toml"])).unwrap();
     assert_eq!(shown["hooks"][0]["id"], "acme/guard:no-rm");
     assert_eq!(shown["hooks"][0]["plugin"], "acme/guard:guard.wasm");
@@ -213,11 +213,11 @@ fn bundle_hooks_join_the_chain_before_user_hooks_and_can_be_muted() {
     assert_eq!(v["reason"], "destructive command blocked: recursive delete of /");
     assert_eq!(v["hooks"][0]["id"], "acme/guard:no-rm");
     w.write("hooks.toml", format!("bundles = [\"local/acme/guard@1.0.0\"]\ndisabled_contributions = [\"acme/guard:no-rm\"]\n{base}"));
-    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 1 hook(s) loaded: user:mine");
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]).lines().next().unwrap_or_default(), "ok: 1 hook(s) loaded: user:mine");
     // By digest too.
     let digest = pushed.rsplit('(').next().unwrap().trim_end_matches(')').to_string();
     w.write("hooks.toml", format!("bundles = [\"local/acme/guard@{digest}\"]\n{base}"));
-    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 2 hook(s) loaded: acme/guard:no-rm, user:mine");
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]).lines().next().unwrap_or_default(), "ok: 2 hook(s) loaded: acme/guard:no-rm, user:mine");
     // A registry name the config does not define.
     w.write("hooks.toml", format!("bundles = [\"corp/acme/guard@1.0.0\"]\n{base}"));
     let err = w.fails(&["check", "--config", "hooks.toml"], 2);
@@ -233,7 +233,7 @@ fn the_readme_walkthrough_with_the_example_bundle() {
     w.ok(&["bundle", "sign", "--key", "acme.key", "policy.hhb"]);
     w.ok(&["registry", "push", "policy.hhb", "registry"]);
     w.write("hooks.toml", format!("bundles = [\"local/acme/shell-policy@1.0.0\"]\n[registries.local]\npath = \"registry\"\n{}", trust_toml("acme.pub", "acme/*")));
-    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 2 hook(s) loaded: acme/shell-policy:no-rm-rf, acme/shell-policy:no-force-push-main");
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]).lines().next().unwrap_or_default(), "ok: 2 hook(s) loaded: acme/shell-policy:no-rm-rf, acme/shell-policy:no-force-push-main");
     for (command, hook, reason) in [("git push --force origin main", 1, "acme policy: no force-push to main"), ("rm -rf build", 0, "destructive command blocked: rm -rf is not allowed")] {
         w.write("ev.json", format!(r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"{command}"}}}}"#));
         let v: serde_json::Value = serde_json::from_str(&w.ok(&["run", "--config", "hooks.toml", "--event", "ev.json"])).unwrap();
@@ -370,10 +370,10 @@ fn the_lock_file_pins_digests_and_locked_refuses_the_rest() {
     w.ok(&["bundle", "pack", w.path("src-g.hhb").to_str().unwrap(), "-o", "g.hhb"]);
     w.ok(&["bundle", "sign", "--key", "acme.key", "g.hhb"]);
     w.ok(&["registry", "push", "g.hhb", "reg"]);
-    assert_eq!(w.ok(&["check", "--config", "hooks.toml", "--locked"]), "ok: 1 hook(s) loaded: acme/guard:no-rm");
-    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]), "ok: 1 hook(s) loaded: acme/guard:no-rm", "the lock is used without --locked too");
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml", "--locked"]).lines().next().unwrap_or_default(), "ok: 1 hook(s) loaded: acme/guard:no-rm");
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]).lines().next().unwrap_or_default(), "ok: 1 hook(s) loaded: acme/guard:no-rm", "the lock is used without --locked too");
     w.ok(&["lock", "--config", "hooks.toml"]);
-    assert_eq!(w.ok(&["check", "--config", "hooks.toml", "--locked"]), "ok: 2 hook(s) loaded: acme/guard:no-rm, acme/guard:second");
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml", "--locked"]).lines().next().unwrap_or_default(), "ok: 2 hook(s) loaded: acme/guard:no-rm, acme/guard:second");
     // A bundle the lock file does not pin.
     w.pack("acme/other", "2.0.0", "o.hhb");
     w.ok(&["bundle", "sign", "--key", "acme.key", "o.hhb"]);

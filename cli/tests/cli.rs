@@ -111,7 +111,14 @@ fn missing_plugin_and_non_component_files_are_named() {
 fn check_lists_the_loaded_chain() {
     let out = hookhost(&["check"], "");
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok: 4 hook(s) loaded: user:guard_destructive, user:redact_tool_input, user:redact_tool_output, user:redact_prompt");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "ok: 4 hook(s) loaded: user:guard_destructive, user:redact_tool_input, user:redact_tool_output, user:redact_prompt
+  user:guard_destructive (pre_tool_use): wasm, timeout 1 s
+  user:redact_tool_input (pre_tool_use): wasm, timeout 5 s
+  user:redact_tool_output (post_tool_use): wasm, timeout 5 s
+  user:redact_prompt (user_prompt_submit): wasm, timeout 5 s"
+    );
 }
 
 #[test]
@@ -146,7 +153,7 @@ fn config_show_prints_the_normalised_chain_of_a_peer_file() {
     assert!(lines[0].starts_with("id ") && lines[0].ends_with("executor"), "{text}");
     assert_eq!(lines[1].split_whitespace().take(2).collect::<Vec<_>>(), ["user:pre_tool_use_0", "pre_tool_use"], "{text}");
     assert!(lines[1].contains(r#"{"tool_pattern":"Bash","if":"Bash(rm *)"}"#), "{text}");
-    assert!(lines[1].contains("builtin:bash-adapter claude-code: echo 'rm is not allowed here'"), "{text}");
+    assert!(lines[1].contains("builtin:bash-adapter claude-code auto: echo 'rm is not allowed here'"), "{text}");
 
     let forced = hookhost(&["config", "show", "--json", "--dialect", "everruns", "--config", file], "");
     assert_eq!(forced.status.code(), Some(2), "a Claude file read as Everruns");

@@ -487,7 +487,7 @@ mod tests {
         let run = |granted: bool| {
             let call = wit::Call::new(&HookEvent::pre_tool_use("bash", serde_json::json!({"command": "ls"})), "user:h", &settings, 0);
             let plugin = &plugin;
-            async move { plugin.handle("user:h", call, &limits, granted).await.0 }
+            async move { plugin.handle("user:h", call, &limits, &Access { process: granted, read_dir: None }).await.0 }
         };
         let refused = match run(false).await {
             Err(HookError::Guest(message)) => message,

@@ -41,7 +41,7 @@ fn seed001_invalid_hook_in_config_is_rejected() {
 #[test]
 fn seed001_matcher_on_non_tool_event_is_rejected() {
     let err = everruns(json!({"hooks": [{"event": "session_start", "matcher": {"tool_name": "bash"}, "executor": {"type": "bash", "command": "true"}}]})).unwrap_err();
-    assert!(err.to_string().contains("user_hooks.hooks[0].matcher: matchers apply to tool events only"), "{err}");
+    assert!(err.to_string().contains("user_hooks.hooks[0].matcher: tool matchers apply to tool events only"), "{err}");
 }
 
 #[test]

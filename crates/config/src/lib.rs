@@ -466,7 +466,7 @@ executor = { plugin = "x.wasm", memory_mib = 0 }
             "hooks[0].timeout_ms: 50 is out of range; use 100..=30000 milliseconds (default 5000)",
             "hooks[0].executor.plugin: unknown built-in plugin \"nope\"; built-ins are builtin:guard-destructive, builtin:redact-secrets",
             "hooks[1].id: duplicate hook id \"user:a\" (also hooks[0])",
-            "hooks[1].matcher: matchers apply to tool events only",
+            "hooks[1].matcher: tool matchers apply to tool events only",
             "hooks[1].executor.memory_mib: 0 is out of range; use 1..=1024 (default 64)",
         ] {
             assert!(text.contains(want), "missing {want:?} in:\n{text}");

@@ -7,7 +7,7 @@
 //! run (`http`, `prompt`, `agent`) are listed as not run, and keys the runtime does not
 //! document are ignored with a warning. What is malformed is a load error naming where it is.
 
-use super::{Capability, NotRun, OnError, RawCapability, RawConfig, RawExecutor, RawHook, StartFailure};
+use super::{Capability, NotRun, OnError, RawCapability, RawConfig, RawExecutor, RawHook, StartFailure, TIMEOUT_RANGE_MS};
 use hookhost_types::event::EventName;
 use hookhost_types::matcher::MatcherSpec;
 use hookhost_types::spec::PEER_TIMEOUT_RANGE_MS;
@@ -148,8 +148,15 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
     // What every converted hook shares: its project, start-failure policy and grants.
     let hooks = raw.hooks.iter_mut().chain(raw.capabilities.iter_mut().flat_map(|c| c.hooks.iter_mut()));
     for hook in hooks {
-        hook.peer = true;
+        // An Everruns file is hookhost's own contract (seed 001): its timeout_ms range stands.
+        hook.peer = format != Format::Everruns;
         hook.grants.extend(opts.grants.iter().copied());
+        // A wasm built-in standing in for a peer's own (docker-agent's redact_secrets) keeps
+        // hookhost's wasm timeout range.
+        if hook.executor.plugin != "builtin:bash-adapter" {
+            hook.peer = false;
+            hook.timeout_ms = hook.timeout_ms.map(|ms| ms.clamp(*TIMEOUT_RANGE_MS.start(), *TIMEOUT_RANGE_MS.end()));
+        }
         let Some(settings) = hook.executor.settings.as_mut().and_then(Value::as_object_mut) else { continue };
         if hook.executor.plugin != "builtin:bash-adapter" {
             continue;

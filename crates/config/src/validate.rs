@@ -146,7 +146,7 @@ pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Pa
     if let (Some(spec), Some(ev)) = (&raw.matcher, &event) {
         // A custom event may carry a tool call (a peer's PostToolUseFailure): any matcher goes.
         if !ev.is_tool_event() && !matches!(ev, EventName::Custom(_)) && !spec.is_event_only() {
-            bad("matcher", format!("tool matchers apply to tool events only (pre_tool_use, permission_request, post_tool_use, tool_result_transform), not {ev}; match this event with payload_regex, or field and pattern"));
+            bad("matcher", format!("tool matchers apply to tool events only (pre_tool_use, permission_request, post_tool_use, tool_result_transform), not {ev}; remove the matcher, or (in a hookhost config) match this event with payload_regex, or field and pattern"));
         } else {
             match spec.compile() {
                 Ok(m) => matcher = Some(m),

@@ -309,7 +309,7 @@ impl HookEvent {
     /// The canonical envelope as JSON.
     pub fn to_value(&self) -> Value {
         let mut obj = Map::new();
-        obj.insert("event".into(), self.name.as_str().into());
+        obj.insert("event".into(), self.name.config_name().into());
         obj.insert("session_id".into(), self.session_id.clone().into());
         for (key, v) in [("turn_id", &self.turn_id), ("org_id", &self.org_id), ("agent_id", &self.agent_id)] {
             if let Some(v) = v {
