@@ -149,6 +149,7 @@ mod tests {
 /// loaded but not run, and what was ignored.
 pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config::NotRun], warnings: &[String]) -> String {
     let mut out = String::new();
+    let mut mounts: Vec<&str> = Vec::new();
     for r in report {
         let mut facts = vec![r.runs.as_str().to_string(), format!("timeout {}", human_duration(r.timeout))];
         if r.background {
@@ -159,11 +160,18 @@ pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config
         }
         out.push_str(&format!("  {} ({}): {}\n", r.id, r.event, facts.join(", ")));
         for note in &r.notes {
-            out.push_str(&format!("    {note}\n"));
+            match note.strip_prefix("the project ").and_then(|n| n.strip_suffix(" is mounted read-only")) {
+                Some(dir) if !mounts.contains(&dir) => mounts.push(dir),
+                Some(_) => {}
+                None => out.push_str(&format!("    {note}\n")),
+            }
         }
         if !r.runnable {
-            out.push_str("    to run it as a real process, as its runtime would: pass --grant process:exec (or add grants = [\"process:exec\"] to its [[peers]] entry); until then it blocks the events it guards (peer_start_failure)\n");
+            out.push_str("    to run it as a real process, as its runtime would: pass --grant process:exec (or add grants = [\"process:exec\"] to its [[peers]] entry); until then it cannot start: a block on events that can block (peer_start_failure), a warning on others\n");
         }
+    }
+    for dir in mounts {
+        out.push_str(&format!("sandboxed shell hooks see the project {dir}, read-only\n"));
     }
     if !not_run.is_empty() {
         out.push_str(&format!("not run: {} hook(s) load but do not run:\n", not_run.len()));

@@ -200,6 +200,9 @@ pub struct RawHook {
     /// Capabilities granted to this hook alone (a `[[peers]]` entry's `grants`).
     #[serde(skip)]
     pub grants: Vec<Capability>,
+    /// Where it is written in a peer file (`hooks.PreToolUse[0].hooks[1]`), for messages.
+    #[serde(skip)]
+    pub at: Option<String>,
 }
 
 /// Which plugin runs the hook, with what settings and limits.

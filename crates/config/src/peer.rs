@@ -243,6 +243,9 @@ pub fn include(raw: &mut RawConfig, base: &Path) -> Result<(), Vec<String>> {
         raw.disabled_contributions.extend(converted.disabled_contributions.drain(..));
         raw.capabilities.extend(converted.capabilities.drain(..));
         let path_in_file = converted.user_path.clone().unwrap_or_else(|| "hooks".into());
+        for hook in &mut converted.hooks {
+            hook.at = hook.at.take().map(|at| format!("{shown}: {at}"));
+        }
         raw.capabilities.push(RawCapability { id, hooks: converted.hooks, path: Some(format!("{shown}: {path_in_file}")) });
     }
     if problems.is_empty() {
@@ -529,6 +532,7 @@ fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: 
     };
     let name = h.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{agent}_{}_{n}", event.as_str()));
     let mut hook = RawHook::converted(event.config_name(), executor, on_error);
+    hook.at = Some(at.to_string());
     hook.id = Some(name);
     hook.matcher = matcher.filter(|m| !m.is_empty() && m != "*").map(|m| match event.is_tool_event() {
         true => MatcherSpec { tool_pattern: Some(m), ..Default::default() },
@@ -634,6 +638,10 @@ fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
             continue;
         };
         for (i, group) in groups.iter().enumerate() {
+            if !group.is_object() {
+                problems.push(format!("{at}[{i}]: must be a matcher group {{\"matcher\": ..., \"hooks\": [...]}}, not {}", crate::json::kind_of(group)));
+                continue;
+            }
             ignored_keys(&format!("{at}[{i}]"), group, &["matcher", "hooks"], &mut raw.warnings);
             let pattern = group.get("matcher").and_then(Value::as_str).map(str::to_string).filter(|p| !p.is_empty() && p != "*");
             let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
@@ -699,6 +707,7 @@ fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h:
         On::Nothing => None,
     };
     let mut hook = RawHook::converted(event.config_name(), exec, guard_failure(Some(event), OnError::Warn));
+    hook.at = Some(at.to_string());
     hook.id = Some(format!("{}_{}", event.as_str(), raw.hooks.len()));
     hook.matcher = matcher;
     hook.timeout_ms = Some(seconds(at, h.get("timeout"), 600, problems, &mut raw.warnings));
@@ -733,6 +742,7 @@ fn starchild(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         let Some(command) = str_field(&at, h, "command", problems) else { continue };
         let timeout = h.get("timeout").cloned().map(|t| json!(t.as_f64().map(|s| s.min(120.0)).unwrap_or(-1.0)));
         let mut hook = RawHook::converted(event.config_name(), shell_executor("starchild", command, None, None), guard_failure(Some(&event), OnError::Warn));
+        hook.at = Some(at.clone());
         hook.id = Some(h.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{}_{i}", event.as_str())));
         hook.matcher = h.get("matcher").and_then(Value::as_str).map(|m| MatcherSpec { payload_regex: Some(m.to_string()), ..Default::default() });
         hook.timeout_ms = Some(seconds(&at, timeout.as_ref(), 20, problems, &mut raw.warnings));
@@ -744,6 +754,6 @@ fn starchild(doc: Value, problems: &mut Vec<String>) -> RawConfig {
 impl RawHook {
     /// A hook converted from a peer file, before its id, matcher and timeout are set.
     fn converted(event: String, executor: RawExecutor, on_error: OnError) -> RawHook {
-        RawHook { id: None, event, matcher: None, executor, timeout_ms: None, on_error, description: None, background: false, once: false, peer: true, grants: Vec::new() }
+        RawHook { id: None, event, matcher: None, executor, timeout_ms: None, on_error, description: None, background: false, once: false, peer: true, grants: Vec::new(), at: None }
     }
 }

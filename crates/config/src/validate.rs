@@ -53,7 +53,7 @@ impl RawConfig {
         let mut seen: HashMap<String, String> = HashMap::new();
         for group in groups {
             for (index, raw) in group.hooks.into_iter().enumerate() {
-                let at = format!("{}[{index}]", group.path);
+                let at = raw.at.clone().unwrap_or_else(|| format!("{}[{index}]", group.path));
                 let id = format!("{}:{}", group.prefix, raw.id.clone().unwrap_or_else(|| default_name(&raw.event, index)));
                 if let Some(first) = seen.insert(id.clone(), at.clone()) {
                     problems.push(format!("{at}.id: duplicate hook id {id:?} (also {first}); give each hook a distinct id"));

@@ -105,7 +105,56 @@ fn claude_pattern(field: &'static str, text: &str, problems: &mut Vec<(&'static 
     if t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ',' | '|' | ' ')) {
         return Some(ToolPattern::Names(t.split(['|', ',']).map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect()));
     }
-    compile_regex(field, t, problems).map(ToolPattern::Regex)
+    // Claude Code compiles matchers as JavaScript regular expressions, where a brace that does
+    // not open a `{n}`, `{n,}` or `{n,m}` quantifier is a literal character; Rust's regex
+    // would refuse it, so such braces are escaped first.
+    compile_regex(field, &js_literal_braces(t), problems).map(ToolPattern::Regex)
+}
+
+/// Escape the braces of `re` that JavaScript reads as literals (not part of a quantifier).
+fn js_literal_braces(re: &str) -> String {
+    let bytes = re.as_bytes();
+    // `{` digits [`,` digits] `}` starting at `i`: the index of its closing brace.
+    let quantifier = |i: usize| -> Option<usize> {
+        let digits = |mut j: usize| {
+            while j < bytes.len() && bytes[j].is_ascii_digit() {
+                j += 1;
+            }
+            j
+        };
+        let mut j = digits(i + 1);
+        if j == i + 1 {
+            return None;
+        }
+        if bytes.get(j) == Some(&b',') {
+            j = digits(j + 1);
+        }
+        (bytes.get(j) == Some(&b'}')).then_some(j)
+    };
+    let mut out = String::with_capacity(re.len() + 4);
+    let mut closing = None;
+    let mut escaped = false;
+    for (i, c) in re.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '{' => match quantifier(i) {
+                Some(end) => closing = Some(end),
+                None => {
+                    out.push_str("\\{");
+                    continue;
+                }
+            },
+            '}' if closing == Some(i) => closing = None,
+            '}' => {
+                out.push_str("\\}");
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
 }
 
 impl ToolPattern {
@@ -465,6 +514,16 @@ mod tests {
                 assert_eq!(m.matches(Some(tool), None), *want, "pattern {pattern:?} on {tool}");
             }
         }
+    }
+
+    #[test]
+    fn braces_javascript_reads_as_literals_compile() {
+        assert_eq!(js_literal_braces(":(){ :|:& };:"), r":()\{ :|:& \};:");
+        assert_eq!(js_literal_braces("a{2}b{1,}c{1,3}"), "a{2}b{1,}c{1,3}");
+        assert_eq!(js_literal_braces(r"\{x\}"), r"\{x\}");
+        let m = spec(json!({ "tool_pattern": "tool == \"Bash\" && rm|:(){ :|:& };:" })).compile().unwrap();
+        assert!(!m.matches(Some("Bash"), None), "Claude Code tests it against the tool name, which it never matches");
+        assert!(m.matches(Some(":(){ :|:& };:"), None));
     }
 
     #[test]

@@ -3,7 +3,7 @@ import json, sys, os
 repo, commit, path = sys.argv[1:4]
 raw = sys.stdin.read().strip()
 text = json.loads(raw)
-name = repo.replace('/', '__') + '.json'
+name = repo.replace("/", "__") + "__claude_settings.json"
 d = 'claude-code'
 open(os.path.join(d, name), 'w').write(text)
 with open('SOURCES', 'a') as f:
