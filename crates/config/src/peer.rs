@@ -111,6 +111,8 @@ pub struct Options {
     pub start_failure: StartFailure,
     /// Capabilities every converted hook holds (a `[[peers]]` entry's `grants`).
     pub grants: Vec<Capability>,
+    /// A Claude Code plugin's directory (`<plugin>/hooks/hooks.json`): `$CLAUDE_PLUGIN_ROOT`.
+    pub plugin_root: Option<std::path::PathBuf>,
 }
 
 impl Options {
@@ -119,8 +121,19 @@ impl Options {
     /// directory; a file in the user's home config (`~/.claude/settings.json`) has none (its
     /// hooks run in the event's `cwd`, as the runtime runs them).
     pub fn for_file(file: &Path) -> Options {
-        Options { project_dir: project_of(file), ..Options::default() }
+        match plugin_root_of(file) {
+            // A plugin's hooks run in the session's project (the event's cwd).
+            Some(root) => Options { plugin_root: Some(root), ..Options::default() },
+            None => Options { project_dir: project_of(file), ..Options::default() },
+        }
     }
+}
+
+/// The plugin directory of a Claude Code plugin's `hooks/hooks.json`.
+fn plugin_root_of(file: &Path) -> Option<std::path::PathBuf> {
+    let file = std::path::absolute(file).ok()?;
+    let hooks = file.parent()?;
+    (file.file_name()? == "hooks.json" && hooks.file_name()? == "hooks").then(|| hooks.parent().map(Path::to_path_buf)).flatten()
 }
 
 fn project_of(file: &Path) -> Option<std::path::PathBuf> {
@@ -163,6 +176,12 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
         }
         if let Some(dir) = &opts.project_dir {
             settings.insert("project_dir".into(), dir.to_string_lossy().into_owned().into());
+        }
+        if let (Some(root), Format::ClaudeCode) = (&opts.plugin_root, format) {
+            let env = settings.entry("env").or_insert_with(|| Value::Object(Map::new()));
+            if let Some(env) = env.as_object_mut() {
+                env.insert("CLAUDE_PLUGIN_ROOT".into(), root.to_string_lossy().into_owned().into());
+            }
         }
         let blocking = EventName::from_config(&hook.event).is_some_and(|e| e.can_block());
         let policy = if blocking { opts.start_failure } else { StartFailure::Warn };
@@ -214,7 +233,9 @@ pub fn include(raw: &mut RawConfig, base: &Path) -> Result<(), Vec<String>> {
             Some(dir) => std::path::absolute(base.join(dir)).ok(),
             None => project_of(&path),
         };
-        let opts = Options { project_dir, start_failure: raw.peer_start_failure.unwrap_or_default(), grants };
+        let plugin_root = plugin_root_of(&path);
+        let project_dir = if plugin_root.is_some() && entry.project_dir.is_none() { None } else { project_dir };
+        let opts = Options { project_dir, start_failure: raw.peer_start_failure.unwrap_or_default(), grants, plugin_root };
         let peer = match crate::ConfigFile::raw_with(&text, &path, format, &opts) {
             Ok(p) if p.format == Format::Native => {
                 problems.push(format!("{at}.path: {} is a native hookhost config, not a peer file; merge its hooks into this one", path.display()));
@@ -612,7 +633,14 @@ const CLAUDE_OTHER_KEYS: &[&str] = &["type", "url", "headers", "allowedEnvVars",
 
 fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
     let mut raw = RawConfig::default();
-    let Some(events) = doc.get("hooks").and_then(Value::as_object) else { return raw };
+    let events = match doc.get("hooks") {
+        None => return raw,
+        Some(Value::Object(events)) => events,
+        Some(other) => {
+            problems.push(format!("hooks: must be an object keyed by event name (\"PreToolUse\": [...]), not {}", crate::json::kind_of(other)));
+            return raw;
+        }
+    };
     if doc.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
         raw.warnings.push("disableAllHooks is true: no hook of this file runs (as in Claude Code)".into());
         return raw;

@@ -145,6 +145,15 @@ fn shell_join(argv: &[String]) -> String {
     argv.iter().map(|a| format!("'{}'", a.replace('\'', "'\\''"))).collect::<Vec<_>>().join(" ")
 }
 
+/// The runtime variables (`CLAUDE_PROJECT_DIR`, `CLAUDE_PLUGIN_ROOT`) in an exec-form argument.
+fn expand_runtime_vars(arg: &str, delivery: &Delivery, env: &[(String, String)]) -> String {
+    let mut out = arg.to_string();
+    for (name, value) in delivery.env.iter().chain(env).filter(|(n, _)| matches!(n.as_str(), "CLAUDE_PROJECT_DIR" | "CLAUDE_PLUGIN_ROOT")) {
+        out = out.replace(&format!("${{{name}}}"), value).replace(&format!("${name}"), value);
+    }
+    out
+}
+
 /// Largest environment value a host-mode hook is given. Linux refuses any single environment
 /// string over 128 KiB (MAX_ARG_STRLEN) with E2BIG; a payload above this cap reaches the
 /// script through its payload file (`EVERRUNS_HOOK_PAYLOAD_PATH`) only.
@@ -153,7 +162,9 @@ pub const ENV_VALUE_CAP: usize = 64 << 10;
 fn run_host(s: &Settings, delivery: &Delivery, cwd: Option<String>) -> Run {
     use hookhost_sdk::process;
     let argv = match (&s.argv, &s.script) {
-        (Some(argv), _) => argv.clone(),
+        // No shell expands the exec form: the runtime's own variables are substituted here,
+        // as the runtime does (`${CLAUDE_PROJECT_DIR}/hooks/x.py`).
+        (Some(argv), _) => argv.iter().map(|a| expand_runtime_vars(a, delivery, &s.env)).collect(),
         (None, Some(script)) => {
             let shell = s.shell.as_deref().unwrap_or("bash");
             let flags = SHELLS.iter().find(|(n, _)| *n == shell).map_or(&["-c"][..], |(_, f)| f);
