@@ -34,7 +34,8 @@ pub(crate) struct HostArgs {
     #[arg(long)]
     audit: Option<PathBuf>,
     /// Grant a capability to every plugin of the config (e.g. `process:exec`, which lets the
-    /// bash adapter run hooks with `mode = "host"` as real processes). Repeatable.
+    /// bash adapter run hooks with `mode = "host"` as real processes, and runs a peer file's
+    /// converted hooks as real processes in its project, as their runtime would). Repeatable.
     #[arg(long, value_name = "CAPABILITY")]
     grant: Vec<String>,
     /// Refuse any bundle the lock file next to the config does not pin.

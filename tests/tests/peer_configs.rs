@@ -332,3 +332,51 @@ async fn a_hookhost_config_includes_peer_files_with_their_grants_and_start_failu
     assert!(bad("[[peers]]\npath = \".claude/settings.json\"\ngrants = [\"net:all\"]\n").starts_with("h.toml: peers[0].grants: "));
     assert_eq!(bad("[[peers]]\npath = \"hooks.toml\"\n"), format!("h.toml: peers[0].path: {} is a native hookhost config, not a peer file; merge its hooks into this one", native.display()));
 }
+
+#[test]
+fn every_docker_agent_and_starchild_event_loads() {
+    let tmp = tempfile::tempdir().unwrap();
+    // docker-agent's events (its hooks reference, seed 003): modelled ones map, the rest are custom.
+    let docker = [
+        ("pre_tool_use", "pre_tool_use"), ("tool_response_transform", "tool_result_transform"), ("post_tool_use", "post_tool_use"),
+        ("permission_request", "permission_request"), ("session_start", "session_start"), ("user_prompt_submit", "user_prompt_submit"),
+        ("user_steering_messages_submit", "custom:user_steering_messages_submit"), ("user_followup_submit", "custom:user_followup_submit"),
+        ("turn_start", "turn_start"), ("turn_end", "turn_end"), ("before_llm_call", "before_model_call"), ("after_llm_call", "after_model_call"),
+        ("session_end", "session_end"), ("pre_compact", "pre_compact"), ("before_compaction", "pre_compact"), ("after_compaction", "post_compact"),
+        ("subagent_stop", "subagent_stop"), ("on_user_input", "notification"), ("stop", "stop"), ("notification", "notification"),
+        ("on_error", "custom:on_error"), ("on_max_iterations", "custom:on_max_iterations"), ("on_agent_switch", "custom:on_agent_switch"),
+        ("on_session_resume", "custom:on_session_resume"), ("on_tool_approval_decision", "custom:on_tool_approval_decision"), ("worktree_create", "custom:worktree_create"),
+    ];
+    let mut yaml = String::from("agents:\n  root:\n    hooks:\n");
+    for (name, _) in docker {
+        yaml.push_str(&format!("      {name}:\n        - type: command\n          command: \"true\"\n"));
+    }
+    let path = tmp.path().join("agent.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let config = ConfigFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut got: Vec<String> = config.hooks.iter().map(|h| h.event.config_name()).collect();
+    let mut want: Vec<String> = docker.iter().map(|(_, e)| e.to_string()).collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+
+    // Starchild's events (seed 004): `on_response_end`, `on_outbound_message` and
+    // `on_completion_claim` have no canonical counterpart yet.
+    let starchild = [
+        ("on_user_message", "user_prompt_submit"), ("pre_tool_call", "pre_tool_use"), ("post_tool_call", "post_tool_use"),
+        ("transform_tool_result", "tool_result_transform"), ("pre_llm_call", "before_model_call"), ("post_llm_call", "after_model_call"),
+        ("on_response_end", "custom:on_response_end"), ("on_stop", "stop"), ("on_outbound_message", "custom:on_outbound_message"),
+        ("on_completion_claim", "custom:on_completion_claim"), ("on_session_start", "session_start"), ("on_session_end", "session_end"),
+    ];
+    let mut yaml = String::from("hooks:\n");
+    for (name, _) in starchild {
+        yaml.push_str(&format!("  - event: {name}\n    command: \"true\"\n"));
+    }
+    yaml.push_str("  - event: \"not an event\"\n    command: \"true\"\n");
+    let path = tmp.path().join("shell_hooks.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let config = ConfigFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<String> = config.hooks.iter().map(|h| h.event.config_name()).collect();
+    assert_eq!(got, starchild.iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>());
+    assert_eq!(config.warnings, ["hooks[12].event: \"not an event\" is not an event name; ignored"]);
+}
