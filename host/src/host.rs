@@ -352,19 +352,25 @@ impl Host {
                 _ => Runs::Sandbox,
             };
             let mut notes = Vec::new();
+            let mut runnable = true;
             if peer && runs == Runs::Sandbox {
-                // Without `start_failure` the adapter refuses what cannot run in the sandbox.
+                // The adapter's own analysis: without `start_failure` it refuses, with its
+                // reason, a script that cannot run in the sandbox.
                 let mut strict = settings.clone();
                 if let Some(obj) = strict.as_object_mut() {
                     obj.remove("start_failure");
                 }
                 match hook.plugin.validate_settings(&hook.spec.id, &strict.to_string(), &hook.spec.limits, &hook.access).await {
                     Ok(Ok(())) => {}
-                    Ok(Err(why)) => notes.push(why.split("; run it as a real process").next().unwrap_or(&why).to_string()),
+                    Ok(Err(why)) => {
+                        runnable = false;
+                        // Its fix is for native hooks; `check` gives a peer hook's.
+                        notes.push(why.split_once("; run it as a real process").map_or(why.as_str(), |(gap, _)| gap).to_string());
+                    }
                     Err(e) => notes.push(format!("its sandbox check failed: {e}")),
                 }
-                if hook.access.read_dir.is_some() {
-                    notes.push(format!("the project {} is mounted read-only", hook.access.read_dir.as_ref().map(|d| d.display().to_string()).unwrap_or_default()));
+                if let Some(dir) = &hook.access.read_dir {
+                    notes.push(format!("the project {} is mounted read-only", dir.display()));
                 }
             }
             out.push(HookReport {
@@ -372,7 +378,7 @@ impl Host {
                 event: hook.spec.event.config_name(),
                 plugin: hook.plugin.name.clone(),
                 runs,
-                runnable: notes.first().is_none_or(|n| !n.starts_with("the command cannot run")),
+                runnable,
                 timeout: hook.spec.limits.timeout,
                 background: hook.spec.background,
                 once: hook.spec.once,

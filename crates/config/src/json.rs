@@ -89,14 +89,3 @@ mod tests {
     }
 }
 
-/// What kind of JSON value this is, for messages ("a string", "an array").
-pub fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}

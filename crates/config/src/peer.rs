@@ -174,7 +174,8 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
         if hook.executor.plugin != "builtin:bash-adapter" {
             continue;
         }
-        if let Some(dir) = &opts.project_dir {
+        // Everruns hooks run in the session's workspace (the event's cwd), not beside the file.
+        if let (Some(dir), false) = (&opts.project_dir, format == Format::Everruns) {
             settings.insert("project_dir".into(), dir.to_string_lossy().into_owned().into());
         }
         if let (Some(root), Format::ClaudeCode) = (&opts.plugin_root, format) {
@@ -637,7 +638,7 @@ fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         None => return raw,
         Some(Value::Object(events)) => events,
         Some(other) => {
-            problems.push(format!("hooks: must be an object keyed by event name (\"PreToolUse\": [...]), not {}", crate::json::kind_of(other)));
+            problems.push(format!("hooks: must be an object keyed by event name (\"PreToolUse\": [...]), not {}", hookhost_types::text::json_kind(other)));
             return raw;
         }
     };
@@ -667,7 +668,7 @@ fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         };
         for (i, group) in groups.iter().enumerate() {
             if !group.is_object() {
-                problems.push(format!("{at}[{i}]: must be a matcher group {{\"matcher\": ..., \"hooks\": [...]}}, not {}", crate::json::kind_of(group)));
+                problems.push(format!("{at}[{i}]: must be a matcher group {{\"matcher\": ..., \"hooks\": [...]}}, not {}", hookhost_types::text::json_kind(group)));
                 continue;
             }
             ignored_keys(&format!("{at}[{i}]"), group, &["matcher", "hooks"], &mut raw.warnings);

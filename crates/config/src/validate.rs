@@ -26,9 +26,7 @@ fn check_limits(at: &str, fuel: Option<u64>, memory_mib: Option<u64>, problems: 
     }
 }
 
-fn valid_name(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-}
+use hookhost_types::text::is_plain_name as valid_name;
 
 impl RawConfig {
     /// Validate every hook, collecting all problems.

@@ -104,7 +104,7 @@ impl EventName {
     /// event hookhost does not model (a peer's `PostToolUseFailure` is `custom:PostToolUseFailure`).
     pub fn from_config(name: &str) -> Option<EventName> {
         match name.strip_prefix("custom:") {
-            Some(custom) if valid_custom(custom) => Some(E::Custom(custom.to_string())),
+            Some(custom) if crate::text::is_plain_name(custom) => Some(E::Custom(custom.to_string())),
             Some(_) => None,
             None => Self::from_canonical(name),
         }
@@ -161,11 +161,6 @@ impl Serialize for EventName {
     }
 }
 
-/// A custom event's name: letters, digits, `_`, `-`, `.`.
-fn valid_custom(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-}
-
 /// One event as the host sees it: the Everruns envelope (seed 000), with `data` holding the
 /// event-specific fields (`tool_name`, `tool_call_id`, `arguments`, `message`, `result`, ...).
 #[derive(Debug, Clone, PartialEq)]
@@ -218,17 +213,6 @@ pub enum EventError {
     },
 }
 
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 impl HookEvent {
     /// A `pre_tool_use` event for `tool` with these arguments (tests and examples).
     pub fn pre_tool_use(tool: &str, arguments: Value) -> Self {
@@ -262,7 +246,7 @@ impl HookEvent {
     /// Normalise an event: the canonical envelope `{"event", ..., "data": {...}}`, or the flat
     /// Claude Code / docker-agent shape `{"hook_event_name", "tool_name", "tool_input", ...}`.
     pub fn from_value(value: Value) -> Result<Self, EventError> {
-        let Value::Object(mut obj) = value else { return Err(EventError::NotObject(kind_of(&value))) };
+        let Value::Object(mut obj) = value else { return Err(EventError::NotObject(crate::text::json_kind(&value))) };
         // A peer runtime's own event (`hook_event_name`) that hookhost does not model passes
         // through as `custom:<name>`: runtimes add events faster than hookhost models them. A
         // canonical envelope's `event` must be known (a typo there is an error).
@@ -278,7 +262,7 @@ impl HookEvent {
             Some(custom) if !custom.is_empty() => EventName::Custom(custom.to_string()),
             _ => match EventName::from_any(&name_text) {
                 Some(name) => name,
-                None if peer && valid_custom(&name_text) => EventName::Custom(name_text.clone()),
+                None if peer && crate::text::is_plain_name(&name_text) => EventName::Custom(name_text.clone()),
                 None => {
                     return Err(EventError::UnknownName { name: name_text.clone(), known: EventName::canonical_names().collect::<Vec<_>>().join(", ") })
                 }
