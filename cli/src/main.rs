@@ -382,6 +382,7 @@ async fn replay(host: &Host, session: &Path, json: bool) -> Result<ExitCode> {
         } else {
             rows.push(table::Row::new(lineno, &event, &outcome));
         }
+        host.dispatch_background(&event).await;
     }
     if !json {
         print!("{}", table::render(&rows));

@@ -142,7 +142,9 @@ async fn a_converted_guard_that_fails_blocks_in_every_format() {
 async fn converted_hooks_that_cannot_run_in_the_sandbox_load_and_block_naming_the_fix() {
     let tmp = tempfile::tempdir().unwrap();
     for (format, id) in [("claude-code", "user:pre_tool_use_0"), ("everruns", "user:guard"), ("docker-agent", "user:root_pre_tool_use_0"), ("starchild", "user:pre_tool_use_0")] {
-        for (command, what) in [("node \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.js", "`node`"), ("./scripts/validate.sh", "the file ./scripts/validate.sh (not in the project)"), ("python3 .claude/hooks/check.py || uv run x", "`python3`, `uv`")] {
+        // An Everruns hook runs in the session's workspace: no project is mounted for it.
+        let missing_file = if format == "everruns" { "the file ./scripts/validate.sh" } else { "the file ./scripts/validate.sh (not in the project)" };
+        for (command, what) in [("node \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.js", "`node`"), ("./scripts/validate.sh", missing_file), ("python3 .claude/hooks/check.py || uv run x", "`python3`, `uv`")] {
             let config = ConfigFile::load(&peer_guard(tmp.path(), format, command)).unwrap();
             let out = run(config, serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})).await;
             assert_eq!(out.decision, VerdictKind::Block, "{format} {command}");

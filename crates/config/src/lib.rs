@@ -353,10 +353,7 @@ impl ConfigFile {
 
     /// Read and validate a config file with its format forced.
     pub fn load_as(path: &Path, format: Option<peer::Format>) -> Result<ConfigFile, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            file: path.to_path_buf(),
-            problems: vec![format!("cannot read the config file ({e}); check its path")],
-        })?;
+        let text = read_text(path).map_err(|e| ConfigError { file: path.to_path_buf(), problems: vec![format!("cannot read the config file ({e}); check its path")] })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Self::parse_as(&text, path, &base, format)
     }
@@ -396,6 +393,26 @@ impl ConfigFile {
 pub(crate) struct Parsed {
     pub(crate) format: peer::Format,
     pub(crate) raw: RawConfig,
+}
+
+/// The largest config file hookhost reads (a peer's settings.json included).
+pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
+
+/// A config file's text: a regular file of at most [`MAX_CONFIG_BYTES`] (a device or a pipe
+/// named by mistake is refused rather than read forever).
+pub(crate) fn read_text(path: &Path) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind, Read};
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(Error::new(ErrorKind::InvalidData, format!("{} bytes, over the {} MiB a config may hold", meta.len(), MAX_CONFIG_BYTES >> 20)));
+    }
+    let mut text = String::new();
+    file.take(MAX_CONFIG_BYTES).read_to_string(&mut text)?;
+    Ok(text)
 }
 
 /// One line for a TOML error: the message with its line and column.

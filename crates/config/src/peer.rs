@@ -223,7 +223,7 @@ pub fn include(raw: &mut RawConfig, base: &Path) -> Result<(), Vec<String>> {
                 Err(e) => problems.push(format!("{at}.grants: {e}")),
             }
         }
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::read_text(&path) {
             Ok(t) => t,
             Err(e) => {
                 problems.push(format!("{at}.path: cannot read {} ({e}); check the path (it is relative to this config)", path.display()));
