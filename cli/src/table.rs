@@ -180,7 +180,7 @@ pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config
         }
     }
     if !warnings.is_empty() {
-        out.push_str(&format!("ignored: {} thing(s):\n", warnings.len()));
+        out.push_str(&format!("warnings: {}\n", warnings.len()));
         for w in warnings {
             out.push_str(&format!("  {w}\n"));
         }

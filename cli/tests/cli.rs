@@ -277,3 +277,42 @@ fn a_foreign_audit_log_is_refused_not_appended_to() {
     );
     assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "{\"event\":\"x\"}\n");
 }
+
+#[test]
+fn check_says_where_each_peer_hook_runs_what_it_needs_and_what_is_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    let settings = serde_json::json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "jq -e '.tool_input.command | test(\"--no-verify\") | not' >/dev/null || exit 2", "blocking": true},
+            {"type": "command", "command": "node .claude/hooks/guard.js", "timeout": 900},
+            {"type": "prompt", "prompt": "Is this safe? $ARGUMENTS"}
+        ]}]
+    }});
+    let file = write(&dir.path().join(".claude"), "settings.json", settings.to_string().as_bytes());
+    let out = hookhost(&["check", "--config", &file], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let project = dir.path().display();
+    assert_eq!(
+        text,
+        format!(
+            "ok: 2 hook(s) loaded: user:pre_tool_use_0, user:pre_tool_use_1
+  user:pre_tool_use_0 (pre_tool_use): sandbox, timeout 600 s
+  user:pre_tool_use_1 (pre_tool_use): sandbox, timeout 600 s
+    the command cannot run in the sandbox: it runs `node`, which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and its filesystem holds only the project, read-only)
+    to run it as a real process, as its runtime would: pass --grant process:exec (or add grants = [\"process:exec\"] to its [[peers]] entry); until then it cannot start: a block on events that can block (peer_start_failure), a warning on others
+sandboxed shell hooks see the project {project}, read-only
+not run: 1 hook(s) load but do not run:
+  hooks.PreToolUse[0].hooks[2] (prompt on pre_tool_use): a prompt hook asks a model to decide; hookhost runs programs, not model calls
+warnings: 2
+  hooks.PreToolUse[0].hooks[0].blocking: not a field this runtime documents; ignored
+  hooks.PreToolUse[0].hooks[1].timeout: 900 s is capped at hookhost's ceiling of 600 s for peer hooks
+"
+        )
+    );
+    // Granted, they run as real processes: nothing stands in their way.
+    let out = hookhost(&["check", "--grant", "process:exec", "--config", &file], "");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("  user:pre_tool_use_1 (pre_tool_use): host process, timeout 600 s\n") && !text.contains("cannot run"), "{text}");
+}
