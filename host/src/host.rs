@@ -217,6 +217,16 @@ fn check_process_grant(spec: &HookSpec, imports_process: bool, granted: bool) ->
     Err(LoadError::CapabilityNotGranted { hook: spec.id.clone(), plugin: spec.plugin.clone(), capability: Capability::ProcessExec, why, fix })
 }
 
+/// The directory a hook's sandbox may read: a converted peer hook's project, for the bash
+/// adapter of the config's own hooks only — never for a bundle's hooks, whose settings come from
+/// a third party and must not choose what of this machine they can read.
+fn project_mount(spec: &HookSpec) -> Option<PathBuf> {
+    match &spec.plugin {
+        PluginRef::Builtin(name) => crate::builtin::project_mount(name, &spec.settings),
+        _ => None,
+    }
+}
+
 /// Load every hook of a plan (`cache` was checked private by the caller).
 async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Option<AuditLog>, limits: HostLimits) -> Result<Host, LoadError> {
     let loader = Loader::new(engine, cache.clone())?;
@@ -243,8 +253,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
         // Again with what the compiled component imports (and for hooks sharing a plugin).
         check_process_grant(&spec, plugin.imports_process, granted)?;
         // Only a plugin that imports `process` can call it at all.
-        let read_dir = spec.plugin.builtin_name().and_then(|name| crate::builtin::project_mount(name, &spec.settings));
-        let read_dir = match read_dir {
+        let read_dir = match project_mount(&spec) {
             Some(dir) if dir.is_dir() => Some(dir),
             Some(dir) => {
                 tracing::warn!(hook_id = %spec.id, "the project directory {} does not exist; the hook's sandbox runs without it", dir.display());
@@ -438,6 +447,28 @@ pub struct HookReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_configs_own_bash_adapter_hooks_get_a_project_mount() {
+        let spec = |plugin: PluginRef| HookSpec {
+            id: "x:h".into(),
+            event: hookhost_types::EventName::PreToolUse,
+            matcher: None,
+            matcher_spec: None,
+            plugin,
+            settings: serde_json::json!({"command": "true", "mode": "sandbox", "project_dir": "/home"}),
+            limits: Default::default(),
+            on_error: Default::default(),
+            description: None,
+            background: false,
+            once: false,
+            grants: Default::default(),
+        };
+        assert_eq!(project_mount(&spec(PluginRef::Builtin("bash-adapter".into()))), Some(PathBuf::from("/home")));
+        let bundle = PluginRef::Bundle { bundle: "acme/sh".parse().unwrap(), file: "builtin:bash-adapter".into() };
+        assert_eq!(project_mount(&spec(bundle)), None, "a bundle's settings never pick a directory to read");
+        assert_eq!(project_mount(&spec(PluginRef::Path("x.wasm".into()))), None);
+    }
 
     #[test]
     fn a_host_can_be_shared_across_threads() {
