@@ -2,6 +2,7 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
+use hookhost::protocol::Protocol;
 use hookhost::{AuditLog, Capability, ConfigFile, HookEvent, Host, LoadError, Outcome};
 use hookhost_bundle::{BundleError, ErrorKind, LockMode, Progress, Resolver};
 use std::io::Read;
@@ -49,13 +50,24 @@ pub(crate) struct HostArgs {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Dispatch one event and print the outcome as JSON.
+    /// Dispatch one event and print the outcome: as hookhost's JSON, or in a runtime's own hook
+    /// protocol (`--output claude-code`), so the runtime can run hookhost as a command hook.
     Run {
         #[command(flatten)]
         host: HostArgs,
         /// Event file (JSON). Default: read the event from stdin.
         #[arg(long, short)]
         event: Option<PathBuf>,
+        /// How to answer: json (hookhost's outcome, the default), claude-code, codex,
+        /// gemini-cli, docker-agent or starchild (that runtime's hook output, exit codes
+        /// included; hookhost's own failures are the runtime's non-blocking error).
+        #[arg(long, value_name = "PROTOCOL", default_value = "json")]
+        output: String,
+        /// With a runtime protocol: a failure of hookhost itself (bad config, bad input, a plugin
+        /// that will not load) becomes the runtime's block, naming the failure, instead of its
+        /// non-blocking error.
+        #[arg(long)]
+        fail_closed: bool,
     },
     /// Dispatch a recorded stream of events (one JSON event per line) and show the decisions.
     Replay {
@@ -250,7 +262,11 @@ async fn load(args: &HostArgs) -> Result<Host> {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Run { host: args, event } => {
+        Command::Run { host: args, event, output, fail_closed } => {
+            let protocol = Protocol::parse(&output).ok_or_else(|| usage(format!("--output: unknown protocol {output:?}; use one of {}", Protocol::names())))?;
+            if protocol != Protocol::Json {
+                return Ok(run_for_runtime(&args, event.as_deref(), protocol, fail_closed).await);
+            }
             let host = load(&args).await?;
             let (text, from) = read_event(event.as_deref())?;
             let event = HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))?;
@@ -329,6 +345,44 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", table::check_report(&loaded.report().await, loaded.not_run(), loaded.warnings()));
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// `run --output P`: answer in the runtime's protocol, whatever happens. hookhost's own
+/// failures use the runtime's non-blocking error form (or its block, with `--fail-closed`), so a
+/// broken config never reads as a block — nor, when asked, as a pass.
+async fn run_for_runtime(args: &HostArgs, path: Option<&Path>, protocol: Protocol, fail_closed: bool) -> ExitCode {
+    // The event first: a failure after it can still answer in the event's own block form.
+    let event = read_event(path).and_then(|(text, from)| HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}"))));
+    let reply = match event {
+        Err(e) => hookhost::protocol::failure(protocol, None, &format!("{e:#}"), fail_closed),
+        Ok(event) => match load(args).await {
+            Err(e) => hookhost::protocol::failure(protocol, Some(&event), &format!("{e:#}"), fail_closed),
+            Ok(host) => {
+                let outcome = host.dispatch(&event).await;
+                let reply = hookhost::protocol::render(protocol, &event, &outcome);
+                emit(&reply);
+                // Background hooks run once the answer is out, and change nothing.
+                host.dispatch_background(&event).await;
+                print_audit_head(&host, args.verbose);
+                return ExitCode::from(reply.code);
+            }
+        },
+    };
+    emit(&reply);
+    ExitCode::from(reply.code)
+}
+
+/// Write a reply: its stdout (flushed), then its notes on stderr.
+fn emit(reply: &hookhost::protocol::Reply) {
+    use std::io::Write as _;
+    if !reply.stdout.is_empty() {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", reply.stdout);
+        let _ = out.flush();
+    }
+    for note in &reply.notes {
+        eprintln!("{note}");
     }
 }
 

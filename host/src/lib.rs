@@ -32,6 +32,7 @@ mod error;
 mod host;
 mod plugin;
 mod process;
+pub mod protocol;
 mod stoploop;
 mod wit;
 
