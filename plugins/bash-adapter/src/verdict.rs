@@ -172,10 +172,13 @@ fn peer_json(dialect: Dialect, v: &Value) -> Decision {
             _ => {}
         }
     }
-    if let Some(input) = spec.get(updated_input).filter(|x| x.is_object()) {
+    // Claude Code's PermissionRequest carries its new input inside `decision`.
+    let input = spec.get(updated_input).or_else(|| spec.get("decision").and_then(|x| x.get("updatedInput")));
+    if let Some(input) = input.filter(|x| x.is_object()) {
         d.effects.push(Effect::RewriteInput(input.clone()));
     }
-    if let Some(out) = spec.get(updated_output) {
+    // Claude Code replaces an MCP tool's output with `updatedMCPToolOutput`.
+    if let Some(out) = spec.get(updated_output).or_else(|| if claude { spec.get("updatedMCPToolOutput") } else { None }) {
         d.effects.push(Effect::RewriteOutput(out.clone()));
     }
     if let Some(c) = text(&spec, context) {
