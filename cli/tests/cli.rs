@@ -316,3 +316,35 @@ warnings: 2
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("  user:pre_tool_use_1 (pre_tool_use): host process, timeout 600 s\n") && !text.contains("cannot run"), "{text}");
 }
+
+#[test]
+fn under_a_runtime_protocol_hookhosts_own_failures_never_read_as_a_block() {
+    let pre = r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"mkfs.ext4 /dev/sda"}}"#;
+    // The answer in Claude Code's own form, exit 0.
+    let out = hookhost(&["run", "--output", "claude-code"], pre);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    // A bad config: the runtime's non-blocking error (exit 1, one line), not exit 2 (= block).
+    let out = hookhost(&["run", "--output", "claude-code", "--config", "/nonexistent/hooks.toml"], pre);
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(1), true));
+    assert_eq!(stderr(&out), "hookhost: error: /nonexistent/hooks.toml: cannot read the config file (No such file or directory (os error 2)); check its path");
+    // ... or, asked to, the runtime's block naming the failure.
+    let out = hookhost(&["run", "--output", "docker-agent", "--fail-closed", "--config", "/nonexistent/hooks.toml"], pre);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "block");
+    assert!(v["reason"].as_str().unwrap().starts_with("hookhost could not decide, and --fail-closed blocks: /nonexistent/hooks.toml: cannot read"), "{v}");
+    // Input that is not JSON: exit 1 as well (exit 2 with --fail-closed, every runtime's block).
+    let out = hookhost(&["run", "--output", "gemini-cli"], "{");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("hookhost: error: stdin: event is not valid JSON"), "{}", stderr(&out));
+    assert_eq!(hookhost(&["run", "--output", "gemini-cli", "--fail-closed"], "{").status.code(), Some(2));
+    // An event hookhost does not model passes through, exit 0, nothing to say.
+    let out = hookhost(&["run", "--output", "claude-code"], r#"{"hook_event_name":"TaskCompleted","task_id":"t1"}"#);
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true), "{}", stderr(&out));
+    // A protocol hookhost does not speak is the command line's own error.
+    let out = hookhost(&["run", "--output", "cursor"], pre);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild");
+}

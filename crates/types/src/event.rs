@@ -65,22 +65,23 @@ pub enum EffectKind {
 use EffectKind as K;
 use EventName as E;
 
-/// (event, canonical name, can block, effects honoured, peers' names)
+/// (event, canonical name, can block, effects honoured, peers' names: Claude Code and Codex,
+/// docker-agent, Starchild, Gemini CLI — `BeforeTool`, `AfterAgent`, ... from its hooks reference)
 const TABLE: &[(EventName, &str, bool, &[EffectKind], &[&str])] = &[
     (E::SessionStart, "session_start", false, &[K::AddContext], &["SessionStart", "on_session_start"]),
     (E::SessionEnd, "session_end", false, &[], &["SessionEnd", "on_session_end"]),
-    (E::UserPromptSubmit, "user_prompt_submit", true, &[K::RewritePrompt, K::AddContext], &["UserPromptSubmit", "on_user_message", "on_user_input"]),
-    (E::PreToolUse, "pre_tool_use", true, &[K::RewriteInput, K::AddContext, K::Annotate], &["PreToolUse", "pre_tool_call"]),
+    (E::UserPromptSubmit, "user_prompt_submit", true, &[K::RewritePrompt, K::AddContext], &["UserPromptSubmit", "on_user_message", "on_user_input", "BeforeAgent"]),
+    (E::PreToolUse, "pre_tool_use", true, &[K::RewriteInput, K::AddContext, K::Annotate], &["PreToolUse", "pre_tool_call", "BeforeTool"]),
     (E::PermissionRequest, "permission_request", true, &[K::RewriteInput, K::Annotate], &["PermissionRequest"]),
     (E::ToolResultTransform, "tool_result_transform", false, &[K::RewriteOutput], &["tool_response_transform", "transform_tool_result"]),
-    (E::PostToolUse, "post_tool_use", false, &[K::RewriteOutput, K::AddContext], &["PostToolUse", "post_tool_call"]),
-    (E::Stop, "stop", true, &[K::AddContext], &["Stop", "on_stop"]),
+    (E::PostToolUse, "post_tool_use", false, &[K::RewriteOutput, K::AddContext], &["PostToolUse", "post_tool_call", "AfterTool"]),
+    (E::Stop, "stop", true, &[K::AddContext], &["Stop", "on_stop", "AfterAgent"]),
     (E::SubagentStop, "subagent_stop", true, &[K::AddContext], &["SubagentStop"]),
     (E::TurnStart, "turn_start", false, &[K::AddContext], &[]),
     (E::TurnEnd, "turn_end", false, &[], &[]),
-    (E::BeforeModelCall, "before_model_call", true, &[], &["before_llm_call", "pre_llm_call"]),
-    (E::AfterModelCall, "after_model_call", false, &[], &["after_llm_call", "post_llm_call"]),
-    (E::PreCompact, "pre_compact", true, &[K::ReplaceSummary, K::AddContext], &["PreCompact", "before_compaction"]),
+    (E::BeforeModelCall, "before_model_call", true, &[], &["before_llm_call", "pre_llm_call", "BeforeModel"]),
+    (E::AfterModelCall, "after_model_call", false, &[], &["after_llm_call", "post_llm_call", "AfterModel"]),
+    (E::PreCompact, "pre_compact", true, &[K::ReplaceSummary, K::AddContext], &["PreCompact", "before_compaction", "PreCompress"]),
     (E::PostCompact, "post_compact", false, &[], &["PostCompact"]),
     (E::Notification, "notification", false, &[], &["Notification"]),
 ];
@@ -328,7 +329,7 @@ fn flat_data(obj: Map<String, Value>) -> Map<String, Value> {
             "tool_use_id" => "tool_call_id",
             "tool_response" | "tool_result" => "result",
             "prompt" => "message",
-            "stop_response" => "response",
+            "stop_response" | "prompt_response" => "response",
             "notification_type" => "kind",
             other => other,
         };
@@ -395,6 +396,15 @@ mod tests {
         assert_eq!(HookEvent::from_json("[1]").unwrap_err(), EventError::NotObject("an array"));
         assert_eq!(HookEvent::from_json("{}").unwrap_err(), EventError::NoName);
         assert!(matches!(HookEvent::from_json("{"), Err(EventError::Json(_))));
+    }
+
+    #[test]
+    fn gemini_cli_events_are_their_canonical_counterparts() {
+        for (gemini, canonical) in [("BeforeTool", "pre_tool_use"), ("AfterTool", "post_tool_use"), ("BeforeAgent", "user_prompt_submit"), ("AfterAgent", "stop"), ("BeforeModel", "before_model_call"), ("AfterModel", "after_model_call"), ("PreCompress", "pre_compact")] {
+            assert_eq!(EventName::from_any(gemini).map(|e| e.as_str().to_string()).as_deref(), Some(canonical), "{gemini}");
+        }
+        let ev = HookEvent::from_json(r#"{"hook_event_name":"AfterAgent","prompt":"p","prompt_response":"done","stop_hook_active":false}"#).unwrap();
+        assert_eq!(ev.data["response"], "done");
     }
 
     #[test]
