@@ -44,8 +44,33 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
     // The inner hookhost runs with the empty environment of a host-mode hook: point it at the
     // compiled plugins of this user's cache.
     let cache = hookhost::types::paths::cache_dir(None).expect("a cache directory").display().to_string();
-    // (event, what the inner hook answers in Claude Code's dialect)
-    let cases: &[(Value, &str)] = &[
+    let cases = cases();
+    let mut checked = 0;
+    for protocol in ["claude-code", "docker-agent", "starchild"] {
+        std::fs::write(&outer, format!(
+            "[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n{}",
+            ["pre_tool_use", "permission_request", "user_prompt_submit", "stop", "session_start"].iter().map(|e| format!(
+                "[[hooks]]\nevent = \"{e}\"\ntimeout_ms = 30000\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ mode = \"host\", dialect = \"{protocol}\", timeout_ms = 30000, env = {{ HOOKHOST_CACHE_DIR = {} }}, argv = [{}, \"run\", \"--output\", \"{protocol}\", \"--config\", {}] }} }}\n",
+                toml_string(&cache), toml_string(bin), toml_string(&inner.display().to_string())
+            )).collect::<String>()
+        )).unwrap();
+        for (event, answer) in &cases {
+            let event_name = hookhost::HookEvent::from_value(event.clone()).unwrap().name.config_name();
+            inner_config(&inner, event, answer);
+            let want = essence(&run(&inner, event, &[]));
+            let got = essence(&run(&outer, event, &[]));
+            let expected = nearest(protocol, &event_name, want.clone());
+            assert_eq!(got, expected, "{protocol} on {event_name} answering {answer}: the inner hookhost decided {want}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 33);
+}
+
+/// (event, what the inner hook answers in Claude Code's dialect): every verdict, and the effects
+/// each event takes.
+fn cases() -> Vec<(Value, &'static str)> {
+    vec![
         (json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}), ""),
         (json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}), r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine"}}"#),
         (json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}), r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"}}"#),
@@ -57,27 +82,59 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
         (json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}), r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"it is Monday"}}"#),
         (json!({"hook_event_name": "Stop", "stop_hook_active": false}), r#"{"decision":"block","reason":"tests fail"}"#),
         (json!({"hook_event_name": "SessionStart", "source": "startup"}), r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"branch main"}}"#),
-    ];
-    let mut checked = 0;
-    for protocol in ["claude-code", "docker-agent", "starchild"] {
-        std::fs::write(&outer, format!(
-            "[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n{}",
-            ["pre_tool_use", "permission_request", "user_prompt_submit", "stop", "session_start"].iter().map(|e| format!(
-                "[[hooks]]\nevent = \"{e}\"\ntimeout_ms = 30000\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ mode = \"host\", dialect = \"{protocol}\", timeout_ms = 30000, env = {{ HOOKHOST_CACHE_DIR = {} }}, argv = [{}, \"run\", \"--output\", \"{protocol}\", \"--config\", {}] }} }}\n",
-                toml_string(&cache), toml_string(bin), toml_string(&inner.display().to_string())
-            )).collect::<String>()
-        )).unwrap();
-        for (event, answer) in cases {
-            let event_name = hookhost::HookEvent::from_value(event.clone()).unwrap().name.config_name();
-            std::fs::write(&inner, format!("[[hooks]]\nevent = \"{event_name}\"\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ dialect = \"claude-code\", command = {} }} }}\n", toml_string(&format!("printf '%s' '{}'", answer.replace('\'', "'\\''"))))).unwrap();
-            let want = essence(&run(&inner, event, &[]));
-            let got = essence(&run(&outer, event, &[]));
-            let expected = nearest(protocol, &event_name, want.clone());
-            assert_eq!(got, expected, "{protocol} on {event_name} answering {answer}: the inner hookhost decided {want}");
-            checked += 1;
+    ]
+}
+
+/// A hook answering `answer` (Claude Code's dialect) on `event`, as a hookhost config.
+fn inner_config(path: &Path, event: &Value, answer: &str) {
+    let event_name = hookhost::HookEvent::from_value(event.clone()).unwrap().name.config_name();
+    let script = format!("printf '%s' '{}'", answer.replace('\'', "'\\''"));
+    std::fs::write(path, format!("[[hooks]]\nevent = \"{event_name}\"\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ dialect = \"claude-code\", command = {} }} }}\n", toml_string(&script))).unwrap();
+}
+
+#[test]
+fn every_answer_matches_its_runtimes_documented_output_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let inner = dir.path().join("inner.toml");
+    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/protocols");
+    let mut extra = cases();
+    extra.extend([
+        (json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": {"command": "ls"}}), r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"ls -l"}}}}"#),
+        (json!({"hook_event_name": "PostToolUse", "tool_name": "mcp__db__query", "tool_input": {}, "tool_response": "rows"}), r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":"[redacted]","additionalContext":"checked"}}"#),
+        (json!({"hook_event_name": "Notification", "message": "m", "notification_type": "idle_prompt"}), r#"{"systemMessage":"heads up"}"#),
+        (json!({"hook_event_name": "UserPromptSubmit", "prompt": "key sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX"}), ""),
+    ]);
+    let mut validated = 0;
+    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild"] {
+        let schema_file = if protocol == "codex" { "claude-code" } else { protocol };
+        let schema: Value = serde_json::from_str(&std::fs::read_to_string(schemas.join(format!("{schema_file}.schema.json"))).unwrap()).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        for (event, answer) in &extra {
+            inner_config(&inner, event, answer);
+            // The last case runs the embedded default's redactor instead: a prompt rewrite.
+            let config = if answer.is_empty() && event["hook_event_name"] == "UserPromptSubmit" { None } else { Some(&inner) };
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+            cmd.args(["run", "--output", protocol]);
+            if let Some(c) = config {
+                cmd.arg("--config").arg(c);
+            }
+            let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+            child.stdin.take().unwrap().write_all(event.to_string().as_bytes()).unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{protocol}: {}", String::from_utf8_lossy(&out.stderr));
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            if stdout.trim().is_empty() {
+                assert_ne!(protocol, "gemini-cli", "Gemini CLI always gets JSON");
+                continue;
+            }
+            assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
+            let v: Value = serde_json::from_str(&stdout).unwrap();
+            let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+            assert!(errors.is_empty(), "{protocol} on {event} answering {answer}: {stdout} breaks the schema: {errors:?}");
+            validated += 1;
         }
     }
-    assert_eq!(checked, 33);
+    assert!(validated >= 60, "{validated} answers validated");
 }
 
 /// The inner decision as the runtime can express it (docs/INTEGRATIONS.md lists each gap).
