@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod cli_bundle;
+mod serve;
 mod table;
 
 /// Run agent lifecycle hooks as sandboxed WebAssembly components.
@@ -104,6 +105,10 @@ enum Command {
     /// Work with audit logs.
     #[command(subcommand)]
     Audit(AuditCommand),
+    /// Serve hooks over loopback HTTP or a unix socket: POST /v1/events, POST
+    /// /v1/hooks/<protocol> (a runtime's own HTTP hook), GET /healthz, GET /metrics. Reloads on
+    /// SIGHUP and when the config file changes; stops gracefully on SIGTERM.
+    Serve(serve::ServeArgs),
     /// Measure one policy (block destructive shell commands) four ways side by side: wasm hook,
     /// bash adapter sandbox, bash + jq spawned per call, native binary spawned per call.
     Bench {
@@ -246,7 +251,7 @@ pub(crate) fn explain(e: &LoadError, args: &HostArgs) -> String {
     }
 }
 
-async fn load(args: &HostArgs) -> Result<Host> {
+pub(crate) async fn load(args: &HostArgs) -> Result<Host> {
     let config = read_config(args)?;
     let mut builder = Host::builder().config(config).bundles(resolver(args, None));
     for capability in &args.grant {
@@ -338,6 +343,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Key(cmd) => cli_bundle::key(cmd),
         Command::Registry(cmd) => cli_bundle::registry(cmd).await,
         Command::Lock { host } => cli_bundle::lock(&host).await,
+        Command::Serve(args) => serve::serve(args).await,
         Command::Check { host } => {
             let loaded = load(&host).await?;
             let ids: Vec<&str> = loaded.hook_ids().collect();
