@@ -9,20 +9,16 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+mod common;
+
 fn run(config: &Path, event: &Value, extra: &[&str]) -> Value {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-        .args(["run", "--config"])
-        .arg(config)
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(event.to_string().as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+    let out = common::hookhost_with(
+        |c| {
+            c.args(["run", "--config"]).arg(config).args(extra);
+        },
+        event.to_string().as_bytes(),
+    );
+    common::json_of(&out)
 }
 
 /// What a runtime acts on: the verdict, the reason, the rewrites and the added context.

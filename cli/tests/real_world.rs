@@ -7,9 +7,10 @@
 //! contract (its header comment or README), not copies: the settings files are the real ones.
 
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+mod common;
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/config/real-world")
@@ -111,22 +112,18 @@ impl Project {
         obj.entry("session_id").or_insert_with(|| json!(hookhost_tests::fresh_session("real-world")));
         obj.entry("cwd").or_insert_with(|| json!(self.root.path().display().to_string()));
         let cache = hookhost::types::paths::cache_dir(None).expect("a cache directory");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-            .args(["run", "--grant", "process:exec", "--config"])
-            .arg(&self.config)
-            .current_dir(self.root.path())
-            .env("HOME", self.home.path())
-            // The compiled plugins of the user's cache: a new home must not mean a recompile.
-            .env("HOOKHOST_CACHE_DIR", cache)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(event.to_string().as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+        let out = common::hookhost_with(
+            |c| {
+                c.args(["run", "--grant", "process:exec", "--config"])
+                    .arg(&self.config)
+                    .current_dir(self.root.path())
+                    .env("HOME", self.home.path())
+                    // The compiled plugins of the user's cache: a new home must not mean a recompile.
+                    .env("HOOKHOST_CACHE_DIR", cache);
+            },
+            event.to_string().as_bytes(),
+        );
+        common::json_of(&out)
     }
 }
 

@@ -262,8 +262,8 @@ pub fn include(raw: &mut RawConfig, base: &Path) -> Result<(), Vec<String>> {
             n.at = format!("{shown}: {}", n.at);
             n
         }));
-        raw.disabled_contributions.extend(converted.disabled_contributions.drain(..));
-        raw.capabilities.extend(converted.capabilities.drain(..));
+        raw.disabled_contributions.append(&mut converted.disabled_contributions);
+        raw.capabilities.append(&mut converted.capabilities);
         let path_in_file = converted.user_path.clone().unwrap_or_else(|| "hooks".into());
         for hook in &mut converted.hooks {
             hook.at = hook.at.take().map(|at| format!("{shown}: {at}"));
