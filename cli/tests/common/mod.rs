@@ -1,7 +1,10 @@
-//! Shared by the binary's test files.
+//! Shared by the binary's test files (each uses what it needs).
+#![allow(dead_code)]
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
 
 /// Run `hookhost` as `configure` sets it up, with `stdin` as its input; its output.
 pub fn hookhost_with(configure: impl FnOnce(&mut Command), stdin: &[u8]) -> Output {
@@ -17,3 +20,91 @@ pub fn json_of(out: &Output) -> serde_json::Value {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
+
+/// A running `hookhost serve`, stopped when dropped.
+pub struct Daemon {
+    pub child: Child,
+    pub addr: String,
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Daemon {
+    pub fn start(args: &[&str]) -> Daemon {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .arg("serve")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let lines = BufReader::new(child.stderr.take().unwrap());
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            for line in lines.lines().map_while(Result::ok) {
+                if let Some(addr) = line.strip_prefix("hookhost serve: listening on ") {
+                    let _ = tx.send(addr.to_string());
+                }
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let addr = rx.recv_timeout(Duration::from_secs(120)).unwrap_or_else(|_| panic!("serve did not start: {:?}", stderr.lock().unwrap()));
+        Daemon { child, addr: addr.trim_start_matches("http://").to_string(), stderr }
+    }
+
+    pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+        let mut s = TcpStream::connect(&self.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        exchange(&mut s, method, path, headers, body)
+    }
+
+    pub fn logged(&self, needle: &str) -> bool {
+        self.stderr.lock().unwrap().iter().any(|l| l.contains(needle))
+    }
+
+    pub fn signal(&self, sig: i32) {
+        // SAFETY: kill only sends a signal to our own child.
+        unsafe {
+            libc::kill(self.child.id() as i32, sig);
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn exchange<S: Read + Write>(s: &mut S, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    (status, dechunk(&body))
+}
+
+/// The body of a chunked response, or the body as it is.
+fn dechunk(body: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    loop {
+        let Some((size, after)) = rest.split_once("\r\n") else { return body.to_string() };
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else { return body.to_string() };
+        if n == 0 {
+            return out;
+        }
+        out.push_str(&after[..n.min(after.len())]);
+        rest = after.get(n + 2..).unwrap_or("");
+    }
+}
+
