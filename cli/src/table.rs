@@ -190,7 +190,7 @@ pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config
 
 fn human_duration(d: std::time::Duration) -> String {
     let ms = d.as_millis();
-    if ms >= 1000 && ms % 1000 == 0 {
+    if ms >= 1000 && ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{ms} ms")
