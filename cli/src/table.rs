@@ -135,15 +135,6 @@ pub fn hooks_json(config: &hookhost::Plan) -> serde_json::Value {
     serde_json::json!({"hooks": hooks, "muted": config.muted})
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_cell_is_one_inert_line() {
-        assert_eq!(super::clip("bad\u{1b}]0;pwned\u{7}\nsecond", 70), "bad\\u{1b}]0;pwned\\u{7}\\nsecond");
-        assert_eq!(super::clip("abcdef", 4), "abc…");
-    }
-}
-
 /// What `check` prints after its first line: where each hook runs (and, for a converted peer
 /// hook that cannot run in the sandbox, what it needs and the line that fixes it), the hooks
 /// loaded but not run, and what was ignored.
@@ -194,5 +185,14 @@ fn human_duration(d: std::time::Duration) -> String {
         format!("{} s", ms / 1000)
     } else {
         format!("{ms} ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_cell_is_one_inert_line() {
+        assert_eq!(super::clip("bad\u{1b}]0;pwned\u{7}\nsecond", 70), "bad\\u{1b}]0;pwned\\u{7}\\nsecond");
+        assert_eq!(super::clip("abcdef", 4), "abc…");
     }
 }
