@@ -208,11 +208,16 @@ impl Settings {
     /// Why this hook cannot run in the sandbox, if it cannot: a shell other than bash, or
     /// programs and files the sandbox does not have (files in the mounted project count).
     fn sandbox_gap(&self) -> Result<(), String> {
-        if let Some(shell) = self.shell.as_deref().filter(|s| !matches!(*s, "bash" | "sh")) {
-            return Err(format!("it asks for the {shell} shell, and the sandbox runs bash only"));
+        self.shell_gap()?;
+        sandbox::unrunnable(&self.sandbox_script(), self.project_dir.as_deref().map(std::path::Path::new), &sandbox::project_vars(self.project_dir.as_deref()))
+    }
+
+    /// A shell other than bash, which the sandbox does not have.
+    fn shell_gap(&self) -> Result<(), String> {
+        match self.shell.as_deref().filter(|s| !matches!(*s, "bash" | "sh")) {
+            Some(shell) => Err(format!("it asks for the {shell} shell, and the sandbox runs bash only")),
+            None => Ok(()),
         }
-        let vars: Vec<(&str, &str)> = self.project_dir.as_deref().map(|d| vec![("CLAUDE_PROJECT_DIR", d)]).unwrap_or_default();
-        sandbox::unrunnable(&self.sandbox_script(), self.project_dir.as_deref().map(std::path::Path::new), &vars)
     }
 }
 
@@ -258,13 +263,13 @@ impl Hook for BashAdapter {
         let run = match s.mode {
             Mode::Host => run_host(&s, &delivery, cwd),
             Mode::Sandbox => {
-                if s.start_failure.is_some() {
-                    // Known before running: say what is missing rather than "command not found".
-                    if let Err(why) = s.sandbox_gap() {
-                        return start_failed(&s, &ctx, why);
-                    }
+                // A peer hook says what is missing before running, rather than "command not
+                // found" (or a pass, when a later command of its script succeeds).
+                let check_first = s.start_failure.is_some();
+                if let (true, Err(why)) = (check_first, s.shell_gap()) {
+                    return start_failed(&s, &ctx, why);
                 }
-                sandbox::run(&s.sandbox_script(), &delivery, &s.env, cwd.as_deref().unwrap_or("/workspace"), s.project_dir.as_deref())
+                sandbox::run(&s.sandbox_script(), &delivery, &s.env, cwd.as_deref().unwrap_or("/workspace"), s.project_dir.as_deref(), check_first)
             }
         };
         if let Some(why) = dialect::start_failure_of(&run) {

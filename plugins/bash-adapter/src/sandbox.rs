@@ -20,9 +20,18 @@ const MAX_SCRIPT_DEPTH: usize = 3;
 /// sandbox's filesystem starts empty. `vars` are substituted in file names
 /// (`$CLAUDE_PROJECT_DIR`). Names hidden from analysis (`$cmd`) are not reported.
 pub fn unrunnable(script: &str, project: Option<&Path>, vars: &[(&str, &str)]) -> Result<(), String> {
-    let builtins = Bash::builder().build().builtin_names();
+    gap(&Bash::builder().build().builtin_names(), script, project, vars)
+}
+
+/// The variables a script's file names may use: `$CLAUDE_PROJECT_DIR`, when there is a project.
+pub fn project_vars(project: Option<&str>) -> Vec<(&'static str, &str)> {
+    project.map(|d| vec![("CLAUDE_PROJECT_DIR", d)]).unwrap_or_default()
+}
+
+/// [`unrunnable`] with the interpreter's built-in names at hand.
+fn gap(builtins: &[String], script: &str, project: Option<&Path>, vars: &[(&str, &str)]) -> Result<(), String> {
     let mut missing: Vec<String> = Vec::new();
-    check_script(script, project, vars, &builtins, 0, &mut missing)?;
+    check_script(script, project, vars, builtins, 0, &mut missing)?;
     if missing.is_empty() {
         return Ok(());
     }
@@ -106,17 +115,21 @@ fn check_file(file: &str, project: Option<&Path>, vars: &[(&str, &str)], builtin
 }
 
 /// Run `script` with the dialect's delivery, `env` and `working_dir` (a virtual directory).
-/// `project` is mounted read-only at its own path, when the host gave this instance it.
-pub fn run(script: &str, delivery: &Delivery, env: &[(String, String)], working_dir: &str, project: Option<&str>) -> Run {
+/// `project` is mounted read-only at its own path, when the host gave this instance it. With
+/// `check_first`, a script that cannot run here (see [`unrunnable`]) does not start: the run
+/// ends as a start failure saying what is missing — checked with the interpreter built for the
+/// run, so the check costs no second interpreter.
+pub fn run(script: &str, delivery: &Delivery, env: &[(String, String)], working_dir: &str, project: Option<&str>, check_first: bool) -> Run {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_time().build() {
         Ok(rt) => rt,
         Err(e) => return Run { exit: Exit::StartFailed(format!("sandbox runtime: {e}")), stdout: String::new(), stderr: String::new() },
     };
-    runtime.block_on(run_async(script, delivery, env, working_dir, project))
+    runtime.block_on(run_async(script, delivery, env, working_dir, project, check_first))
 }
 
-async fn run_async(script: &str, delivery: &Delivery, env: &[(String, String)], working_dir: &str, project: Option<&str>) -> Run {
+async fn run_async(script: &str, delivery: &Delivery, env: &[(String, String)], working_dir: &str, project: Option<&str>, check_first: bool) -> Run {
     let failed = |why: String| Run { exit: Exit::StartFailed(why), stdout: String::new(), stderr: String::new() };
+    let named_project = project;
     let mut builder = Bash::builder().cwd(working_dir);
     // Only a directory the host preopened for this instance is visible here at all.
     let project = project.filter(|p| Path::new(p).is_dir());
@@ -127,6 +140,11 @@ async fn run_async(script: &str, delivery: &Delivery, env: &[(String, String)], 
         builder = builder.env(var, PAYLOAD_PATH);
     }
     let mut bash = builder.build();
+    if check_first {
+        if let Err(why) = gap(&bash.builtin_names(), script, named_project.map(Path::new), &project_vars(named_project)) {
+            return failed(why);
+        }
+    }
     if let Some(dir) = project {
         let fs = std::sync::Arc::new(bashkit::PosixFs::new(crate::projectfs::ProjectFs::new(Path::new(dir))));
         if let Err(e) = bash.mount(dir, fs) {
