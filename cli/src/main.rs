@@ -37,7 +37,8 @@ pub(crate) struct HostArgs {
     audit: Option<PathBuf>,
     /// Grant a capability to every plugin of the config (e.g. `process:exec`, which lets the
     /// bash adapter run hooks with `mode = "host"` as real processes, and runs a peer file's
-    /// converted hooks as real processes in its project, as their runtime would). Repeatable.
+    /// converted hooks as real processes in its project, as their runtime would; or
+    /// `net:http:HOST[:PORT]`, which lets a peer file's http hooks post to that host). Repeatable.
     #[arg(long, value_name = "CAPABILITY")]
     grant: Vec<String>,
     /// Refuse any bundle the lock file next to the config does not pin.

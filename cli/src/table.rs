@@ -157,8 +157,10 @@ pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config
                 None => out.push_str(&format!("    {note}\n")),
             }
         }
-        if !r.runnable {
-            out.push_str("    to run it as a real process, as its runtime would: pass --grant process:exec (or add grants = [\"process:exec\"] to its [[peers]] entry); until then it cannot start: a block on events that can block (peer_start_failure), a warning on others\n");
+        match (r.runnable, r.needs.as_deref()) {
+            (true, _) => {}
+            (false, Some(grant)) if grant.starts_with("net:http:") => out.push_str(&format!("    if you trust that host: pass --grant {grant} (or add grants = [\"{grant}\"] to its [[peers]] entry); until then it cannot run: a block on events that can block (peer_start_failure), a warning on others\n")),
+            (false, _) => out.push_str("    to run it as a real process, as its runtime would: pass --grant process:exec (or add grants = [\"process:exec\"] to its [[peers]] entry); until then it cannot start: a block on events that can block (peer_start_failure), a warning on others\n"),
         }
     }
     for dir in mounts {

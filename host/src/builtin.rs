@@ -33,9 +33,17 @@ pub const PEER_HOST_ENV: &[&str] = &["PATH", "HOME", "USER", "LOGNAME", "SHELL",
 /// bash adapter's `mode = "auto"` (converted peer hooks) becomes `host` where it does — with
 /// [`PEER_HOST_ENV`] from hookhost's environment under the hook's own `env` — and `sandbox`
 /// where it does not.
-pub fn resolve_settings(name: &str, settings: &serde_json::Value, process_granted: bool) -> serde_json::Value {
+///
+/// A `url` hook's `headers` get `$VAR` / `${VAR}` filled for the names its `allowed_env_vars`
+/// lists — from its own `env`, else hookhost's environment — and the empty string for any
+/// other name, as Claude Code does. Only for the config's `own` hooks: a bundle's settings come
+/// from a third party and must not choose which of this machine's variables leave it.
+pub fn resolve_settings(name: &str, settings: &serde_json::Value, process_granted: bool, own: bool) -> serde_json::Value {
     use serde_json::Value;
     let mut settings = settings.clone();
+    if name == "bash-adapter" && settings.get("headers").is_some() {
+        resolve_headers(&mut settings, own);
+    }
     if name != "bash-adapter" || settings.get("mode").and_then(Value::as_str) != Some("auto") {
         return settings;
     }
@@ -54,12 +62,65 @@ pub fn resolve_settings(name: &str, settings: &serde_json::Value, process_grante
     settings
 }
 
+/// Fill the `$VAR` / `${VAR}` references of `settings.headers` (see [`resolve_settings`]).
+fn resolve_headers(settings: &mut serde_json::Value, own: bool) {
+    use serde_json::Value;
+    let allowed: Vec<String> = match own {
+        true => settings.get("allowed_env_vars").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default(),
+        false => Vec::new(),
+    };
+    let env = settings.get("env").cloned().unwrap_or(Value::Null);
+    let value_of = |name: &str| -> String {
+        if !allowed.iter().any(|a| a == name) {
+            return String::new();
+        }
+        env.get(name).and_then(Value::as_str).map(str::to_string).or_else(|| std::env::var(name).ok()).unwrap_or_default()
+    };
+    let Some(headers) = settings.get_mut("headers").and_then(Value::as_object_mut) else { return };
+    for value in headers.values_mut() {
+        if let Some(text) = value.as_str() {
+            *value = expand_vars(text, &value_of).into();
+        }
+    }
+}
+
+/// `$NAME` and `${NAME}` (NAME: letters, digits, `_`, not starting with a digit) replaced by
+/// `value_of(NAME)`; any other `$` stays.
+fn expand_vars(text: &str, value_of: &dyn Fn(&str) -> String) -> String {
+    let is_start = |c: char| c == '_' || c.is_ascii_alphabetic();
+    let is_name = |c: char| c == '_' || c.is_ascii_alphanumeric();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let braced = after.strip_prefix('{').and_then(|b| b.find('}').map(|end| (&b[..end], &b[end + 1..])));
+        match braced {
+            Some((name, tail)) if name.starts_with(is_start) && name.chars().all(is_name) => {
+                out.push_str(&value_of(name));
+                rest = tail;
+            }
+            _ if after.starts_with(is_start) => {
+                let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
+                out.push_str(&value_of(&after[..end]));
+                rest = &after[end..];
+            }
+            _ => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The directory a built-in hook's instance may read, read-only: the bash adapter's
 /// `project_dir` in sandbox mode (a converted peer hook's project, mounted where its runtime
 /// would have it). No other plugin is ever given a directory.
 pub fn project_mount(name: &str, settings: &serde_json::Value) -> Option<std::path::PathBuf> {
     use serde_json::Value;
-    if name != "bash-adapter" || settings.get("mode").and_then(Value::as_str).is_some_and(|m| m != "sandbox") {
+    if name != "bash-adapter" || settings.get("url").is_some() || settings.get("mode").and_then(Value::as_str).is_some_and(|m| m != "sandbox") {
         return None;
     }
     settings.get("project_dir").and_then(Value::as_str).map(std::path::PathBuf::from)
@@ -76,11 +137,11 @@ mod tests {
     #[test]
     fn auto_mode_follows_the_grant() {
         let auto = serde_json::json!({"command": "node x.js", "mode": "auto", "env": {"PATH": "/opt/bin"}, "project_dir": "/repo"});
-        let sandbox = super::resolve_settings("bash-adapter", &auto, false);
+        let sandbox = super::resolve_settings("bash-adapter", &auto, false, true);
         assert_eq!(sandbox["mode"], "sandbox");
         assert_eq!(sandbox["env"], serde_json::json!({"PATH": "/opt/bin"}), "no host environment in the sandbox");
         assert_eq!(super::project_mount("bash-adapter", &sandbox), Some("/repo".into()));
-        let host = super::resolve_settings("bash-adapter", &auto, true);
+        let host = super::resolve_settings("bash-adapter", &auto, true, true);
         assert_eq!(host["mode"], "host");
         assert_eq!(host["env"]["PATH"], "/opt/bin", "the hook's own env wins");
         if let Ok(home) = std::env::var("HOME") {
@@ -89,7 +150,24 @@ mod tests {
         assert_eq!(super::project_mount("bash-adapter", &host), None, "a real process reads the project itself");
         // Only `auto` is resolved, and only for the bash adapter.
         let explicit = serde_json::json!({"command": "x", "mode": "sandbox"});
-        assert_eq!(super::resolve_settings("bash-adapter", &explicit, true), explicit);
+        assert_eq!(super::resolve_settings("bash-adapter", &explicit, true, true), explicit);
         assert_eq!(super::project_mount("guard-destructive", &serde_json::json!({"project_dir": "/"})), None);
+    }
+
+    #[test]
+    fn headers_get_only_the_variables_the_hook_lists() {
+        std::env::set_var("HOOKHOST_TEST_TOKEN", "t0k");
+        std::env::set_var("HOOKHOST_TEST_SECRET", "leak");
+        let settings = serde_json::json!({
+            "url": "http://127.0.0.1:9/h",
+            "headers": {"Authorization": "Bearer $HOOKHOST_TEST_TOKEN", "X-Team": "${TEAM}-x", "X-Other": "$HOOKHOST_TEST_SECRET", "X-Price": "5$ and $1"},
+            "allowed_env_vars": ["HOOKHOST_TEST_TOKEN", "TEAM"],
+            "env": {"TEAM": "core"},
+        });
+        let own = super::resolve_settings("bash-adapter", &settings, false, true);
+        assert_eq!(own["headers"], serde_json::json!({"Authorization": "Bearer t0k", "X-Team": "core-x", "X-Other": "", "X-Price": "5$ and $1"}));
+        let bundle = super::resolve_settings("bash-adapter", &settings, false, false);
+        assert_eq!(bundle["headers"]["Authorization"], "Bearer ", "a bundle's hook reads no variable of this machine");
+        assert_eq!(super::project_mount("bash-adapter", &own), None, "a url hook gets no directory");
     }
 }

@@ -179,7 +179,7 @@ impl HostBuilder {
             Source::Config(config) => Plan::without_bundles(config)?,
         };
         for capability in &self.grant_all {
-            plan.settings.grants.grant_all(*capability);
+            plan.settings.grants.grant_all(capability.clone());
         }
         let engine = match self.engine {
             Some(engine) => engine,
@@ -234,10 +234,10 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
     let mut hooks = Vec::with_capacity(plan.hooks.len());
     let mut rejected = Vec::new();
     for mut spec in std::mem::take(&mut plan.hooks) {
-        let granted = plan.holds(&spec.plugin, Capability::ProcessExec) || spec.grants.contains(&Capability::ProcessExec);
+        let granted = plan.holds(&spec.plugin, &Capability::ProcessExec) || spec.grants.contains(&Capability::ProcessExec);
         // A built-in whose settings follow the grant (the bash adapter's `mode = "auto"`).
         if let Some(name) = spec.plugin.builtin_name() {
-            spec.settings = crate::builtin::resolve_settings(name, &spec.settings, granted);
+            spec.settings = crate::builtin::resolve_settings(name, &spec.settings, granted, !matches!(spec.plugin, PluginRef::Bundle { .. }));
         }
         let plugin = match plugins.get(&spec.plugin) {
             Some(p) => p.clone(),
@@ -261,7 +261,9 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
             }
             None => None,
         };
-        let access = Access { process: granted && plugin.imports_process, read_dir };
+        let mut net = plan.net_hosts(&spec.plugin);
+        net.extend(Capability::net_hosts(&spec.grants));
+        let access = Access { process: granted && plugin.imports_process, read_dir, net: net.into() };
         let settings_json = spec.settings.to_string();
         match plugin.validate_settings(&spec.id, &settings_json, &spec.limits, &access).await {
             Ok(Ok(())) => {}
@@ -355,13 +357,27 @@ impl Host {
         for hook in &self.hooks {
             let settings = &hook.spec.settings;
             let peer = hook.spec.plugin.builtin_name() == Some("bash-adapter") && settings.get("start_failure").is_some();
+            let url = settings.get("url").and_then(serde_json::Value::as_str);
             let runs = match settings.get("mode").and_then(serde_json::Value::as_str) {
                 _ if hook.spec.plugin.builtin_name() != Some("bash-adapter") => Runs::Wasm,
+                _ if url.is_some() => Runs::Http,
                 Some("host") => Runs::HostProcess,
                 _ => Runs::Sandbox,
             };
             let mut notes = Vec::new();
             let mut runnable = true;
+            let mut needs = None;
+            if let (Runs::Http, Some(url)) = (runs, url) {
+                notes.push(format!("posts the event to {url}"));
+                let uri = url.parse::<http::Uri>().ok();
+                let https = uri.as_ref().and_then(|u| u.scheme_str()) == Some("https");
+                let granted = uri.as_ref().and_then(|u| u.host().map(|h| (h.to_string(), u.port_u16()))).is_some_and(|(h, port)| hook.access.net.iter().any(|g| g.allows(&h, port, https)));
+                if !granted {
+                    runnable = false;
+                    needs = uri.and_then(|u| u.authority().map(|a| format!("net:http:{a}")));
+                    notes.push(format!("it may not reach that host: no {} grant", needs.as_deref().unwrap_or("net:http")));
+                }
+            }
             if peer && runs == Runs::Sandbox {
                 // The adapter's own analysis: without `start_failure` it refuses, with its
                 // reason, a script that cannot run in the sandbox.
@@ -388,6 +404,7 @@ impl Host {
                 plugin: hook.plugin.name.clone(),
                 runs,
                 runnable,
+                needs: needs.or_else(|| (!runnable).then(|| "process:exec".to_string())),
                 timeout: hook.spec.limits.timeout,
                 background: hook.spec.background,
                 once: hook.spec.once,
@@ -408,6 +425,8 @@ pub enum Runs {
     Sandbox,
     /// A shell hook as a real process (`process:exec` granted).
     HostProcess,
+    /// A peer's HTTP hook: the event POSTed through `wasi:http` (`net:http` granted).
+    Http,
 }
 
 impl Runs {
@@ -417,6 +436,7 @@ impl Runs {
             Runs::Wasm => "wasm",
             Runs::Sandbox => "sandbox",
             Runs::HostProcess => "host process",
+            Runs::Http => "http",
         }
     }
 }
@@ -434,6 +454,9 @@ pub struct HookReport {
     pub runs: Runs,
     /// False when it cannot run where it would (its first note says why).
     pub runnable: bool,
+    /// The capability that would let it run, when it cannot (`process:exec`,
+    /// `net:http:127.0.0.1:9000`).
+    pub needs: Option<String>,
     /// Its wall-clock limit.
     pub timeout: std::time::Duration,
     /// It runs in the background, after the decision.

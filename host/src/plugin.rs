@@ -39,6 +39,9 @@ pub struct Access {
     /// A directory preopened read-only at its own path (a converted peer hook's project, for
     /// the bash adapter's sandbox).
     pub read_dir: Option<PathBuf>,
+    /// Hosts `wasi:http` requests may go to (capabilities `net:http:HOST[:PORT]`); empty:
+    /// every request is denied.
+    pub net: std::sync::Arc<[hookhost_types::spec::NetHost]>,
 }
 
 /// Per-store data: deny-by-default WASI, the limiter and the log budget.
@@ -54,11 +57,20 @@ pub(crate) struct State {
     process_granted: bool,
     /// When the invocation's time is up.
     deadline: Instant,
+    http: wasmtime_wasi_http::WasiHttpCtx,
+    /// Where `wasi:http` requests may go.
+    net: crate::net::NetPolicy,
 }
 
 impl WasiView for State {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl wasmtime_wasi_http::WasiHttpView for State {
+    fn http(&mut self) -> wasmtime_wasi_http::WasiHttpCtxView<'_> {
+        wasmtime_wasi_http::WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: &mut self.net }
     }
 }
 
@@ -158,6 +170,7 @@ impl ResourceLimiter for MemoryLimiter {
 pub(crate) fn linker(engine: &wasmtime::Engine) -> wasmtime::Result<Linker<State>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+    wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
     Hook::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)?;
     Ok(linker)
 }
@@ -301,6 +314,8 @@ impl Plugin {
             log_capped: false,
             process_granted,
             deadline: started + limits.timeout,
+            http: wasmtime_wasi_http::WasiHttpCtx::new(),
+            net: crate::net::NetPolicy { hook_id: hook_id.to_string(), allowed: access.net.clone(), deadline: started + limits.timeout },
         };
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|s| &mut s.limiter);
@@ -487,7 +502,7 @@ mod tests {
         let run = |granted: bool| {
             let call = wit::Call::new(&HookEvent::pre_tool_use("bash", serde_json::json!({"command": "ls"})), "user:h", &settings, 0);
             let plugin = &plugin;
-            async move { plugin.handle("user:h", call, &limits, &Access { process: granted, read_dir: None }).await.0 }
+            async move { plugin.handle("user:h", call, &limits, &Access { process: granted, read_dir: None, net: Default::default() }).await.0 }
         };
         let refused = match run(false).await {
             Err(HookError::Guest(message)) => message,

@@ -115,10 +115,6 @@ async fn hooks_hookhost_does_not_run_load_and_are_listed_with_why() {
     };
     assert_eq!(listed("claude_prompt_hook.json"), ["hooks.Stop[0].hooks[0] (prompt on stop): a prompt hook asks a model to decide; hookhost runs programs, not model calls"]);
     assert_eq!(listed("docker_unknown_builtin.yaml"), ["agents.root.hooks.turn_start[0] (builtin add_date on turn_start): hookhost has no built-in like docker-agent's \"add_date\" (it provides redact_secrets as builtin:redact-secrets); write it as a command hook"]);
-    assert_eq!(
-        listed("starchild_http_transport.yaml"),
-        ["hooks[0] (http on pre_tool_use): hookhost does not run Starchild http hooks yet (the http executor of issue #14 will, under a net grant)"]
-    );
     // Beside hooks that run, in one file: the file loads whole.
     let p = Project::new(
         json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
@@ -129,9 +125,10 @@ async fn hooks_hookhost_does_not_run_load_and_are_listed_with_why() {
         &[],
     );
     let host = p.host(false).await;
-    assert_eq!(host.hook_ids().collect::<Vec<_>>(), ["user:pre_tool_use_0"]);
+    // The http hook runs (tests/http_hooks.rs), under a net grant.
+    assert_eq!(host.hook_ids().collect::<Vec<_>>(), ["user:pre_tool_use_0", "user:pre_tool_use_1"]);
     let kinds: Vec<&str> = host.not_run().iter().map(|n| n.kind.as_str()).collect();
-    assert_eq!(kinds, ["http", "agent"]);
+    assert_eq!(kinds, ["agent"]);
 }
 
 #[tokio::test]

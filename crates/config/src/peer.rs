@@ -163,7 +163,7 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
     for hook in hooks {
         // An Everruns file is hookhost's own contract (seed 001): its timeout_ms range stands.
         hook.peer = format != Format::Everruns;
-        hook.grants.extend(opts.grants.iter().copied());
+        hook.grants.extend(opts.grants.iter().cloned());
         // A wasm built-in standing in for a peer's own (docker-agent's redact_secrets) keeps
         // hookhost's wasm timeout range.
         if hook.executor.plugin != "builtin:bash-adapter" {
@@ -290,6 +290,44 @@ fn shell_executor(dialect: &str, command: String, env: Option<Value>, working_di
         settings.insert("working_dir".into(), wd);
     }
     RawExecutor { plugin: "builtin:bash-adapter".into(), settings: Some(Value::Object(settings)), fuel: None, memory_mib: None }
+}
+
+/// A peer's HTTP hook: the bash adapter's `url` mode (it POSTs the dialect's JSON through
+/// `wasi:http`, which the host lets out only under a `net:http:HOST[:PORT]` grant). `headers`
+/// values may name the variables `allowedEnvVars` lists (Claude Code); the host fills them.
+fn http_executor(at: &str, dialect: &str, h: &Value, env: &Map<String, Value>, problems: &mut Vec<String>) -> Option<RawExecutor> {
+    let url = str_field(at, h, "url", problems)?;
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        problems.push(format!("{at}.url: {url:?} must be an http:// or https:// URL"));
+        return None;
+    }
+    let mut settings = Map::new();
+    settings.insert("url".into(), url.into());
+    settings.insert("dialect".into(), dialect.into());
+    match h.get("headers") {
+        None => {}
+        Some(Value::Object(map)) if map.values().all(Value::is_string) => {
+            settings.insert("headers".into(), Value::Object(map.clone()));
+        }
+        Some(_) => {
+            problems.push(format!("{at}.headers: must be an object of strings"));
+            return None;
+        }
+    }
+    match h.get("allowedEnvVars") {
+        None => {}
+        Some(Value::Array(names)) if names.iter().all(Value::is_string) => {
+            settings.insert("allowed_env_vars".into(), Value::Array(names.clone()));
+        }
+        Some(_) => {
+            problems.push(format!("{at}.allowedEnvVars: must be a list of variable names"));
+            return None;
+        }
+    }
+    if !env.is_empty() {
+        settings.insert("env".into(), Value::Object(env.clone()));
+    }
+    Some(RawExecutor { plugin: "builtin:bash-adapter".into(), settings: Some(Value::Object(settings)), fuel: None, memory_mib: None })
 }
 
 /// The exec form (`command` + `args`): the program and its arguments, no shell.
@@ -630,7 +668,8 @@ const CLAUDE_EVENTS: &[(&str, Option<EventName>, On)] = &[
 
 /// The handler fields Claude Code documents, per type.
 const CLAUDE_COMMAND_KEYS: &[&str] = &["type", "command", "args", "shell", "timeout", "if", "async", "once", "statusMessage"];
-const CLAUDE_OTHER_KEYS: &[&str] = &["type", "url", "headers", "allowedEnvVars", "prompt", "model", "timeout", "if", "async", "once", "statusMessage", "server", "tool", "input"];
+const CLAUDE_HTTP_KEYS: &[&str] = &["type", "url", "headers", "allowedEnvVars", "timeout", "if", "async", "once", "statusMessage"];
+const CLAUDE_OTHER_KEYS: &[&str] = &["type", "prompt", "model", "timeout", "if", "async", "once", "statusMessage", "server", "tool", "input"];
 
 fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
     let mut raw = RawConfig::default();
@@ -701,22 +740,30 @@ fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h:
             return None;
         }
     };
-    if kind != "command" {
-        ignored_keys(at, h, CLAUDE_OTHER_KEYS, &mut raw.warnings);
-        let why = match kind.as_str() {
-            "http" => "hookhost does not run Claude Code http hooks yet (the http executor of issue #14 will, under a net grant)".to_string(),
-            "prompt" | "agent" => format!("a {kind} hook asks a model to decide; hookhost runs programs, not model calls"),
-            other => format!("{other:?} is not a hook type hookhost knows"),
-        };
-        raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind, why });
-        return None;
-    }
-    ignored_keys(at, h, CLAUDE_COMMAND_KEYS, &mut raw.warnings);
-    let command = str_field(at, h, "command", problems)?;
-    let mut exec = shell_executor("claude-code", command.clone(), (!env.is_empty()).then(|| Value::Object(env.clone())), None);
-    if let Some(args) = args_field(at, h, problems) {
-        exec_form(&mut exec, &command, &args);
-    }
+    let mut exec = match kind.as_str() {
+        "command" => {
+            ignored_keys(at, h, CLAUDE_COMMAND_KEYS, &mut raw.warnings);
+            let command = str_field(at, h, "command", problems)?;
+            let mut exec = shell_executor("claude-code", command.clone(), (!env.is_empty()).then(|| Value::Object(env.clone())), None);
+            if let Some(args) = args_field(at, h, problems) {
+                exec_form(&mut exec, &command, &args);
+            }
+            exec
+        }
+        "http" => {
+            ignored_keys(at, h, CLAUDE_HTTP_KEYS, &mut raw.warnings);
+            http_executor(at, "claude-code", h, env, problems)?
+        }
+        _ => {
+            ignored_keys(at, h, CLAUDE_OTHER_KEYS, &mut raw.warnings);
+            let why = match kind.as_str() {
+                "prompt" | "agent" => format!("a {kind} hook asks a model to decide; hookhost runs programs, not model calls"),
+                other => format!("{other:?} is not a hook type hookhost knows"),
+            };
+            raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind, why });
+            return None;
+        }
+    };
     match h.get("shell").map(|v| (v, v.as_str())) {
         None => {}
         Some((_, Some(shell))) if matches!(shell, "bash" | "sh" | "zsh" | "dash" | "powershell" | "pwsh") => {
@@ -763,14 +810,23 @@ fn starchild(doc: Value, problems: &mut Vec<String>) -> RawConfig {
                 continue;
             }
         };
-        if let Some(kind) = h.get("type").and_then(Value::as_str).filter(|t| *t != "command") {
-            let why = if kind == "http" { "hookhost does not run Starchild http hooks yet (the http executor of issue #14 will, under a net grant)".to_string() } else { format!("{kind:?} is not a Starchild hook type hookhost knows") };
-            raw.not_run.push(NotRun { at: at.clone(), event: event.config_name(), kind: kind.into(), why });
-            continue;
-        }
-        let Some(command) = str_field(&at, h, "command", problems) else { continue };
+        let exec = match h.get("type").and_then(Value::as_str) {
+            None | Some("command") => {
+                let Some(command) = str_field(&at, h, "command", problems) else { continue };
+                shell_executor("starchild", command, None, None)
+            }
+            // "same payload in, same decision JSON out, only the transport differs"
+            Some("http") => {
+                let Some(exec) = http_executor(&at, "starchild", h, &Map::new(), problems) else { continue };
+                exec
+            }
+            Some(kind) => {
+                raw.not_run.push(NotRun { at: at.clone(), event: event.config_name(), kind: kind.into(), why: format!("{kind:?} is not a Starchild hook type hookhost knows") });
+                continue;
+            }
+        };
         let timeout = h.get("timeout").cloned().map(|t| json!(t.as_f64().map(|s| s.min(120.0)).unwrap_or(-1.0)));
-        let mut hook = RawHook::converted(event.config_name(), shell_executor("starchild", command, None, None), guard_failure(Some(&event), OnError::Warn));
+        let mut hook = RawHook::converted(event.config_name(), exec, guard_failure(Some(&event), OnError::Warn));
         hook.at = Some(at.clone());
         hook.id = Some(h.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{}_{i}", event.as_str())));
         hook.matcher = h.get("matcher").and_then(Value::as_str).map(|m| MatcherSpec { payload_regex: Some(m.to_string()), ..Default::default() });

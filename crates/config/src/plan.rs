@@ -75,11 +75,22 @@ impl Plan {
     /// Whether a plugin holds `capability`: granted (a bundle's plugin by its own name only)
     /// and, for a bundle's plugin file, declared in its manifest. Any other plugin declares a
     /// capability by importing its interface (checked when it loads).
-    pub fn holds(&self, plugin: &PluginRef, capability: Capability) -> bool {
-        let declared = match plugin {
-            PluginRef::Bundle { .. } if plugin.builtin_name().is_none() => self.bundle_plugins.get(plugin).is_some_and(|p| p.declared.contains(&capability)),
+    pub fn holds(&self, plugin: &PluginRef, capability: &Capability) -> bool {
+        self.declares(plugin, capability) && self.settings.grants.allows(plugin, capability)
+    }
+
+    /// The `net:http:` hosts a plugin may reach: granted, and for a bundle's plugin file
+    /// declared in its manifest too.
+    pub fn net_hosts(&self, plugin: &PluginRef) -> Vec<hookhost_types::spec::NetHost> {
+        let mut hosts = self.settings.grants.net_hosts(plugin);
+        hosts.retain(|h| self.declares(plugin, &Capability::NetHttp(h.clone())));
+        hosts
+    }
+
+    fn declares(&self, plugin: &PluginRef, capability: &Capability) -> bool {
+        match plugin {
+            PluginRef::Bundle { .. } if plugin.builtin_name().is_none() => self.bundle_plugins.get(plugin).is_some_and(|p| p.declared.contains(capability)),
             _ => true,
-        };
-        declared && self.settings.grants.allows(plugin, capability)
+        }
     }
 }

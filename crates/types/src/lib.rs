@@ -19,7 +19,7 @@ pub use decision::{Decision, Effect, Verdict, VerdictKind};
 pub use event::{EffectKind, EventError, EventName, HookEvent};
 pub use ids::{BadBundleName, BadDigest, BundleName, BundleRef, Digest};
 pub use matcher::{Matcher, MatcherSpec};
-pub use spec::{AuditFailure, Capability, Grants, HookSpec, Limits, OnError, PluginName, PluginRef, UnknownCapability};
+pub use spec::{AuditFailure, Capability, Grants, HookSpec, Limits, NetHost, OnError, PluginName, PluginRef, UnknownCapability};
 
 /// The hook contract (WIT package) this hookhost speaks; bundles record the one their plugins
 /// were built against.

@@ -67,39 +67,106 @@ pub enum AuditFailure {
 }
 
 /// A capability a host can grant a plugin.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Capability {
     /// Run host processes through `hookhost:hooks/process` (the bash adapter's host mode).
     ProcessExec,
+    /// Send HTTP requests through `wasi:http/outgoing-handler` to one host (and port):
+    /// `net:http:127.0.0.1:9000`, or `net:http:hooks.example.com` for its scheme's default port.
+    NetHttp(NetHost),
+}
+
+/// The host (and port) a `net:http:` grant names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NetHost {
+    /// A DNS name or an IP address (IPv6 without brackets), lower case.
+    pub host: String,
+    /// The port; `None` allows the URL scheme's default port only (80 for http, 443 for https).
+    pub port: Option<u16>,
+}
+
+impl NetHost {
+    /// Whether a request to `host:port` over `https` (or not) is what this grant names.
+    pub fn allows(&self, host: &str, port: Option<u16>, https: bool) -> bool {
+        let default = if https { 443 } else { 80 };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        self.host.eq_ignore_ascii_case(host) && self.port.unwrap_or(default) == port.unwrap_or(default)
+    }
+
+    /// Parse `HOST`, `HOST:PORT`, `[V6]` or `[V6]:PORT`.
+    fn parse(s: &str) -> Option<NetHost> {
+        let (host, port) = match s.strip_prefix('[') {
+            Some(rest) => {
+                let (host, after) = rest.split_once(']')?;
+                (host, after.strip_prefix(':'))
+            }
+            None => match s.rsplit_once(':') {
+                Some((host, port)) => (host, Some(port)),
+                None => (s, None),
+            },
+        };
+        let port = match port {
+            Some(p) => Some(p.parse::<u16>().ok().filter(|p| *p != 0)?),
+            None => None,
+        };
+        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':');
+        (!host.is_empty() && host.chars().all(plain)).then(|| NetHost { host: host.to_ascii_lowercase(), port })
+    }
+}
+
+impl fmt::Display for NetHost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.host.contains(':'), self.port) {
+            (true, Some(port)) => write!(f, "[{}]:{port}", self.host),
+            (true, None) => write!(f, "[{}]", self.host),
+            (false, Some(port)) => write!(f, "{}:{port}", self.host),
+            (false, None) => f.write_str(&self.host),
+        }
+    }
 }
 
 impl Capability {
-    /// Every capability, in the order messages list them.
-    pub const ALL: &'static [Capability] = &[Capability::ProcessExec];
+    /// The forms a capability is written in, for messages.
+    pub const FORMS: &'static [&'static str] = &["process:exec", "net:http:HOST[:PORT]"];
 
-    /// The name as written in configs, manifests and grants (`process:exec`).
-    pub fn as_str(&self) -> &'static str {
+    /// The family name (`process:exec`, `net:http`).
+    pub fn kind(&self) -> &'static str {
         match self {
             Capability::ProcessExec => "process:exec",
+            Capability::NetHttp(_) => "net:http",
         }
+    }
+
+    /// The hosts of `net:http:` capabilities among `caps`.
+    pub fn net_hosts<'a>(caps: impl IntoIterator<Item = &'a Capability>) -> Vec<NetHost> {
+        caps.into_iter().filter_map(|c| match c {
+            Capability::NetHttp(h) => Some(h.clone()),
+            Capability::ProcessExec => None,
+        }).collect()
     }
 }
 
 impl fmt::Display for Capability {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Capability::ProcessExec => f.write_str("process:exec"),
+            Capability::NetHttp(host) => write!(f, "net:http:{host}"),
+        }
     }
 }
 
 /// A capability name hookhost does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown capability {0:?}; known capabilities are {known}", known = Capability::ALL.iter().map(Capability::as_str).collect::<Vec<_>>().join(", "))]
+#[error("unknown capability {0:?}; known capabilities are {known}", known = Capability::FORMS.join(", "))]
 pub struct UnknownCapability(pub String);
 
 impl std::str::FromStr for Capability {
     type Err = UnknownCapability;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Capability::ALL.iter().copied().find(|c| c.as_str() == s).ok_or_else(|| UnknownCapability(s.to_string()))
+        if s == "process:exec" {
+            return Ok(Capability::ProcessExec);
+        }
+        s.strip_prefix("net:http:").and_then(NetHost::parse).map(Capability::NetHttp).ok_or_else(|| UnknownCapability(s.to_string()))
     }
 }
 
@@ -251,17 +318,26 @@ impl Grants {
     }
 
     /// The capabilities granted to `plugin` by name.
-    pub fn named(&self, plugin: &PluginRef) -> impl Iterator<Item = Capability> + '_ {
-        self.per_plugin.get(plugin).into_iter().flatten().copied()
+    pub fn named(&self, plugin: &PluginRef) -> impl Iterator<Item = &Capability> + '_ {
+        self.per_plugin.get(plugin).into_iter().flatten()
+    }
+
+    /// The `net:http:` hosts `plugin` may reach (a bundle's plugin: by its own grants only).
+    pub fn net_hosts(&self, plugin: &PluginRef) -> Vec<NetHost> {
+        let named = self.per_plugin.get(plugin).into_iter().flatten();
+        match plugin {
+            PluginRef::Bundle { .. } => Capability::net_hosts(named),
+            _ => Capability::net_hosts(named.chain(&self.all)),
+        }
     }
 
     /// Whether `plugin` holds `capability`. A bundle's plugin needs a grant by its own name:
     /// a grant to every plugin does not reach bundles.
-    pub fn allows(&self, plugin: &PluginRef, capability: Capability) -> bool {
-        let named = self.per_plugin.get(plugin).is_some_and(|caps| caps.contains(&capability));
+    pub fn allows(&self, plugin: &PluginRef, capability: &Capability) -> bool {
+        let named = self.per_plugin.get(plugin).is_some_and(|caps| caps.contains(capability));
         match plugin {
             PluginRef::Bundle { .. } => named,
-            _ => named || self.all.contains(&capability),
+            _ => named || self.all.contains(capability),
         }
     }
 }

@@ -13,12 +13,17 @@
 //! `start_failure` (`block` or `warn`: what a hook that could not start — a missing program
 //! or script — becomes; set for converted peer hooks, which then load even when they cannot
 //! run in the sandbox; without it such a sandbox script is refused at load).
+//!
+//! A hook with `url` instead of `command`/`argv` is a peer's HTTP hook (`http.rs`): the event
+//! is POSTed to the URL with `headers` through `wasi:http`, which the host lets out only under a
+//! `net:http:HOST[:PORT]` grant, and the response body is read as the dialect's stdout.
 
 use hookhost_sdk::prelude::*;
 
 pub mod dialect;
 #[doc(hidden)]
 pub mod fuzz;
+pub mod http;
 mod projectfs;
 mod sandbox;
 pub mod verdict;
@@ -29,6 +34,8 @@ use dialect::{Delivery, Dialect, Exit, Run};
 enum Mode {
     Sandbox,
     Host,
+    /// `url`: POST the event through `wasi:http`.
+    Http,
 }
 
 /// What a hook that could not start becomes.
@@ -52,9 +59,13 @@ struct Settings {
     project_dir: Option<String>,
     shell: Option<String>,
     start_failure: Option<StartFailure>,
+    url: Option<http::Url>,
+    /// The URL as written, for messages.
+    url_text: String,
+    headers: Vec<(String, String)>,
 }
 
-const KNOWN: &str = "command, argv, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure";
+const KNOWN: &str = "command, argv, url, headers, allowed_env_vars, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure";
 
 /// The longest `timeout_ms`: a peer runtime's own default (Claude Code's 600 s).
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -75,6 +86,9 @@ fn settings(v: &Value) -> Result<Settings, String> {
         project_dir: None,
         shell: None,
         start_failure: None,
+        url: None,
+        url_text: String::new(),
+        headers: Vec::new(),
     };
     for (key, value) in obj {
         let string = || value.as_str().map(str::to_string).ok_or(format!("settings.{key} must be a string"));
@@ -130,12 +144,40 @@ fn settings(v: &Value) -> Result<Settings, String> {
                     other => return Err(format!("settings.start_failure {other:?} is not one of block, warn")),
                 })
             }
+            "url" => {
+                s.url_text = string()?;
+                s.url = Some(http::Url::parse(&s.url_text)?);
+            }
+            "headers" => {
+                let map = value.as_object().ok_or("settings.headers must be a table of strings")?;
+                for (k, v) in map {
+                    let v = v.as_str().ok_or(format!("settings.headers.{k} must be a string"))?;
+                    s.headers.push((k.clone(), v.to_string()));
+                }
+            }
+            // Resolved into `headers` by the host (only names listed here, from its environment).
+            "allowed_env_vars" => {
+                value.as_array().filter(|a| a.iter().all(Value::is_string)).ok_or("settings.allowed_env_vars must be a list of variable names")?;
+            }
             other => return Err(format!("unknown setting {other:?}; known settings are {KNOWN}")),
         }
     }
+    if s.url.is_some() {
+        if s.script.is_some() || s.argv.is_some() {
+            return Err("set one of settings.command, settings.argv or settings.url".into());
+        }
+        if obj.get("mode").and_then(Value::as_str).is_some_and(|m| m != "auto") {
+            return Err("settings.mode does not apply to a url hook (it runs in no shell)".into());
+        }
+        s.mode = Mode::Http;
+        return Ok(s);
+    }
+    if !s.headers.is_empty() {
+        return Err("settings.headers applies to url hooks only".into());
+    }
     match (&s.script, &s.argv) {
         (Some(_), Some(_)) => Err("set either settings.command or settings.argv, not both".into()),
-        (None, None) => Err("settings.command (a bash script) or settings.argv is required".into()),
+        (None, None) => Err("settings.command (a bash script), settings.argv or settings.url is required".into()),
         _ => Ok(s),
     }
 }
@@ -199,6 +241,14 @@ fn run_host(s: &Settings, delivery: &Delivery, cwd: Option<String>) -> Run {
     }
 }
 
+/// POST the event; a usable response is a run that exited 0 with the body as its stdout.
+fn run_http(s: &Settings, delivery: &Delivery) -> Result<Run, http::Failure> {
+    let url = s.url.as_ref().expect("http mode has a url");
+    let (status, body) = http::post(url, &s.url_text, &s.headers, &delivery.json, s.timeout_ms)?;
+    let stdout = http::read_response(&s.url_text, status, &body).map_err(http::Failure::Failed)?;
+    Ok(Run::new(0, &stdout, ""))
+}
+
 impl Settings {
     /// The script the sandbox runs.
     fn sandbox_script(&self) -> String {
@@ -225,9 +275,11 @@ impl Settings {
 fn start_failed(s: &Settings, ctx: &Context, why: String) -> HookResult {
     match s.start_failure {
         Some(StartFailure::Block) => {
+            let grant = s.url.as_ref().map(http::Url::grant).unwrap_or_default();
             let fix = match s.mode {
-                Mode::Sandbox => "to run it as a real process, as its runtime would, grant it process:exec (`--grant process:exec`, or grants = [\"process:exec\"] on its [[peers]] entry)",
-                Mode::Host => "install what it runs or fix the path",
+                Mode::Sandbox => "to run it as a real process, as its runtime would, grant it process:exec (`--grant process:exec`, or grants = [\"process:exec\"] on its [[peers]] entry)".to_string(),
+                Mode::Host => "install what it runs or fix the path".to_string(),
+                Mode::Http => format!("if you trust that host, grant it (`--grant {grant}`, or grants = [\"{grant}\"] on its [[peers]] entry)"),
             };
             Ok(Decision::block(format!("hook {} could not start, so it cannot vouch for this action: {why}; {fix} (or set peer_start_failure = \"warn\" to let such failures pass)", ctx.hook_id)))
         }
@@ -261,6 +313,11 @@ impl Hook for BashAdapter {
         };
         let delivery = dialect::deliver(s.dialect, &event, &ctx, &project_dir);
         let run = match s.mode {
+            Mode::Http => match run_http(&s, &delivery) {
+                Ok(run) => run,
+                Err(http::Failure::Denied(why)) => return start_failed(&s, &ctx, why),
+                Err(http::Failure::Failed(why)) => return Err(why),
+            },
             Mode::Host => run_host(&s, &delivery, cwd),
             Mode::Sandbox => {
                 // A peer hook says what is missing before running, rather than "command not

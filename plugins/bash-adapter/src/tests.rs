@@ -167,11 +167,17 @@ fn sandbox_has_no_host_tools_or_files() {
 fn settings_are_checked() {
     assert!(BashAdapter::validate_settings(&json!({"command": "true", "dialect": "claude-code", "mode": "host"})).is_ok());
     let err = |v: Value| BashAdapter::validate_settings(&v).unwrap_err();
-    assert_eq!(err(json!({})), "settings.command (a bash script) or settings.argv is required");
+    assert_eq!(err(json!({})), "settings.command (a bash script), settings.argv or settings.url is required");
+    assert_eq!(err(json!({"url": "http://h/", "command": "x"})), "set one of settings.command, settings.argv or settings.url");
+    assert_eq!(err(json!({"url": "ftp://h/"})), "settings.url \"ftp://h/\" must start with http:// or https://");
+    assert_eq!(err(json!({"url": "http://h/", "mode": "host"})), "settings.mode does not apply to a url hook (it runs in no shell)");
+    assert_eq!(err(json!({"command": "x", "headers": {"a": "b"}})), "settings.headers applies to url hooks only");
+    assert_eq!(err(json!({"url": "http://h/", "headers": {"a": 1}})), "settings.headers.a must be a string");
+    assert!(BashAdapter::validate_settings(&json!({"url": "http://127.0.0.1:9/h", "headers": {"a": "b"}, "allowed_env_vars": ["X"], "dialect": "claude-code", "mode": "auto"})).is_ok());
     assert_eq!(err(json!({"command": "x", "argv": ["y"]})), "set either settings.command or settings.argv, not both");
     assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect \"zsh\" is not one of everruns, docker-agent, claude-code, starchild");
     assert_eq!(err(json!({"command": "x", "shell": "fish"})), "settings.shell \"fish\" is not one of bash, sh, zsh, dash, powershell, pwsh");
-    assert_eq!(err(json!({"command": "x", "color": 1})), "unknown setting \"color\"; known settings are command, argv, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure");
+    assert_eq!(err(json!({"command": "x", "color": 1})), "unknown setting \"color\"; known settings are command, argv, url, headers, allowed_env_vars, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure");
     assert_eq!(err(json!({"command": "x", "project_dir": "repo"})), "settings.project_dir \"repo\" must be an absolute path");
     assert_eq!(err(json!({"command": "x", "start_failure": "ignore"})), "settings.start_failure \"ignore\" is not one of block, warn");
     assert_eq!(err(json!({"command": "x", "mode": "yes"})), "settings.mode \"yes\" is not one of sandbox, host, auto");
