@@ -127,7 +127,7 @@ fn finish(way: &'static str, label: &'static str, samples: Samples) -> WayResult
 }
 
 /// The `q` quantile (nearest rank) in microseconds; 0 for no samples.
-fn percentile(samples: &[Duration], q: f64) -> f64 {
+pub(crate) fn percentile(samples: &[Duration], q: f64) -> f64 {
     if samples.is_empty() {
         return 0.0;
     }

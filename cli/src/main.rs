@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod cli_bundle;
+mod loadtest;
 mod serve;
 mod table;
 
@@ -110,6 +111,11 @@ enum Command {
     /// /v1/hooks/<protocol> (a runtime's own HTTP hook), GET /healthz, GET /metrics. Reloads on
     /// SIGHUP and when the config file changes; stops gracefully on SIGTERM.
     Serve(serve::ServeArgs),
+    /// Load-test `hookhost serve`: spawn it on a free loopback port and drive it with concurrent
+    /// keep-alive clients (good and hostile hooks, reloads during the run, malformed requests),
+    /// checking every answer and the daemon's memory and file descriptors. Exit 1 on any
+    /// failure.
+    LoadTest(loadtest::LoadArgs),
     /// Measure one policy (block destructive shell commands) four ways side by side: wasm hook,
     /// bash adapter sandbox, bash + jq spawned per call, native binary spawned per call.
     Bench {
@@ -330,6 +336,20 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     Ok(ExitCode::from(1))
                 }
             }
+        }
+        Command::LoadTest(args) => {
+            let report = tokio::task::spawn_blocking(move || loadtest::run(&args).map(|r| (r, args))).await??;
+            let (report, args) = report;
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.render());
+            }
+            let failures = report.failures(args.reloads);
+            for f in &failures {
+                eprintln!("hookhost load-test: {f}");
+            }
+            Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Command::Bench { seconds, json } => {
             let report = bench::run(seconds).await?;

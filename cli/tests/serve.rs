@@ -150,3 +150,21 @@ fn a_unix_socket_and_malformed_connections() {
     assert_eq!(exchange(&mut s, "GET", "/healthz", &[], "").0, 200, "still serving");
     drop(d);
 }
+
+/// `hookhost load-test` drives a real daemon with concurrent clients, reloads (one of them a
+/// broken config) and malformed requests, and checks every answer; here with a small count (the
+/// 50,000-request figures are in docs/PERFORMANCE.md).
+#[test]
+fn the_load_test_command_checks_every_answer_and_the_daemons_footprint() {
+    let out = common::hookhost_with(|c| {
+        c.args(["load-test", "--requests", "1500", "--clients", "4", "--reloads", "4", "--json"]);
+    }, b"");
+    let report = common::json_of(&out);
+    assert_eq!(report["requests"], 1500, "{report}");
+    assert_eq!(report["wrong"], 0, "{report}");
+    assert!(report["reloads_ok"].as_u64().unwrap() >= 1, "{report}");
+    assert!(report["reloads_failed"].as_u64().unwrap() >= 1, "the broken config is refused: {report}");
+    let malformed: Vec<(String, String)> = serde_json::from_value(report["malformed"].clone()).unwrap();
+    assert_eq!(malformed.iter().map(|(w, g)| format!("{w}: {g}")).collect::<Vec<_>>(), ["oversized body: HTTP 413", "not JSON: HTTP 400", "truncated body: client hung up", "slow headers: closed by the daemon"]);
+    assert!(report["fds_after"].as_u64().unwrap() <= report["fds_before"].as_u64().unwrap() + 8, "{report}");
+}
