@@ -8,6 +8,15 @@
 //! 4. `native`: `hookhost-native-guard` (the plugin's own Rust code compiled natively) spawned
 //!    per call.
 //!
+//! Then the ways a runtime reaches hookhost (issue #14), answering in Claude Code's protocol:
+//!
+//! 5. `serve`: a `hookhost serve` daemon with the wasm hook, one keep-alive loopback HTTP
+//!    connection (`POST /v1/hooks/claude-code`);
+//! 6. `send`: `hookhost-send --output claude-code` spawned per call against that daemon (what
+//!    a command-hook runtime runs);
+//! 7. `run`: `hookhost run --output claude-code` spawned per call with the embedded default
+//!    config (the one-shot way, no daemon).
+//!
 //! Every call's decision is checked against the expected one, so the figures are for real work.
 
 use anyhow::{bail, Context as _, Result};
@@ -94,10 +103,29 @@ pub async fn run(seconds: f64) -> Result<Report> {
     };
     ways.push(finish("bash-jq", "bash + jq script, spawned per call", bash_jq));
     let native = match native_guard() {
-        Some(path) => Ok(spawned(vec![path.into_os_string()], payloads, budget).await?),
+        Some(path) => Ok(spawned(vec![path.into_os_string()], payloads.clone(), budget).await?),
         None => Err(Skip("hookhost-native-guard is not next to this binary (build both: cargo build --release -p hookhost-cli)".into())),
     };
     ways.push(finish("native", "native binary, spawned per call", native));
+
+    // The drop-in ways: a daemon, the thin client, the one-shot command.
+    let exe = std::env::current_exe()?;
+    let dir = tempfile::tempdir()?;
+    let config = dir.path().join("hooks.toml");
+    std::fs::write(&config, "[[hooks]]\nid = \"bench\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n")?;
+    let daemon = Daemon::start(&exe, &config)?;
+    ways.push(finish("serve", "hookhost serve, loopback HTTP keep-alive", Ok(over_http(&daemon.addr, payloads.clone(), budget).await?)));
+    let send = match exe.parent().map(|d| d.join("hookhost-send")).filter(|p| p.is_file()) {
+        Some(path) => {
+            let argv = vec![path.into_os_string(), "--server".into(), format!("http://{}", daemon.addr).into(), "--output".into(), "claude-code".into()];
+            Ok(spawned(argv, payloads.clone(), budget).await?)
+        }
+        None => Err(Skip("hookhost-send is not next to this binary (build both: cargo build --release -p hookhost-cli)".into())),
+    };
+    ways.push(finish("send", "hookhost-send to serve, spawned per call", send));
+    drop(daemon);
+    let argv = vec![exe.into_os_string(), "run".into(), "--output".into(), "claude-code".into()];
+    ways.push(finish("run", "hookhost run (default config), spawned", Ok(spawned(argv, payloads, budget).await?)));
 
     let base = ways[0].p50_us;
     for w in ways.iter_mut().filter(|w| w.skipped.is_none()) {
@@ -182,14 +210,85 @@ fn verdict(block: bool) -> &'static str {
     if block { "block" } else { "allow" }
 }
 
-/// Spawn `argv` per call with the payload on stdin; exit 2 is a block, 0 an allow.
+/// A `hookhost serve` on a free loopback port, stopped when dropped.
+struct Daemon {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Daemon {
+    fn start(exe: &Path, config: &Path) -> Result<Daemon> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let addr = format!("127.0.0.1:{port}");
+        let child = Command::new(exe).args(["serve", "--listen", &addr, "--config"]).arg(config).stdout(Stdio::null()).stderr(Stdio::null()).spawn().context("spawning hookhost serve")?;
+        let daemon = Daemon { child, addr };
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(120) {
+            if let Ok((200, _)) = crate::loadtest::Conn::open(&daemon.addr).and_then(|mut c| c.request("GET", "/healthz", b"")) {
+                return Ok(daemon);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        bail!("hookhost serve did not come up on {}", daemon.addr)
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Claude Code's answer: a deny is a block; an empty answer (or `{}`) an allow.
+fn claude_block(stdout: &[u8]) -> Result<bool> {
+    let text = String::from_utf8_lossy(stdout);
+    match text.trim() {
+        "" | "{}" => Ok(false),
+        t if t.contains("\"permissionDecision\":\"deny\"") => Ok(true),
+        t => bail!("unexpected answer {t:?}"),
+    }
+}
+
+/// POST each payload to the daemon's Claude Code route over one keep-alive connection.
+async fn over_http(addr: &str, payloads: Vec<(String, bool)>, budget: Duration) -> Result<Vec<Duration>> {
+    let addr = addr.to_string();
+    tokio::task::spawn_blocking(move || {
+        let mut conn = crate::loadtest::Conn::open(&addr)?;
+        let mut once = |payload: &str| -> Result<bool> {
+            let (status, body) = conn.request("POST", "/v1/hooks/claude-code", payload.as_bytes())?;
+            if status != 200 {
+                bail!("hookhost serve answered HTTP {status}: {}", String::from_utf8_lossy(&body));
+            }
+            claude_block(&body)
+        };
+        let mut samples = Vec::new();
+        let started = Instant::now();
+        for (payload, blocked) in &payloads {
+            check(once(payload)?, *blocked, || payload.clone())?;
+        }
+        while samples.len() < payloads.len() || started.elapsed() < budget {
+            for (payload, blocked) in &payloads {
+                let t = Instant::now();
+                let block = once(payload)?;
+                samples.push(t.elapsed());
+                check(block, *blocked, || payload.clone())?;
+            }
+        }
+        Ok(samples)
+    })
+    .await?
+}
+
+/// Spawn `argv` per call with the payload on stdin; exit 2 is a block, 0 an allow — or, for
+/// hookhost's own commands (exit 0), Claude Code's answer on stdout.
 async fn spawned(argv: Vec<std::ffi::OsString>, payloads: Vec<(String, bool)>, budget: Duration) -> Result<Vec<Duration>> {
     tokio::task::spawn_blocking(move || {
         let once = |payload: &str| -> Result<bool> {
             let mut child = Command::new(&argv[0])
                 .args(&argv[1..])
                 .stdin(Stdio::piped())
-                .stdout(Stdio::null())
+                .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
                 .with_context(|| format!("spawning {}", argv[0].to_string_lossy()))?;
@@ -197,7 +296,7 @@ async fn spawned(argv: Vec<std::ffi::OsString>, payloads: Vec<(String, bool)>, b
             let _ = child.stdin.take().expect("piped").write_all(payload.as_bytes());
             let out = child.wait_with_output()?;
             match out.status.code() {
-                Some(0) => Ok(false),
+                Some(0) => claude_block(&out.stdout),
                 Some(2) => Ok(true),
                 other => bail!("{} exited with {other:?}: {}", argv[0].to_string_lossy(), String::from_utf8_lossy(&out.stderr).trim()),
             }

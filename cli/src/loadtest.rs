@@ -107,19 +107,19 @@ fn mix() -> Vec<Case> {
 }
 
 /// A keep-alive HTTP/1.1 connection to the daemon.
-struct Conn {
+pub(crate) struct Conn {
     reader: BufReader<TcpStream>,
 }
 
 impl Conn {
-    fn open(addr: &str) -> Result<Conn> {
+    pub(crate) fn open(addr: &str) -> Result<Conn> {
         let stream = TcpStream::connect(addr).with_context(|| format!("connecting to {addr}"))?;
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(Duration::from_secs(30)))?;
         Ok(Conn { reader: BufReader::new(stream) })
     }
 
-    fn request(&mut self, method: &str, path: &str, body: &[u8]) -> Result<(u16, Vec<u8>)> {
+    pub(crate) fn request(&mut self, method: &str, path: &str, body: &[u8]) -> Result<(u16, Vec<u8>)> {
         let head = format!("{method} {path} HTTP/1.1\r\nHost: loopback\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len());
         let stream = self.reader.get_mut();
         stream.write_all(head.as_bytes())?;
