@@ -187,7 +187,12 @@ fn main() -> ExitCode {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // One event and out: no worker threads to start (the daemon and the benches get them).
+    let runtime = match &cli.command {
+        Command::Run { .. } => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        _ => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+    };
+    let runtime = match runtime {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("hookhost: error: cannot start the async runtime: {e}");
@@ -259,8 +264,20 @@ pub(crate) fn explain(e: &LoadError, args: &HostArgs) -> String {
 }
 
 pub(crate) async fn load(args: &HostArgs) -> Result<Host> {
+    load_with(args, None).await
+}
+
+/// Load for a command that handles one event and exits: an engine without the instance pool.
+async fn load_one_shot(args: &HostArgs) -> Result<Host> {
+    load_with(args, Some(hookhost::Engine::one_shot()?)).await
+}
+
+async fn load_with(args: &HostArgs, engine: Option<hookhost::Engine>) -> Result<Host> {
     let config = read_config(args)?;
     let mut builder = Host::builder().config(config).bundles(resolver(args, None));
+    if let Some(engine) = engine {
+        builder = builder.engine(engine);
+    }
     for capability in &args.grant {
         let capability: Capability = capability.parse().map_err(|e| usage(format!("--grant: {e}")))?;
         builder = builder.grant_all(capability);
@@ -279,7 +296,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             if protocol != Protocol::Json {
                 return Ok(run_for_runtime(&args, event.as_deref(), protocol, fail_closed).await);
             }
-            let host = load(&args).await?;
+            let host = load_one_shot(&args).await?;
             let (text, from) = read_event(event.as_deref())?;
             let event = HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))?;
             let outcome = host.dispatch(&event).await;
@@ -383,7 +400,7 @@ async fn run_for_runtime(args: &HostArgs, path: Option<&Path>, protocol: Protoco
     let event = read_event(path).and_then(|(text, from)| HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}"))));
     let reply = match event {
         Err(e) => hookhost::protocol::failure(protocol, None, &format!("{e:#}"), fail_closed),
-        Ok(event) => match load(args).await {
+        Ok(event) => match load_one_shot(args).await {
             Err(e) => hookhost::protocol::failure(protocol, Some(&event), &format!("{e:#}"), fail_closed),
             Ok(host) => {
                 let outcome = host.dispatch(&event).await;

@@ -82,9 +82,21 @@ impl Engine {
         Engine::create().map_err(|source| LoadError::Engine { what: "cannot create the wasm engine", source })
     }
 
+    /// An engine for a process that handles one event and exits (`hookhost run`): the same
+    /// compiler settings and limits — compiled plugins in the cache serve both — but memory
+    /// allocated on demand. The pool's up-front cost (reserving and guarding 256 stacks and
+    /// instance slots, about a fifth of a one-shot run) pays off only over many instances.
+    pub fn one_shot() -> Result<Engine, LoadError> {
+        Engine::create_with(&[Allocation::OnDemand]).map_err(|source| LoadError::Engine { what: "cannot create the wasm engine", source })
+    }
+
     fn create() -> Result<Engine, crate::error::EngineFailure> {
+        Engine::create_with(&[Allocation::PoolingScan, Allocation::Pooling, Allocation::OnDemand])
+    }
+
+    fn create_with(allocations: &[Allocation]) -> Result<Engine, crate::error::EngineFailure> {
         let mut last_error = None;
-        for allocation in [Allocation::PoolingScan, Allocation::Pooling, Allocation::OnDemand] {
+        for &allocation in allocations {
             match WasmEngine::new(&config(allocation)) {
                 Ok(inner) => {
                     tracing::debug!(?allocation, "wasm engine ready");

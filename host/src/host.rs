@@ -230,6 +230,7 @@ fn project_mount(spec: &HookSpec) -> Option<PathBuf> {
 /// Load every hook of a plan (`cache` was checked private by the caller).
 async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Option<AuditLog>, limits: HostLimits) -> Result<Host, LoadError> {
     let loader = Loader::new(engine, cache.clone())?;
+    tracing::debug!("linker ready");
     let mut plugins: HashMap<PluginRef, Arc<Plugin>> = HashMap::new();
     let mut hooks = Vec::with_capacity(plan.hooks.len());
     let mut rejected = Vec::new();
@@ -246,6 +247,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
                 // The capability first: a plugin that may not run is never compiled or cached.
                 check_process_grant(&spec, crate::plugin::imports_process(&source.bytes), granted)?;
                 let p = Arc::new(loader.load(&spec.id, source)?);
+                tracing::debug!(plugin = %p.name, "plugin loaded");
                 plugins.insert(spec.plugin.clone(), p.clone());
                 p
             }
@@ -274,6 +276,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
             }
             Err(error) => return Err(LoadError::SettingsCheckFailed { hook: spec.id, plugin: plugin.name.clone(), error }),
         }
+        tracing::debug!(hook_id = %spec.id, "hook settings checked");
         hooks.push(LoadedHook { spec, plugin, settings_json, access });
     }
     match rejected.len() {
