@@ -343,7 +343,11 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
         let io = tokio::select! {
             conn = async {
                 match &listener {
-                    Listener::Tcp(l) => l.accept().await.map(|(s, _)| Box::new(TokioIo::new(s)) as Box<dyn Io>),
+                    Listener::Tcp(l) => l.accept().await.map(|(s, _)| {
+                        // Answers are one write each: send them at once, never held for an ACK.
+                        let _ = s.set_nodelay(true);
+                        Box::new(TokioIo::new(s)) as Box<dyn Io>
+                    }),
                     Listener::Unix(l, _) => l.accept().await.map(|(s, _)| Box::new(TokioIo::new(s)) as Box<dyn Io>),
                 }
             } => match conn {
