@@ -334,7 +334,7 @@ pub(crate) fn run(args: &LoadArgs) -> Result<Report> {
         }
         if r == broken_at {
             // A broken config: the old one must keep serving.
-            std::fs::write(&config_path, "[[hooks]]\nid = \"broken\"\nevent = \"no_such_event\"\n")?;
+            replace(&config_path, "[[hooks]]\nid = \"broken\"\nevent = \"no_such_event\"\n")?;
             // SAFETY: kill only sends SIGHUP to the daemon we spawned.
             unsafe {
                 libc::kill(pid as i32, libc::SIGHUP);
@@ -342,7 +342,7 @@ pub(crate) fn run(args: &LoadArgs) -> Result<Report> {
             malformed_seen.extend(malformed(&addr, MAX_BODY)?);
             std::thread::sleep(Duration::from_millis(200));
         }
-        std::fs::write(&config_path, config(r + 1))?;
+        replace(&config_path, &config(r + 1))?;
         if r % 2 == 0 {
             // SAFETY: as above.
             unsafe {
@@ -390,6 +390,14 @@ pub(crate) fn run(args: &LoadArgs) -> Result<Report> {
         fds_before,
         fds_after,
     })
+}
+
+/// Replace the config as a deploy should: write a new file and rename it over the old one.
+fn replace(path: &std::path::Path, text: &str) -> Result<()> {
+    let next = path.with_extension("toml.next");
+    std::fs::write(&next, text)?;
+    std::fs::rename(&next, path)?;
+    Ok(())
 }
 
 fn wait_healthy(addr: &str) -> Result<()> {

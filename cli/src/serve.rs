@@ -27,7 +27,7 @@ use hookhost::{HookEvent, Host, Outcome};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// The loopback port `serve` listens on by default.
 pub const DEFAULT_PORT: u16 = 7807;
@@ -267,8 +267,32 @@ fn listen_at(text: &str) -> anyhow::Result<Listen> {
 }
 
 /// The config file's modification time, to notice it change.
-fn config_stamp(args: &HostArgs) -> Option<SystemTime> {
-    args.config.as_ref().and_then(|p| std::fs::metadata(p).ok()).and_then(|m| m.modified().ok())
+/// What the config file holds, to notice a change: its contents' digest. (Its mtime is not
+/// enough: the kernel's coarse clock can give a truncation and the write that follows it the same
+/// time, and a daemon that reloaded between them would keep the empty file.)
+fn config_stamp(args: &HostArgs) -> Option<String> {
+    let path = args.config.as_ref()?;
+    let meta = std::fs::metadata(path).ok()?;
+    // Larger than any config `read` accepts: its load fails and says so; the length tells changes apart.
+    if meta.len() > 16 << 20 {
+        return Some(format!("{}:{:?}", meta.len(), meta.modified().ok()));
+    }
+    std::fs::read(path).ok().map(|bytes| hookhost::types::ids::sha256_hex(&bytes))
+}
+
+/// A changed config, once it has stopped changing: a writer that truncates and then writes (not
+/// an atomic rename) is given time to finish, so a half-written file is not what gets loaded.
+async fn settled_stamp(args: &HostArgs) -> Option<String> {
+    let mut stamp = config_stamp(args);
+    for _ in 0..10 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let again = config_stamp(args);
+        if again == stamp {
+            break;
+        }
+        stamp = again;
+    }
+    stamp
 }
 
 /// Load the config anew; swap it in only when it loads whole.
@@ -363,9 +387,8 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
                 continue;
             }
             _ = tick.tick() => {
-                let now = config_stamp(&args.host);
-                if now != stamp {
-                    stamp = now;
+                if config_stamp(&args.host) != stamp {
+                    stamp = settled_stamp(&args.host).await;
                     reload(&app, &args.host, "the config file changed").await;
                 }
                 continue;

@@ -163,7 +163,7 @@ fn config_show_prints_the_normalised_chain_of_a_peer_file() {
 }
 
 #[test]
-fn bench_runs_the_four_ways_and_checks_every_decision() {
+fn bench_runs_every_way_and_checks_every_decision() {
     let out = hookhost(&["bench", "--seconds", "0", "--json"], "");
     assert!(out.status.success(), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -171,7 +171,8 @@ fn bench_runs_the_four_ways_and_checks_every_decision() {
     assert_eq!(report["blocked"], 4);
     let ways = report["ways"].as_array().unwrap();
     let names: Vec<&str> = ways.iter().map(|w| w["way"].as_str().unwrap()).collect();
-    assert_eq!(names, ["wasm", "sandbox", "bash-jq", "native"]);
+    // The policy four ways, then the drop-in ways: a serve daemon, hookhost-send, hookhost run.
+    assert_eq!(names, ["wasm", "sandbox", "bash-jq", "native", "serve", "send", "run"]);
     // Fails under CI=true when jq is missing.
     let jq = hookhost_tests::have("jq");
     for w in ways {

@@ -99,6 +99,28 @@ fn a_changed_config_is_loaded_whole_before_it_serves_and_a_bad_one_never_does() 
     }
 }
 
+/// A writer that truncates and rewrites the file in place, within one tick of the kernel's
+/// coarse clock, leaves its mtime where it was: the daemon notices the change by content.
+#[test]
+fn an_in_place_rewrite_with_the_same_mtime_is_noticed() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = guard_config(dir.path(), "alpha");
+    let before = std::fs::metadata(&config).unwrap().modified().unwrap();
+    let d = Daemon::start(&["--listen", "127.0.0.1:0", "--config", config.to_str().unwrap()]);
+    let decision = |cmd: &str| serde_json::from_str::<serde_json::Value>(&d.request("POST", "/v1/events", &[], &bash(cmd)).1).unwrap()["decision"].as_str().unwrap().to_string();
+    assert_eq!(decision("echo alpha"), "block");
+    let text = std::fs::read_to_string(&config).unwrap().replace("alpha", "delta");
+    std::fs::write(&config, text).unwrap();
+    std::fs::File::options().write(true).open(&config).unwrap().set_modified(before).unwrap();
+    assert_eq!(std::fs::metadata(&config).unwrap().modified().unwrap(), before);
+    let start = Instant::now();
+    while decision("echo delta") != "block" {
+        assert!(start.elapsed() < Duration::from_secs(20), "the rewritten config was not picked up");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(decision("echo alpha"), "pass");
+}
+
 #[test]
 fn sigterm_lets_a_request_in_flight_finish() {
     if !hookhost_tests::have("sleep") {
