@@ -279,9 +279,10 @@ pub(crate) fn run(args: &LoadArgs) -> Result<Report> {
     wait_healthy(&addr)?;
 
     let cases = Arc::new(mix());
-    // Warm up (every case once, checked), then measure the daemon's footprint.
+    // Warm up (every case 100 times, checked: caches and allocator pools fill), then measure the
+    // daemon's footprint.
     let mut warm = Conn::open(&addr)?;
-    for _ in 0..20 {
+    for _ in 0..100 {
         for case in cases.iter() {
             let (status, body) = warm.request("POST", case.path, case.body.as_bytes())?;
             judge(case, status, &body).map_err(|e| anyhow::anyhow!("warm-up: {}: {e}", case.body))?;
