@@ -255,29 +255,35 @@ async fn over_http(addr: &str, payloads: Vec<(String, bool)>, budget: Duration) 
     let addr = addr.to_string();
     tokio::task::spawn_blocking(move || {
         let mut conn = crate::loadtest::Conn::open(&addr)?;
-        let mut once = |payload: &str| -> Result<bool> {
+        let once = |payload: &str| -> Result<bool> {
             let (status, body) = conn.request("POST", "/v1/hooks/claude-code", payload.as_bytes())?;
             if status != 200 {
                 bail!("hookhost serve answered HTTP {status}: {}", String::from_utf8_lossy(&body));
             }
             claude_block(&body)
         };
-        let mut samples = Vec::new();
-        let started = Instant::now();
-        for (payload, blocked) in &payloads {
-            check(once(payload)?, *blocked, || payload.clone())?;
-        }
-        while samples.len() < payloads.len() || started.elapsed() < budget {
-            for (payload, blocked) in &payloads {
-                let t = Instant::now();
-                let block = once(payload)?;
-                samples.push(t.elapsed());
-                check(block, *blocked, || payload.clone())?;
-            }
-        }
-        Ok(samples)
+        time_payloads(&payloads, budget, once)
     })
     .await?
+}
+
+/// Run `once` over every payload (a checked, untimed round first), then in timed rounds for
+/// `budget` (at least one), checking every decision.
+fn time_payloads(payloads: &[(String, bool)], budget: Duration, mut once: impl FnMut(&str) -> Result<bool>) -> Result<Vec<Duration>> {
+    let mut samples = Vec::new();
+    let started = Instant::now();
+    for (payload, blocked) in payloads {
+        check(once(payload)?, *blocked, || payload.clone())?;
+    }
+    while samples.len() < payloads.len() || started.elapsed() < budget {
+        for (payload, blocked) in payloads {
+            let t = Instant::now();
+            let block = once(payload)?;
+            samples.push(t.elapsed());
+            check(block, *blocked, || payload.clone())?;
+        }
+    }
+    Ok(samples)
 }
 
 /// Spawn `argv` per call with the payload on stdin; exit 2 is a block, 0 an allow — or, for
@@ -301,20 +307,7 @@ async fn spawned(argv: Vec<std::ffi::OsString>, payloads: Vec<(String, bool)>, b
                 other => bail!("{} exited with {other:?}: {}", argv[0].to_string_lossy(), String::from_utf8_lossy(&out.stderr).trim()),
             }
         };
-        let mut samples = Vec::new();
-        let started = Instant::now();
-        for (payload, blocked) in &payloads {
-            check(once(payload)?, *blocked, || payload.clone())?;
-        }
-        while samples.len() < payloads.len() || started.elapsed() < budget {
-            for (payload, blocked) in &payloads {
-                let t = Instant::now();
-                let block = once(payload)?;
-                samples.push(t.elapsed());
-                check(block, *blocked, || payload.clone())?;
-            }
-        }
-        Ok(samples)
+        time_payloads(&payloads, budget, once)
     })
     .await?
 }
