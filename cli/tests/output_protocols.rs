@@ -42,7 +42,7 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
     let cache = hookhost::types::paths::cache_dir(None).expect("a cache directory").display().to_string();
     let cases = cases();
     let mut checked = 0;
-    for protocol in ["claude-code", "docker-agent", "starchild"] {
+    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild"] {
         std::fs::write(&outer, format!(
             "[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n{}",
             ["pre_tool_use", "permission_request", "user_prompt_submit", "stop", "session_start"].iter().map(|e| format!(
@@ -60,7 +60,7 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 33);
+    assert_eq!(checked, 55);
 }
 
 /// (event, what the inner hook answers in Claude Code's dialect): every verdict, and the effects
@@ -149,6 +149,17 @@ fn nearest(protocol: &str, event: &str, mut want: Value) -> Value {
             if decision == "allow" {
                 want["decision"] = json!("pass");
                 want["reason"] = Value::Null;
+            }
+        }
+        // Gemini CLI has no ask (a hook's "needs a human" is its deny, with the reason), and
+        // takes context on AfterTool, BeforeAgent and SessionStart only.
+        "gemini-cli" => {
+            if decision == "ask" {
+                want["decision"] = json!("block");
+                want["reason"] = json!(format!("needs a human's confirmation: {}", want["reason"].as_str().unwrap()));
+            }
+            if !matches!(event, "post_tool_use" | "user_prompt_submit" | "session_start") {
+                want["context"] = json!([]);
             }
         }
         // docker-agent takes context where its reference says (not on pre_tool_use).

@@ -356,7 +356,12 @@ fn gemini(p: &Parts, notes: &mut Vec<String>) -> String {
             put(&mut out, "reason", format!("needs a human's confirmation: {}", p.reason_or("a hook asks to confirm this")));
             notes.push("Gemini CLI has no \"ask\"; it is written as \"deny\" with the reason".into());
         }
-        VerdictKind::Allow if *p.event == E::PreToolUse => put(&mut out, "decision", "allow"),
+        VerdictKind::Allow if *p.event == E::PreToolUse => {
+            put(&mut out, "decision", "allow");
+            if let Some(reason) = &p.reason {
+                put(&mut out, "reason", reason.as_str());
+            }
+        }
         VerdictKind::Allow | VerdictKind::Pass => {}
     }
     if let Some(args) = p.arguments {

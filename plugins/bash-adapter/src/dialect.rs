@@ -1,5 +1,6 @@
-//! The four shell-hook dialects (DIALECTS.md): how each delivers the event to a script, and
-//! how each reads the script's result. Pure functions, tested natively.
+//! The shell-hook dialects (DIALECTS.md, and Gemini CLI's hooks reference,
+//! google-gemini/gemini-cli `docs/hooks/reference.md`): how each delivers the event to a
+//! script, and how each reads the script's result. Pure functions, tested natively.
 
 use hookhost_sdk::{Context, Event, Value};
 use serde_json::Map;
@@ -11,6 +12,9 @@ pub enum Dialect {
     DockerAgent,
     ClaudeCode,
     Starchild,
+    /// Gemini CLI: Claude Code's shape with its own event names (`BeforeTool`, `AfterAgent`,
+    /// ...) and `decision: "allow" | "deny"`.
+    GeminiCli,
 }
 
 impl Dialect {
@@ -20,6 +24,10 @@ impl Dialect {
             "docker-agent" => Dialect::DockerAgent,
             "claude-code" => Dialect::ClaudeCode,
             "starchild" => Dialect::Starchild,
+            // Codex speaks Claude Code's hook protocol for the events it has (its hooks
+            // reference and the output schemas in openai/codex `codex-rs/hooks/schema`).
+            "codex" => Dialect::ClaudeCode,
+            "gemini-cli" => Dialect::GeminiCli,
             _ => return None,
         })
     }
@@ -43,10 +51,22 @@ impl Dialect {
             (Dialect::Starchild, "after_model_call") => "post_llm_call",
             (Dialect::Starchild, "tool_result_transform") => "transform_tool_result",
             (Dialect::Starchild, c) => c,
-            (Dialect::ClaudeCode, c) => return c.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect(),
+            (Dialect::GeminiCli, "pre_tool_use") => "BeforeTool",
+            (Dialect::GeminiCli, "post_tool_use") => "AfterTool",
+            (Dialect::GeminiCli, "user_prompt_submit") => "BeforeAgent",
+            (Dialect::GeminiCli, "stop") => "AfterAgent",
+            (Dialect::GeminiCli, "before_model_call") => "BeforeModel",
+            (Dialect::GeminiCli, "after_model_call") => "AfterModel",
+            (Dialect::GeminiCli, "pre_compact") => "PreCompress",
+            (Dialect::ClaudeCode | Dialect::GeminiCli, c) => return pascal(c),
         };
         mapped.to_string()
     }
+}
+
+/// `pre_tool_use` → `PreToolUse`.
+fn pascal(name: &str) -> String {
+    name.split('_').filter(|w| !w.is_empty()).map(|w| w[..1].to_uppercase() + &w[1..]).collect()
 }
 
 /// How the script receives the event.
@@ -142,12 +162,16 @@ fn flat(dialect: Dialect, event: &Event, ctx: &Context) -> Map<String, Value> {
     if dialect == Dialect::Starchild {
         put_opt(&mut p, "agent_id", &ctx.agent_id);
     }
+    let gemini = dialect == Dialect::GeminiCli;
+    if gemini {
+        put(&mut p, "timestamp", ctx.ts.clone());
+    }
     let result_key = if dialect == Dialect::Starchild { "tool_result" } else { "tool_response" };
     match event {
         Event::PreToolUse(c) | Event::PermissionRequest(c) => {
             put(&mut p, "tool_name", c.name.clone());
             put(&mut p, "tool_input", c.arguments.clone());
-            if dialect != Dialect::Starchild {
+            if dialect != Dialect::Starchild && !gemini {
                 put(&mut p, "tool_use_id", c.call_id.clone());
             }
         }
@@ -155,7 +179,7 @@ fn flat(dialect: Dialect, event: &Event, ctx: &Context) -> Map<String, Value> {
             put(&mut p, "tool_name", r.name.clone());
             put(&mut p, "tool_input", r.arguments.clone());
             put(&mut p, result_key, r.result.clone());
-            if dialect != Dialect::Starchild {
+            if dialect != Dialect::Starchild && !gemini {
                 put(&mut p, "tool_use_id", r.call_id.clone());
             }
             if dialect == Dialect::DockerAgent {
@@ -170,6 +194,7 @@ fn flat(dialect: Dialect, event: &Event, ctx: &Context) -> Map<String, Value> {
             let key = match dialect {
                 Dialect::DockerAgent => "stop_response",
                 Dialect::Starchild => "response",
+                Dialect::GeminiCli => "prompt_response",
                 _ => "last_assistant_message",
             };
             put_opt(&mut p, key, &s.response);
@@ -182,6 +207,8 @@ fn flat(dialect: Dialect, event: &Event, ctx: &Context) -> Map<String, Value> {
             put(&mut p, "message", message.clone());
             put_opt(&mut p, "notification_type", kind);
         }
+        Event::BeforeModelCall { request, .. } if gemini => put(&mut p, "llm_request", request.clone()),
+        Event::AfterModelCall { response, .. } if gemini => put(&mut p, "llm_response", response.clone()),
         Event::BeforeModelCall { model, .. } | Event::AfterModelCall { model, .. } => put_opt(&mut p, "model_id", model),
         Event::TurnEnd { success } => put(&mut p, "success", *success),
         Event::TurnStart => {}
@@ -235,6 +262,17 @@ pub fn deliver(dialect: Dialect, event: &Event, ctx: &Context, project_dir: &str
         Dialect::ClaudeCode => {
             let json = Value::Object(flat(dialect, event, ctx)).to_string();
             Delivery { json, env: vec![("CLAUDE_PROJECT_DIR".into(), project_dir.to_string())], stdin: true, file_var: None }
+        }
+        Dialect::GeminiCli => {
+            let json = Value::Object(flat(dialect, event, ctx)).to_string();
+            let env = vec![
+                ("GEMINI_PROJECT_DIR".into(), project_dir.to_string()),
+                ("GEMINI_SESSION_ID".into(), ctx.session_id.clone()),
+                ("GEMINI_CWD".into(), ctx.cwd.clone().unwrap_or_else(|| project_dir.to_string())),
+                // Gemini CLI sets Claude Code's name too, for hooks written for both.
+                ("CLAUDE_PROJECT_DIR".into(), project_dir.to_string()),
+            ];
+            Delivery { json, env, stdin: true, file_var: None }
         }
         Dialect::DockerAgent | Dialect::Starchild => {
             Delivery { json: Value::Object(flat(dialect, event, ctx)).to_string(), env: Vec::new(), stdin: true, file_var: None }

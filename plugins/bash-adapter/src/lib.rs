@@ -109,7 +109,7 @@ fn settings(v: &Value) -> Result<Settings, String> {
             "working_dir" => s.working_dir = Some(string()?),
             "dialect" => {
                 let name = string()?;
-                s.dialect = Dialect::parse(&name).ok_or(format!("settings.dialect {name:?} is not one of everruns, docker-agent, claude-code, starchild"))?;
+                s.dialect = Dialect::parse(&name).ok_or(format!("settings.dialect {name:?} is not one of everruns, docker-agent, claude-code, codex, gemini-cli, starchild"))?;
             }
             "mode" => {
                 s.mode = match string()?.as_str() {

@@ -125,6 +125,39 @@ fn peer_json_maps_onto_canonical_effects() {
 }
 
 #[test]
+fn gemini_cli_results_read_as_its_hooks_reference_says() {
+    let run = |code, out: &str, err: &str| interpret(D::GeminiCli, &pre(), &Run::new(code, out, err));
+    assert_eq!(run(0, "", ""), Ok(Decision::pass()));
+    assert_eq!(run(2, "", "dangerous\n"), blocked("dangerous"), "exit 2 is its system block");
+    assert_eq!(run(1, "", "oops"), Err("hook exited with status 1: oops".into()), "other exits are warnings: an executor error");
+    assert_eq!(run(0, r#"{"decision":"deny","reason":"no"}"#, ""), blocked("no"));
+    assert_eq!(run(0, r#"{"decision":"block","reason":"no"}"#, ""), blocked("no"));
+    assert_eq!(run(0, r#"{"decision":"allow","reason":"fine"}"#, ""), Ok(Decision::allow_because("fine")));
+    assert_eq!(run(0, r#"{"continue":false,"stopReason":"enough"}"#, ""), Ok(Decision::halt("enough")));
+    let rewrite = r#"{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"ls -a"}},"systemMessage":"hi"}"#;
+    assert_eq!(run(0, rewrite, ""), Ok(Decision::pass().rewrite_input(json!({"command": "ls -a"})).notify_user("hi")));
+    assert_eq!(run(0, "plain words", ""), Ok(Decision::pass().notify_user("plain words")), "text on stdout is a system message");
+    let context = r#"{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"it is Monday"}}"#;
+    assert_eq!(interpret(D::GeminiCli, &Event::user_prompt("hi"), &Run::new(0, context, "")), Ok(Decision::pass().add_context("it is Monday")));
+    assert_eq!(crate::dialect::Dialect::parse("codex"), Some(D::ClaudeCode), "Codex speaks Claude Code's protocol");
+}
+
+#[test]
+fn gemini_cli_gets_its_own_event_names_and_fields() {
+    let ctx = Context { session_id: "s1".into(), ts: "2026-11-24T00:00:00Z".into(), ..Context::default() };
+    let d = crate::dialect::deliver(D::GeminiCli, &pre(), &ctx, "/p");
+    let v: Value = serde_json::from_str(&d.json).unwrap();
+    assert_eq!((v["hook_event_name"].as_str(), v["tool_input"]["command"].as_str(), v["timestamp"].as_str()), (Some("BeforeTool"), Some("ls"), Some("2026-11-24T00:00:00Z")));
+    assert!(d.stdin && d.env.contains(&("GEMINI_PROJECT_DIR".into(), "/p".into())));
+    let stop = Event::Stop(hookhost_sdk::Stop { response: Some("done".into()), stop_hook_active: true, loop_count: 0 });
+    let v: Value = serde_json::from_str(&crate::dialect::deliver(D::GeminiCli, &stop, &ctx, "/p").json).unwrap();
+    assert_eq!((v["hook_event_name"].as_str(), v["prompt_response"].as_str(), v["stop_hook_active"].as_bool()), (Some("AfterAgent"), Some("done"), Some(true)));
+    for (event, name) in [(Event::user_prompt("x"), "BeforeAgent"), (Event::SessionStart { source: None }, "SessionStart"), (Event::PreCompact(Default::default()), "PreCompress")] {
+        assert_eq!(D::GeminiCli.event_name(&event), name);
+    }
+}
+
+#[test]
 fn effects_an_event_does_not_accept_are_dropped() {
     let out = r#"{"hook_specific_output":{"additional_context":"x","updated_tool_response":"y"}}"#;
     let end = Event::SessionEnd { reason: None };
@@ -175,7 +208,7 @@ fn settings_are_checked() {
     assert_eq!(err(json!({"url": "http://h/", "headers": {"a": 1}})), "settings.headers.a must be a string");
     assert!(BashAdapter::validate_settings(&json!({"url": "http://127.0.0.1:9/h", "headers": {"a": "b"}, "allowed_env_vars": ["X"], "dialect": "claude-code", "mode": "auto"})).is_ok());
     assert_eq!(err(json!({"command": "x", "argv": ["y"]})), "set either settings.command or settings.argv, not both");
-    assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect \"zsh\" is not one of everruns, docker-agent, claude-code, starchild");
+    assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect \"zsh\" is not one of everruns, docker-agent, claude-code, codex, gemini-cli, starchild");
     assert_eq!(err(json!({"command": "x", "shell": "fish"})), "settings.shell \"fish\" is not one of bash, sh, zsh, dash, powershell, pwsh");
     assert_eq!(err(json!({"command": "x", "color": 1})), "unknown setting \"color\"; known settings are command, argv, url, headers, allowed_env_vars, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure");
     assert_eq!(err(json!({"command": "x", "project_dir": "repo"})), "settings.project_dir \"repo\" must be an absolute path");

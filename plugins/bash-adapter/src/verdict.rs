@@ -79,6 +79,23 @@ pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision,
                 Decision::pass()
             }
         }
+        Dialect::GeminiCli => {
+            if code == 2 {
+                // "System block": stderr is the reason (a JSON reason wins, as for Claude Code).
+                let reason = object(stdout).ok().and_then(|v| first_of(&v, &["reason", "stopReason"])).or(stderr);
+                block(reason, None)
+            } else if code != 0 {
+                let detail = stderr.map(|s| format!(": {s}")).unwrap_or_default();
+                return Err(format!("hook exited with status {code}{detail}"));
+            } else if stdout.is_empty() {
+                Decision::pass()
+            } else if stdout.starts_with('{') {
+                gemini_json(&object(stdout)?)
+            } else {
+                // Gemini CLI shows stdout that is not JSON to the user as a system message.
+                Decision::pass().notify_user(stdout)
+            }
+        }
         Dialect::Starchild => {
             if stdout.is_empty() {
                 match (code, stderr) {
@@ -192,6 +209,39 @@ fn peer_json(dialect: Dialect, v: &Value) -> Decision {
         d.effects.push(Effect::Annotate(pairs));
     }
     if let Some(m) = text(v, system) {
+        d.effects.push(Effect::NotifyUser(m));
+    }
+    d
+}
+
+/// Gemini CLI's JSON output (its hooks reference, "Common output fields" and each event's
+/// `hookSpecificOutput`): `decision` allow / deny (or block), `reason`, `continue: false` +
+/// `stopReason`, `systemMessage`; `hookSpecificOutput.tool_input` (BeforeTool),
+/// `tool_output` (AfterTool) and `additionalContext`.
+fn gemini_json(v: &Value) -> Decision {
+    let spec = v.get("hookSpecificOutput").cloned().unwrap_or(Value::Null);
+    let reason = text(v, "reason");
+    let mut d = Decision::pass();
+    if v.get("continue") == Some(&Value::Bool(false)) {
+        d.verdict = Verdict::Halt(first_of(v, &["stopReason", "reason"]));
+    } else {
+        match v.get("decision").and_then(Value::as_str) {
+            Some("deny" | "block") => d.verdict = Verdict::Block { reason, user_message: None },
+            Some("allow" | "approve") => d.verdict = Verdict::Allow(reason),
+            Some("ask") => d.verdict = Verdict::Ask(reason),
+            _ => {}
+        }
+    }
+    if let Some(input) = spec.get("tool_input").filter(|x| x.is_object()) {
+        d.effects.push(Effect::RewriteInput(input.clone()));
+    }
+    if let Some(out) = spec.get("tool_output") {
+        d.effects.push(Effect::RewriteOutput(out.clone()));
+    }
+    if let Some(c) = text(&spec, "additionalContext") {
+        d.effects.push(Effect::AddContext(c));
+    }
+    if let Some(m) = text(v, "systemMessage") {
         d.effects.push(Effect::NotifyUser(m));
     }
     d
