@@ -230,6 +230,7 @@ fn project_mount(spec: &HookSpec) -> Option<PathBuf> {
 /// Load every hook of a plan (`cache` was checked private by the caller).
 async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Option<AuditLog>, limits: HostLimits) -> Result<Host, LoadError> {
     let loader = Loader::new(engine, cache.clone())?;
+    let accepted = crate::accepted::AcceptedSettings::new(cache.as_deref());
     tracing::debug!("linker ready");
     let mut plugins: HashMap<PluginRef, Arc<Plugin>> = HashMap::new();
     let mut hooks = Vec::with_capacity(plan.hooks.len());
@@ -267,8 +268,13 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
         net.extend(Capability::net_hosts(&spec.grants));
         let access = Access { process: granted && plugin.imports_process, read_dir, net: net.into() };
         let settings_json = spec.settings.to_string();
+        if accepted.known(&plugin.digest, &settings_json, &spec.limits, &access) {
+            tracing::debug!(hook_id = %spec.id, "hook settings accepted before");
+            hooks.push(LoadedHook { spec, plugin, settings_json, access });
+            continue;
+        }
         match plugin.validate_settings(&spec.id, &settings_json, &spec.limits, &access).await {
-            Ok(Ok(())) => {}
+            Ok(Ok(())) => accepted.remember(&plugin.digest, &settings_json, &spec.limits, &access),
             Ok(Err(message)) => {
                 // Every hook's settings are checked, so one load reports each rejection.
                 rejected.push(LoadError::SettingsRejected { hook: spec.id, plugin: plugin.name.clone(), message });

@@ -24,6 +24,7 @@
 
 #![deny(missing_docs)]
 
+mod accepted;
 mod audit;
 mod builtin;
 mod dispatch;
