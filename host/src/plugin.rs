@@ -166,12 +166,21 @@ impl ResourceLimiter for MemoryLimiter {
     }
 }
 
-/// The linker every plugin links against: deny-by-default WASI plus `hookhost:hooks/log`.
+/// The linker every plugin links against: deny-by-default WASI plus `hookhost:hooks/*`.
+/// `wasi:http` is added by [`with_http`] for the plugins that import it.
 pub(crate) fn linker(engine: &wasmtime::Engine) -> wasmtime::Result<Linker<State>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
-    wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
     Hook::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)?;
+    Ok(linker)
+}
+
+/// `base` plus `wasi:http` (deny-by-default: [`crate::net::NetPolicy`] decides each request).
+/// Kept apart because it is a third of the linker's set-up time, which a one-shot run whose
+/// plugins make no HTTP requests need not pay.
+fn with_http(base: &Linker<State>) -> wasmtime::Result<Linker<State>> {
+    let mut linker = base.clone();
+    wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
     Ok(linker)
 }
 
@@ -228,6 +237,8 @@ impl<'a> PluginSource<'a> {
 pub struct Loader {
     engine: Engine,
     linker: Linker<State>,
+    /// `linker` with `wasi:http`, made when the first plugin that imports it loads.
+    http_linker: std::sync::OnceLock<Result<Linker<State>, crate::error::EngineFailure>>,
     cache: Option<PathBuf>,
 }
 
@@ -235,7 +246,7 @@ impl Loader {
     /// A loader for `engine`, caching compiled code in `cache`.
     pub fn new(engine: &Engine, cache: Option<PathBuf>) -> Result<Loader, LoadError> {
         let linker = linker(engine.wasmtime()).map_err(|e| LoadError::Engine { what: "cannot set up the linker", source: e.into() })?;
-        Ok(Loader { engine: engine.clone(), linker, cache })
+        Ok(Loader { engine: engine.clone(), linker, http_linker: std::sync::OnceLock::new(), cache })
     }
 
     /// Load a plugin for `hook`: check the bytes are a component, compile it (or load it from
@@ -248,8 +259,16 @@ impl Loader {
         let digest = digest.unwrap_or_else(|| hookhost_types::ids::sha256_hex(&bytes));
         let component = engine::load_component(engine, &bytes, &digest, self.cache.as_deref())
             .map_err(|e| not_component(format!("it does not validate ({})", chain(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
-        let imports_process = check_shape(engine, &component, hook, &name)?;
-        let instance_pre = self.linker.instantiate_pre(&component).map_err(|e| LoadError::UnsupportedImport {
+        let Shape { imports_process, imports_http } = check_shape(engine, &component, hook, &name)?;
+        let linker = match imports_http {
+            false => &self.linker,
+            true => self
+                .http_linker
+                .get_or_init(|| with_http(&self.linker).map_err(Into::into))
+                .as_ref()
+                .map_err(|e| LoadError::Engine { what: "cannot set up the wasi:http linker", source: e.clone() })?,
+        };
+        let instance_pre = linker.instantiate_pre(&component).map_err(|e| LoadError::UnsupportedImport {
             hook: hook.into(),
             plugin: name.clone(),
             import: chain(&e),
@@ -430,28 +449,45 @@ fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hi
 /// not parse say no (compiling them then fails with its own message); the compiled component's
 /// imports are checked again at load.
 pub(crate) fn imports_process(bytes: &[u8]) -> bool {
-    let mut depth = 0usize;
-    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
-        match payload {
-            Err(_) => return false,
-            Ok(wasmparser::Payload::Version { .. }) => depth += 1,
-            Ok(wasmparser::Payload::End(_)) => depth = depth.saturating_sub(1),
-            // Only the outer component's own imports: nested modules and components are linked
-            // inside it.
-            Ok(wasmparser::Payload::ComponentImportSection(reader)) if depth == 1 => {
-                if reader.into_iter().flatten().any(|i| i.name.name == wit::PROCESS_IMPORT) {
-                    return true;
+    use wasmparser::{Chunk, Parser, Payload};
+    // Only the outer component's own imports matter: nested modules and components are linked
+    // inside it, so they are stepped over whole rather than parsed (a 12 MB plugin is almost
+    // all nested module code).
+    let mut parser = Parser::new(0);
+    let mut data = bytes;
+    loop {
+        let (consumed, skip) = match parser.parse(data, true) {
+            Ok(Chunk::Parsed { consumed, payload }) => match payload {
+                Payload::ComponentImportSection(reader) => {
+                    if reader.into_iter().flatten().any(|i| i.name.name == wit::PROCESS_IMPORT) {
+                        return true;
+                    }
+                    (consumed, 0)
                 }
-            }
-            Ok(_) => {}
+                Payload::ModuleSection { unchecked_range, .. } | Payload::ComponentSection { unchecked_range, .. } => (consumed, unchecked_range.len()),
+                Payload::End(_) => return false,
+                _ => (consumed, 0),
+            },
+            Ok(Chunk::NeedMoreData(_)) | Err(_) => return false,
+        };
+        match data.get(consumed + skip..) {
+            Some(rest) => data = rest,
+            None => return false,
         }
     }
-    false
+}
+
+/// What a component imports that the host links only on demand.
+struct Shape {
+    /// `hookhost:hooks/process` (it needs `process:exec`).
+    imports_process: bool,
+    /// Any `wasi:http/` interface.
+    imports_http: bool,
 }
 
 /// Check the component's exports and imports before linking, so the error says exactly what is
-/// wrong (Spin's `HandlerType::from_instance_pre` idea). Returns whether it imports `process`.
-fn check_shape(engine: &wasmtime::Engine, component: &Component, hook: &str, name: &str) -> Result<bool, LoadError> {
+/// wrong (Spin's `HandlerType::from_instance_pre` idea).
+fn check_shape(engine: &wasmtime::Engine, component: &Component, hook: &str, name: &str) -> Result<Shape, LoadError> {
     let ty = component.component_type();
     let exports: Vec<String> = ty.exports(engine).map(|(n, _)| n.to_string()).collect();
     if !exports.iter().any(|n| n == wit::HANDLER_EXPORT) {
@@ -468,21 +504,31 @@ fn check_shape(engine: &wasmtime::Engine, component: &Component, hook: &str, nam
             found: exports.join(", "),
         });
     }
-    let mut imports_process = false;
+    let mut shape = Shape { imports_process: false, imports_http: false };
     for (import, _) in ty.imports(engine) {
         if import == wit::PROCESS_IMPORT {
-            imports_process = true;
+            shape.imports_process = true;
+        } else if import.starts_with("wasi:http/") {
+            shape.imports_http = true;
         } else if !(import.starts_with("wasi:") || import == wit::LOG_IMPORT || import == wit::TYPES_IMPORT) {
             return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name.into(), import: import.into() });
         }
     }
-    Ok(imports_process)
+    Ok(shape)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use hookhost_types::HookEvent;
+
+    /// Read from the outer component's import section, nested modules stepped over.
+    #[test]
+    fn imports_process_reads_the_outer_imports_only() {
+        assert!(imports_process(crate::builtin::get("bash-adapter").unwrap().0));
+        assert!(!imports_process(crate::builtin::get("guard-destructive").unwrap().0));
+        assert!(!imports_process(b"\0asm\x0d\0\x01\0garbage"), "bytes that do not parse say no");
+    }
 
     /// The grant is checked again when the guest calls `process.run`: the bash adapter asked to
     /// run a host process by a hook that was not granted `process:exec` gets a refusal, and no
