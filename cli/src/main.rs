@@ -87,6 +87,14 @@ enum Command {
         #[command(flatten)]
         host: HostArgs,
     },
+    /// Write the WIT package hooks are built against (`hooks.wit`, world `hook`) into DIR
+    /// (default `wit`), or to stdout with `-`: what wit-bindgen, componentize-py and
+    /// componentize-js read.
+    Wit {
+        /// The directory to write `hooks.wit` into, or `-` for stdout.
+        #[arg(default_value = "wit")]
+        dir: PathBuf,
+    },
     /// Inspect configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -382,6 +390,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Registry(cmd) => cli_bundle::registry(cmd).await,
         Command::Lock { host } => cli_bundle::lock(&host).await,
         Command::Serve(args) => serve::serve(args).await,
+        Command::Wit { dir } => write_wit(&dir),
         Command::Check { host } => {
             let loaded = load(&host).await?;
             let ids: Vec<&str> = loaded.hook_ids().collect();
@@ -390,6 +399,28 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The WIT package this hookhost speaks, as compiled in.
+const HOOKS_WIT: &str = include_str!("../../wit/hooks.wit");
+
+/// `hookhost wit DIR`: write `DIR/hooks.wit` (creating DIR), or print it for `-`.
+fn write_wit(dir: &Path) -> Result<ExitCode> {
+    if dir == Path::new("-") {
+        print!("{HOOKS_WIT}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let path = dir.join("hooks.wit");
+    let before = std::fs::read_to_string(&path).ok();
+    if before.as_deref() == Some(HOOKS_WIT) {
+        println!("{} is up to date ({})", path.display(), hookhost_types::WIT_PACKAGE);
+        return Ok(ExitCode::SUCCESS);
+    }
+    std::fs::create_dir_all(dir).map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::write(&path, HOOKS_WIT).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?;
+    let verb = if before.is_some() { "updated" } else { "wrote" };
+    println!("{verb} {} ({}; build your hook for its world `hook`)", path.display(), hookhost_types::WIT_PACKAGE);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `run --output P`: answer in the runtime's protocol, whatever happens. hookhost's own

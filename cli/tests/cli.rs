@@ -349,3 +349,23 @@ fn under_a_runtime_protocol_hookhosts_own_failures_never_read_as_a_block() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild");
 }
+
+/// `hookhost wit DIR` writes the WIT package authors build against; `-` prints it; a second
+/// run says the file is up to date, and a changed file is put back.
+#[test]
+fn wit_writes_the_package_hooks_are_built_against() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("wit");
+    let wit = |arg: &std::path::Path| hookhost(&["wit", arg.to_str().unwrap()], "");
+    let repo_wit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../wit/hooks.wit")).unwrap();
+    let out = wit(&target);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let written = target.join("hooks.wit");
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), repo_wit);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("wrote {} (hookhost:hooks@0.1.0; build your hook for its world `hook`)\n", written.display()));
+    assert_eq!(String::from_utf8_lossy(&wit(&target).stdout), format!("{} is up to date (hookhost:hooks@0.1.0)\n", written.display()));
+    std::fs::write(&written, "stale").unwrap();
+    assert!(String::from_utf8_lossy(&wit(&target).stdout).starts_with("updated "));
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), repo_wit);
+    assert_eq!(String::from_utf8_lossy(&wit(std::path::Path::new("-")).stdout), repo_wit);
+}

@@ -77,7 +77,7 @@ pub enum LoadError {
     },
 
     /// The component imports something hookhost does not provide.
-    #[error("{hook}: plugin {plugin} imports {import}, which hookhost does not provide; plugins may import WASI 0.2 and {log} only", log = crate::wit::LOG_IMPORT)]
+    #[error("{hook}: plugin {plugin} imports {import}, which hookhost cannot link ({why}); {PROVIDED}; {UNSUPPORTED_IMPORT_FIX}")]
     UnsupportedImport {
         /// The hook.
         hook: String,
@@ -85,6 +85,8 @@ pub enum LoadError {
         plugin: String,
         /// The import.
         import: String,
+        /// Why it cannot be linked.
+        why: &'static str,
     },
 
     /// The plugin needs a capability the config does not grant it.
@@ -163,6 +165,12 @@ pub enum LoadError {
         source: EngineFailure,
     },
 }
+
+/// What a plugin may import, for messages.
+const PROVIDED: &str = "hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process @0.1.0";
+
+/// What to change, per toolchain, when a plugin imports what hookhost does not provide.
+const UNSUPPORTED_IMPORT_FIX: &str = "build the hook against the `hook` world of hookhost's WIT (`hookhost wit DIR` writes it): Rust, drop the binding or crate that pulls the import in; componentize-py, pass `-w hook`; componentize-js, give `hook` as the world; C, generate with `wit-bindgen c` for the `hook` world";
 
 /// What wasmtime said when the engine or the linker could not be set up (its full chain).
 #[derive(Debug, Clone, thiserror::Error)]

@@ -256,6 +256,13 @@ impl Loader {
         let engine = self.engine.wasmtime();
         let not_component = |reason: String, fix: &'static str| LoadError::NotAComponent { hook: hook.into(), plugin: name.clone(), reason, fix };
         sniff(&bytes).map_err(|(reason, fix)| not_component(reason, fix))?;
+        // What it imports is read before anything is compiled: a plugin hookhost cannot link
+        // is refused in microseconds, not after a compile of seconds, and never cached.
+        if let Some(imports) = outer_imports(&bytes) {
+            if let Some((import, why)) = imports.iter().find_map(|i| unsupported(i).map(|why| (i, why))) {
+                return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name, import: import.clone(), why });
+            }
+        }
         let digest = digest.unwrap_or_else(|| hookhost_types::ids::sha256_hex(&bytes));
         let component = engine::load_component(engine, &bytes, &digest, self.cache.as_deref())
             .map_err(|e| not_component(format!("it does not validate ({})", chain(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
@@ -272,6 +279,7 @@ impl Loader {
             hook: hook.into(),
             plugin: name.clone(),
             import: chain(&e),
+            why: "hookhost cannot link it",
         })?;
         let pre = HookPre::new(instance_pre).map_err(|e| LoadError::WrongWorld {
             hook: hook.into(),
@@ -449,32 +457,55 @@ fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hi
 /// not parse say no (compiling them then fails with its own message); the compiled component's
 /// imports are checked again at load.
 pub(crate) fn imports_process(bytes: &[u8]) -> bool {
+    outer_imports(bytes).is_some_and(|imports| imports.iter().any(|i| i == wit::PROCESS_IMPORT))
+}
+
+/// The names a component imports, read from its own import sections without compiling it;
+/// `None` when the bytes do not parse that far.
+pub(crate) fn outer_imports(bytes: &[u8]) -> Option<Vec<String>> {
     use wasmparser::{Chunk, Parser, Payload};
     // Only the outer component's own imports matter: nested modules and components are linked
     // inside it, so they are stepped over whole rather than parsed (a 12 MB plugin is almost
     // all nested module code).
     let mut parser = Parser::new(0);
     let mut data = bytes;
+    let mut imports = Vec::new();
     loop {
-        let (consumed, skip) = match parser.parse(data, true) {
-            Ok(Chunk::Parsed { consumed, payload }) => match payload {
+        let (consumed, skip) = match parser.parse(data, true).ok()? {
+            Chunk::Parsed { consumed, payload } => match payload {
                 Payload::ComponentImportSection(reader) => {
-                    if reader.into_iter().flatten().any(|i| i.name.name == wit::PROCESS_IMPORT) {
-                        return true;
+                    for import in reader {
+                        imports.push(import.ok()?.name.name.to_string());
                     }
                     (consumed, 0)
                 }
                 Payload::ModuleSection { unchecked_range, .. } | Payload::ComponentSection { unchecked_range, .. } => (consumed, unchecked_range.len()),
-                Payload::End(_) => return false,
+                Payload::End(_) => return Some(imports),
                 _ => (consumed, 0),
             },
-            Ok(Chunk::NeedMoreData(_)) | Err(_) => return false,
+            Chunk::NeedMoreData(_) => return None,
         };
-        match data.get(consumed + skip..) {
-            Some(rest) => data = rest,
-            None => return false,
-        }
+        data = data.get(consumed + skip..)?;
     }
+}
+
+/// Why hookhost cannot link an import, if it cannot: it provides WASI 0.2 (every interface
+/// `wasmtime-wasi` and `wasmtime-wasi-http` implement, deny-by-default) and its own
+/// `hookhost:hooks` interfaces.
+fn unsupported(import: &str) -> Option<&'static str> {
+    if import == wit::PROCESS_IMPORT || import == wit::LOG_IMPORT || import == wit::TYPES_IMPORT {
+        return None;
+    }
+    if let Some(rest) = import.strip_prefix("wasi:") {
+        return match rest.split_once('@').map(|(_, version)| version) {
+            Some(version) if !version.starts_with("0.2.") => Some("it is not WASI 0.2, the version hookhost links"),
+            _ => None,
+        };
+    }
+    if import.starts_with("hookhost:hooks/") {
+        return Some("it is not an interface of the hook contract this hookhost speaks");
+    }
+    Some("hookhost does not provide it")
 }
 
 /// What a component imports that the host links only on demand.
@@ -510,8 +541,9 @@ fn check_shape(engine: &wasmtime::Engine, component: &Component, hook: &str, nam
             shape.imports_process = true;
         } else if import.starts_with("wasi:http/") {
             shape.imports_http = true;
-        } else if !(import.starts_with("wasi:") || import == wit::LOG_IMPORT || import == wit::TYPES_IMPORT) {
-            return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name.into(), import: import.into() });
+        }
+        if let Some(why) = unsupported(import) {
+            return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name.into(), import: import.into(), why });
         }
     }
     Ok(shape)
@@ -528,6 +560,18 @@ mod tests {
         assert!(imports_process(crate::builtin::get("bash-adapter").unwrap().0));
         assert!(!imports_process(crate::builtin::get("guard-destructive").unwrap().0));
         assert!(!imports_process(b"\0asm\x0d\0\x01\0garbage"), "bytes that do not parse say no");
+    }
+
+    #[test]
+    fn what_hookhost_links_and_what_it_refuses() {
+        for ok in ["wasi:cli/environment@0.2.6", "wasi:http/outgoing-handler@0.2.0", "wasi:io/streams@0.2.3", wit::LOG_IMPORT, wit::TYPES_IMPORT, wit::PROCESS_IMPORT] {
+            assert_eq!(unsupported(ok), None, "{ok}");
+        }
+        assert_eq!(unsupported("wasi:cli/environment@0.3.0"), Some("it is not WASI 0.2, the version hookhost links"));
+        assert_eq!(unsupported("hookhost:hooks/secrets@0.1.0"), Some("it is not an interface of the hook contract this hookhost speaks"));
+        assert_eq!(unsupported("acme:probe/telemetry"), Some("hookhost does not provide it"));
+        let adapter = outer_imports(crate::builtin::get("bash-adapter").unwrap().0).unwrap();
+        assert!(adapter.iter().any(|i| i == wit::PROCESS_IMPORT) && adapter.iter().all(|i| unsupported(i).is_none()), "{adapter:?}");
     }
 
     /// The grant is checked again when the guest calls `process.run`: the bash adapter asked to

@@ -121,10 +121,19 @@ async fn a_plugin_for_an_unknown_wit_version_says_which_versions() {
 /// is refused at load, naming the import.
 #[tokio::test]
 async fn an_import_hookhost_does_not_provide_is_refused() {
+    // Its own cache: a refused plugin must never have been compiled into it.
+    let cache = tempfile::tempdir().unwrap();
     let toml = format!("[[hooks]]\nid = \"h\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"{}\" }}\n", fixtures::FOREIGN_IMPORT);
-    let err = hookhost_tests::try_host(&toml).await.err().expect("refused");
+    let config = hookhost_tests::config(&toml, std::path::Path::new("."));
+    let err = hookhost::Host::builder().config(config).cache_dir(Some(cache.path().to_path_buf())).build().await.err().expect("refused");
     assert_eq!(
         err.to_string(),
-        format!("user:h: plugin {} imports acme:probe/telemetry, which hookhost does not provide; plugins may import WASI 0.2 and hookhost:hooks/log@0.1.0 only", fixtures::FOREIGN_IMPORT)
+        format!(
+            "user:h: plugin {} imports acme:probe/telemetry, which hookhost cannot link (hookhost does not provide it); hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process @0.1.0; build the hook against the `hook` world of hookhost's WIT (`hookhost wit DIR` writes it): Rust, drop the binding or crate that pulls the import in; componentize-py, pass `-w hook`; componentize-js, give `hook` as the world; C, generate with `wit-bindgen c` for the `hook` world",
+            fixtures::FOREIGN_IMPORT
+        )
     );
+    // Read from its import section before compiling: nothing was compiled or cached.
+    let compiled: Vec<_> = std::fs::read_dir(cache.path()).map(|d| d.flatten().map(|e| e.file_name()).filter(|n| n.to_string_lossy().ends_with(".cwasm")).collect()).unwrap_or_default();
+    assert!(compiled.is_empty(), "a refused plugin was compiled: {compiled:?}");
 }
