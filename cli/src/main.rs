@@ -12,6 +12,7 @@ use std::process::ExitCode;
 mod bench;
 mod cli_bundle;
 mod loadtest;
+mod scenario;
 mod serve;
 mod table;
 
@@ -86,6 +87,26 @@ enum Command {
     Check {
         #[command(flatten)]
         host: HostArgs,
+    },
+    /// Run scenario files — each scenario an event and the outcome expected of it — against a
+    /// config (or one plugin); print a pass/fail table; exit 1 on any mismatch.
+    Test {
+        #[command(flatten)]
+        host: HostArgs,
+        /// Test this plugin (a .wasm component) on every event the scenarios use, instead of a
+        /// config; its hooks fail closed (`on_error = "block"`).
+        #[arg(long, conflicts_with = "config")]
+        plugin: Option<PathBuf>,
+        /// The plugin's settings, as JSON (with --plugin).
+        #[arg(long, value_name = "JSON", requires = "plugin")]
+        settings: Option<String>,
+        /// Print the report as JSON (for CI).
+        #[arg(long)]
+        json: bool,
+        /// Scenario files: TOML, or JSON with a .json extension ([[scenario]] with `name`,
+        /// `event` and `expect`).
+        #[arg(required = true, value_name = "SCENARIOS")]
+        scenarios: Vec<PathBuf>,
     },
     /// Write the WIT package hooks are built against (`hooks.wit`, world `hook`) into DIR
     /// (default `wit`), or to stdout with `-`: what wit-bindgen, componentize-py and
@@ -282,6 +303,10 @@ async fn load_one_shot(args: &HostArgs) -> Result<Host> {
 
 async fn load_with(args: &HostArgs, engine: Option<hookhost::Engine>) -> Result<Host> {
     let config = read_config(args)?;
+    load_config(args, config, engine).await
+}
+
+async fn load_config(args: &HostArgs, config: ConfigFile, engine: Option<hookhost::Engine>) -> Result<Host> {
     let mut builder = Host::builder().config(config).bundles(resolver(args, None));
     if let Some(engine) = engine {
         builder = builder.engine(engine);
@@ -391,6 +416,31 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Lock { host } => cli_bundle::lock(&host).await,
         Command::Serve(args) => serve::serve(args).await,
         Command::Wit { dir } => write_wit(&dir),
+        Command::Test { host: args, plugin, settings, json, scenarios } => {
+            let loaded = scenario::load(&scenarios).map_err(usage)?;
+            let host = match &plugin {
+                Some(path) => {
+                    let settings: serde_json::Value = match &settings {
+                        Some(text) => serde_json::from_str(text).map_err(|e| usage(format!("--settings: not JSON ({e})")))?,
+                        None => serde_json::json!({}),
+                    };
+                    let config = scenario::plugin_config(path, &settings, &loaded).map_err(usage)?;
+                    load_config(&args, config, None).await?
+                }
+                None => load(&args).await?,
+            };
+            let mut checked = Vec::with_capacity(loaded.len());
+            for s in &loaded {
+                checked.push(scenario::run(&host, s).await);
+            }
+            let rows: Vec<_> = loaded.iter().zip(checked.iter()).collect();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&scenario::json_report(&rows))?);
+            } else {
+                print!("{}", scenario::table(&rows));
+            }
+            Ok(if checked.iter().all(|c| c.mismatches.is_empty()) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
         Command::Check { host } => {
             let loaded = load(&host).await?;
             let ids: Vec<&str> = loaded.hook_ids().collect();

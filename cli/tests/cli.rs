@@ -369,3 +369,53 @@ fn wit_writes_the_package_hooks_are_built_against() {
     assert_eq!(std::fs::read_to_string(&written).unwrap(), repo_wit);
     assert_eq!(String::from_utf8_lossy(&wit(std::path::Path::new("-")).stdout), repo_wit);
 }
+
+/// `hookhost test`: the example scenarios pass against the embedded default; a scenario whose
+/// expectation is wrong fails the run (exit 1) and says what differed; a plugin is tested on
+/// its own with `--plugin` and `--settings`; malformed scenario files are refused naming the
+/// file, the scenario and the fix (exit 2), and nothing runs.
+#[test]
+fn test_runs_scenarios_and_fails_on_a_mismatch() {
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/scenarios/default.toml");
+    let out = hookhost(&["test", examples], "");
+    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("recursive delete of / is blocked") && table.ends_with("\n4 passed, 0 failed\n"), "{table}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let wrong = dir.path().join("wrong.toml");
+    std::fs::write(&wrong, "[[scenario]]\nname = \"ls is blocked\"\nevent = { event = \"pre_tool_use\", data = { tool_name = \"bash\", arguments = { command = \"ls\" } } }\nexpect = { decision = \"block\" }\n").unwrap();
+    let out = hookhost(&["test", wrong.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("FAIL: decision: expected block, got pass") && table.ends_with("\n0 passed, 1 failed\n"), "{table}");
+    let out = hookhost(&["test", "--json", wrong.to_str().unwrap()], "");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64(), report["scenarios"][0]["ok"].as_bool()), (Some(0), Some(1), Some(false)));
+
+    // One plugin, its settings: strict_rm blocks any rm -rf, even of a build directory.
+    let plugin = dir.path().join("guard.wasm");
+    std::fs::write(&plugin, hookhost::builtin_plugin("guard-destructive").unwrap()).unwrap();
+    let strict = dir.path().join("strict.toml");
+    std::fs::write(&strict, "[[scenario]]\nevent = { event = \"pre_tool_use\", data = { tool_name = \"bash\", arguments = { command = \"rm -rf build\" } } }\nexpect = { decision = \"block\" }\n").unwrap();
+    let out = hookhost(&["test", "--plugin", plugin.to_str().unwrap(), "--settings", r#"{"strict_rm": true}"#, strict.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    let out = hookhost(&["test", "--plugin", plugin.to_str().unwrap(), strict.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(1), "without strict_rm, rm -rf build passes: {}", String::from_utf8_lossy(&out.stdout));
+
+    for (text, message) in [
+        ("[[scenario]]\nevent = { event = \"pre_tool_use\" }\nexpect = { decision = \"deny\" }\n", "\"scenario 1\": expect.decision \"deny\" is not one of pass, allow, ask, block, halt"),
+        ("[[scenario]]\nname = \"x\"\nevent = { event = \"pre_tool_use\" }\nexpect = {}\n", "\"x\": expect checks nothing; give decision, reason_contains, user_message_contains, patch or context_contains"),
+        ("[[scenario]]\nevent = { event = \"pre_tool_use\" }\nexpect = { verdict = \"block\" }\n", "unknown field `verdict`"),
+        ("title = \"no scenarios\"\n", "unknown field `title`"),
+        ("", "no scenarios; add [[scenario]] tables with `event` and `expect`"),
+    ] {
+        let bad = dir.path().join("bad.toml");
+        std::fs::write(&bad, text).unwrap();
+        let out = hookhost(&["test", bad.to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = stderr(&out);
+        assert!(err.contains(&bad.display().to_string()) && err.contains(message), "{text}: {err}");
+        assert!(out.stdout.is_empty(), "nothing runs");
+    }
+}

@@ -33,6 +33,16 @@ fn every_toml_config_in_the_docs_is_valid() {
             if block.contains("[package]") {
                 continue; // a Cargo.toml, not a hookhost config
             }
+            if block.contains("[[scenario]]") {
+                // A `hookhost test` scenario file: every event must be one hookhost reads.
+                let file: toml::Value = toml::from_str(&block).unwrap_or_else(|e| panic!("{doc}: a scenario block does not parse: {e}\n{block}"));
+                for scenario in file["scenario"].as_array().unwrap() {
+                    let event = serde_json::to_value(&scenario["event"]).unwrap();
+                    hookhost::HookEvent::from_value(event).unwrap_or_else(|e| panic!("{doc}: a scenario's event is not one hookhost reads: {e}\n{block}"));
+                    assert!(scenario["expect"].is_table(), "{doc}: a scenario without expect\n{block}");
+                }
+                continue;
+            }
             if let Err(e) = ConfigFile::parse(&block, Path::new(doc), root) {
                 panic!("{doc}: a config block does not parse: {e}\n{block}");
             }

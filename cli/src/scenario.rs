@@ -1,0 +1,223 @@
+//! `hookhost test`: scenario files — each scenario an event and the outcome expected of it —
+//! run against a config or a single plugin; a pass/fail table (or JSON), non-zero exit on any
+//! mismatch.
+//!
+//! A scenario file is TOML (or JSON with a `.json` extension):
+//!
+//! ```toml
+//! [[scenario]]
+//! name = "rm -rf is blocked"
+//! event = { event = "pre_tool_use", data = { tool_name = "bash", arguments = { command = "rm -rf /" } } }
+//! expect = { decision = "block", reason_contains = "recursive delete" }
+//! ```
+//!
+//! `event` is any event `hookhost run` reads (the canonical envelope or a runtime's flat shape).
+
+use anyhow::Result;
+use hookhost::{HookEvent, Host, Outcome};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// One scenario file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    scenario: Vec<Scenario>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    name: Option<String>,
+    event: Value,
+    expect: Expect,
+}
+
+/// What the outcome must show; every field given is checked, absent ones are not.
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Expect {
+    /// `pass`, `allow`, `ask`, `block` or `halt`.
+    decision: Option<String>,
+    /// A substring of the reason.
+    reason_contains: Option<String>,
+    /// A substring of the message for the human.
+    user_message_contains: Option<String>,
+    /// The payload after every rewrite, exactly (`{"arguments": {...}}`, `{"message": "..."}`);
+    /// `false`: nothing may be rewritten.
+    patch: Option<Value>,
+    /// A substring of an added context.
+    context_contains: Option<String>,
+}
+
+const DECISIONS: [&str; 5] = ["pass", "allow", "ask", "block", "halt"];
+
+/// A scenario loaded from a file, its event parsed.
+pub(crate) struct Loaded {
+    pub file: PathBuf,
+    pub name: String,
+    pub event: HookEvent,
+    pub expect: Expect,
+}
+
+/// Read every scenario of `files`. One message naming the file, the scenario and the fix for
+/// anything malformed; nothing runs then.
+pub(crate) fn load(files: &[PathBuf]) -> Result<Vec<Loaded>, String> {
+    let mut all = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the scenario file {}: {e}", path.display()))?;
+        let file: File = if path.extension().is_some_and(|e| e == "json") {
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?
+        } else {
+            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.to_string().trim_end()))?
+        };
+        if file.scenario.is_empty() {
+            return Err(format!("{}: no scenarios; add [[scenario]] tables with `event` and `expect`", path.display()));
+        }
+        for (i, s) in file.scenario.into_iter().enumerate() {
+            let name = s.name.unwrap_or_else(|| format!("scenario {}", i + 1));
+            let at = format!("{}: {name:?}", path.display());
+            if let Some(d) = &s.expect.decision {
+                if !DECISIONS.contains(&d.as_str()) {
+                    return Err(format!("{at}: expect.decision {d:?} is not one of {}", DECISIONS.join(", ")));
+                }
+            }
+            let e = &s.expect;
+            if e.decision.is_none() && e.reason_contains.is_none() && e.user_message_contains.is_none() && e.patch.is_none() && e.context_contains.is_none() {
+                return Err(format!("{at}: expect checks nothing; give decision, reason_contains, user_message_contains, patch or context_contains"));
+            }
+            let event = HookEvent::from_value(s.event).map_err(|e| format!("{at}: event: {e}"))?;
+            all.push(Loaded { file: path.clone(), name, event, expect: s.expect });
+        }
+    }
+    Ok(all)
+}
+
+/// What a scenario found.
+pub(crate) struct Checked {
+    pub mismatches: Vec<String>,
+    pub outcome: Outcome,
+}
+
+/// Dispatch one scenario's event and compare.
+pub(crate) async fn run(host: &Host, s: &Loaded) -> Checked {
+    let outcome = host.dispatch(&s.event).await;
+    let mismatches = check(&s.expect, &serde_json::to_value(&outcome).unwrap_or(Value::Null));
+    Checked { mismatches, outcome }
+}
+
+/// Every way `outcome` (hookhost's outcome JSON) differs from `expect`.
+pub(crate) fn check(expect: &Expect, outcome: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let text = |key: &str| outcome.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+    if let Some(d) = &expect.decision {
+        if outcome["decision"] != json!(d) {
+            out.push(format!("decision: expected {d}, got {}", outcome["decision"].as_str().unwrap_or("?")));
+        }
+    }
+    for (key, want) in [("reason", &expect.reason_contains), ("user_message", &expect.user_message_contains)] {
+        if let Some(want) = want {
+            let got = text(key);
+            if !got.contains(want.as_str()) {
+                out.push(format!("{key}: expected it to contain {want:?}, got {got:?}"));
+            }
+        }
+    }
+    if let Some(want) = &expect.patch {
+        let got = outcome.get("patch").cloned().unwrap_or(Value::Null);
+        let ok = match want {
+            Value::Bool(false) => got.is_null(),
+            _ => &got == want,
+        };
+        if !ok {
+            out.push(format!("patch: expected {want}, got {}", if got.is_null() { "no rewrite".to_string() } else { got.to_string() }));
+        }
+    }
+    if let Some(want) = &expect.context_contains {
+        let contexts: Vec<&str> = outcome["effects"].as_array().into_iter().flatten().filter(|e| e["type"] == "add_context").filter_map(|e| e["text"].as_str()).collect();
+        if !contexts.iter().any(|c| c.contains(want.as_str())) {
+            out.push(format!("context: expected one containing {want:?}, got {contexts:?}"));
+        }
+    }
+    // A hook that failed is worth saying even when the decision matched (its on_error decided).
+    for h in outcome["hooks"].as_array().into_iter().flatten() {
+        if let Some(e) = h["error"].as_str() {
+            if !out.is_empty() {
+                out.push(format!("hook {} failed: {e}", h["id"].as_str().unwrap_or("?")));
+            }
+        }
+    }
+    out
+}
+
+/// A config that runs `plugin` (with `settings`) on every event the scenarios use.
+pub(crate) fn plugin_config(plugin: &Path, settings: &Value, scenarios: &[Loaded]) -> Result<hookhost::ConfigFile, String> {
+    let plugin = std::fs::canonicalize(plugin).map_err(|e| format!("--plugin {}: {e}", plugin.display()))?;
+    let mut events: Vec<String> = scenarios.iter().map(|s| s.event.name.config_name()).collect();
+    events.sort();
+    events.dedup();
+    let hooks: Vec<Value> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| json!({"id": format!("under_test_{i}"), "event": e, "executor": {"plugin": plugin, "settings": settings}, "on_error": "block"}))
+        .collect();
+    let text = json!({ "hooks": hooks }).to_string();
+    hookhost::ConfigFile::parse(&text, Path::new("<hookhost test --plugin>.json"), Path::new(".")).map_err(|e| e.to_string())
+}
+
+/// The pass/fail table.
+pub(crate) fn table(rows: &[(&Loaded, &Checked)]) -> String {
+    let mut out = String::new();
+    let name_w = rows.iter().map(|(s, _)| s.name.chars().count()).max().unwrap_or(8).clamp(8, 48);
+    out.push_str(&format!("{:<name_w$}  {:<20}  {:<8}  {:<8}  result\n", "scenario", "event", "expected", "got"));
+    for (s, r) in rows {
+        let name: String = s.name.chars().take(name_w).collect();
+        let expected = s.expect.decision.as_deref().unwrap_or("-");
+        let got = serde_json::to_value(r.outcome.decision).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let result = if r.mismatches.is_empty() { "ok".to_string() } else { format!("FAIL: {}", r.mismatches.join("; ")) };
+        out.push_str(&format!("{name:<name_w$}  {:<20}  {expected:<8}  {got:<8}  {result}\n", s.event.name.config_name()));
+    }
+    let failed = rows.iter().filter(|(_, r)| !r.mismatches.is_empty()).count();
+    out.push_str(&format!("\n{} passed, {failed} failed\n", rows.len() - failed));
+    out
+}
+
+/// The report as JSON, for CI.
+pub(crate) fn json_report(rows: &[(&Loaded, &Checked)]) -> Value {
+    let failed = rows.iter().filter(|(_, r)| !r.mismatches.is_empty()).count();
+    json!({
+        "passed": rows.len() - failed,
+        "failed": failed,
+        "scenarios": rows.iter().map(|(s, r)| json!({
+            "file": s.file,
+            "name": s.name,
+            "event": s.event.name.config_name(),
+            "ok": r.mismatches.is_empty(),
+            "mismatches": r.mismatches,
+            "outcome": r.outcome,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expect(v: Value) -> Expect {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn each_expectation_is_checked_and_each_mismatch_said() {
+        let outcome = json!({"decision": "block", "reason": "destructive command blocked: rm", "user_message": "No.", "effects": [{"type": "add_context", "text": "it is Monday"}], "patch": {"arguments": {"command": "ls"}}, "hooks": []});
+        assert!(check(&expect(json!({"decision": "block", "reason_contains": "destructive", "user_message_contains": "No", "context_contains": "Monday", "patch": {"arguments": {"command": "ls"}}})), &outcome).is_empty());
+        assert_eq!(check(&expect(json!({"decision": "pass"})), &outcome), vec!["decision: expected pass, got block"]);
+        assert_eq!(check(&expect(json!({"reason_contains": "secret"})), &outcome), vec!["reason: expected it to contain \"secret\", got \"destructive command blocked: rm\""]);
+        assert_eq!(check(&expect(json!({"patch": false})), &outcome), vec!["patch: expected false, got {\"arguments\":{\"command\":\"ls\"}}"]);
+        assert_eq!(check(&expect(json!({"context_contains": "Tuesday"})), &outcome), vec!["context: expected one containing \"Tuesday\", got [\"it is Monday\"]"]);
+        let failed = json!({"decision": "block", "effects": [], "hooks": [{"id": "user:h", "error": "trap: unreachable"}]});
+        assert_eq!(check(&expect(json!({"decision": "pass"})), &failed), vec!["decision: expected pass, got block", "hook user:h failed: trap: unreachable"]);
+    }
+}
