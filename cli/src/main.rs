@@ -48,6 +48,8 @@ pub(crate) struct HostArgs {
     locked: bool,
     /// Also print, on stderr, the audit log's head hash after the run (keep it somewhere the
     /// writer cannot reach; `hookhost audit verify --expect-head HASH` detects a cut tail).
+    /// With `check`: what each hook's plugin costs (size, load time, imports, memory and fuel
+    /// on a sample event against its limits).
     #[arg(long, short)]
     verbose: bool,
 }
@@ -446,6 +448,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let ids: Vec<&str> = loaded.hook_ids().collect();
             println!("ok: {} hook(s) loaded: {}", ids.len(), ids.join(", "));
             print!("{}", table::check_report(&loaded.report().await, loaded.not_run(), loaded.warnings()));
+            if host.verbose {
+                print!("{}", table::profile(&loaded.profile().await));
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -181,6 +181,53 @@ pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config
     out
 }
 
+/// `check -v`: what each hook's plugin costs, against its limits.
+pub fn profile(profiles: &[hookhost::HookProfile]) -> String {
+    let mut out = String::from("\nplugins (a fresh instance on a sample event of each hook's kind):\n");
+    for p in profiles {
+        out.push_str(&format!("  {} — {}, {}, loaded in {}\n", p.id, p.plugin, human_bytes(p.size), human_micros(p.load_time)));
+        match &p.sample {
+            Ok((memory, fuel)) => out.push_str(&format!(
+                "    memory {} of {} (memory_mib); fuel {} of {} a call (fuel)\n",
+                human_bytes(*memory),
+                human_bytes(p.memory_limit),
+                thousands(*fuel),
+                thousands(p.fuel_limit)
+            )),
+            Err(why) => out.push_str(&format!("    {}\n", clip(why, 160))),
+        }
+        out.push_str(&format!("    imports ({}): {}\n", p.imports.len(), p.imports.join(", ")));
+    }
+    out
+}
+
+fn human_bytes(n: usize) -> String {
+    match n {
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / f64::from(1u32 << 20)),
+        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}
+
+fn human_micros(d: std::time::Duration) -> String {
+    match d.as_micros() {
+        us if us >= 1000 => format!("{:.1} ms", us as f64 / 1000.0),
+        us => format!("{us} µs"),
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn human_duration(d: std::time::Duration) -> String {
     let ms = d.as_millis();
     if ms >= 1000 && ms.is_multiple_of(1000) {
@@ -196,5 +243,11 @@ mod tests {
     fn a_cell_is_one_inert_line() {
         assert_eq!(super::clip("bad\u{1b}]0;pwned\u{7}\nsecond", 70), "bad\\u{1b}]0;pwned\\u{7}\\nsecond");
         assert_eq!(super::clip("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn figures_read_as_people_write_them() {
+        assert_eq!((super::thousands(17215), super::thousands(10_000_000), super::thousands(7)), ("17,215".into(), "10,000,000".into(), "7".into()));
+        assert_eq!((super::human_bytes(512), super::human_bytes(1536), super::human_bytes(64 << 20)), ("512 B".into(), "1.5 KiB".into(), "64.0 MiB".into()));
     }
 }

@@ -419,3 +419,24 @@ fn test_runs_scenarios_and_fails_on_a_mismatch() {
         assert!(out.stdout.is_empty(), "nothing runs");
     }
 }
+
+/// `check -v` says, per hook, what its plugin costs: size, load time, memory and fuel on a
+/// sample event against the hook's limits, and its imports.
+#[test]
+fn check_verbose_profiles_each_plugin() {
+    let out = hookhost(&["check", "-v"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let section = text.split_once("plugins (a fresh instance on a sample event of each hook's kind):\n").map(|(_, s)| s).unwrap_or_else(|| panic!("{text}"));
+    for id in ["user:guard_destructive", "user:redact_tool_input", "user:redact_tool_output", "user:redact_prompt"] {
+        let at = section.find(&format!("  {id} — builtin:")).unwrap_or_else(|| panic!("{id} missing: {section}"));
+        let lines: Vec<&str> = section[at..].lines().take(3).collect();
+        assert!(lines[0].contains(" KiB, loaded in ") || lines[0].contains(" MiB, loaded in "), "{lines:?}");
+        assert!(lines[1].starts_with("    memory ") && lines[1].contains(" of 64.0 MiB (memory_mib); fuel ") && lines[1].ends_with(" a call (fuel)"), "{lines:?}");
+        let fuel: u64 = lines[1].split("; fuel ").nth(1).unwrap().split(" of ").next().unwrap().replace(',', "").parse().unwrap();
+        assert!(fuel > 1000, "a real call burns fuel: {lines:?}");
+        assert!(lines[2].starts_with("    imports (") && lines[2].contains("wasi:") && lines[2].contains("hookhost:hooks/"), "{lines:?}");
+    }
+    let plain = hookhost(&["check"], "");
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains("plugins (a fresh instance"), "only with -v");
+}

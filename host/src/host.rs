@@ -476,6 +476,77 @@ pub struct HookReport {
     pub notes: Vec<String>,
 }
 
+/// What one hook's plugin costs (`hookhost check -v`): its size, load time and imports, and on a
+/// sample event of the hook's kind, its memory and fuel against the hook's limits.
+#[derive(Debug, Clone)]
+pub struct HookProfile {
+    /// The hook.
+    pub id: String,
+    /// Its plugin.
+    pub plugin: String,
+    /// The component's size in bytes.
+    pub size: usize,
+    /// Loading it: compiling (or mapping from the cache), checking, pre-linking.
+    pub load_time: std::time::Duration,
+    /// What the component imports.
+    pub imports: Vec<String>,
+    /// The hook's memory limit (`memory_mib`), in bytes.
+    pub memory_limit: usize,
+    /// The hook's fuel budget (`fuel`), before the per-payload-byte allowance.
+    pub fuel_limit: u64,
+    /// On the sample event: its linear memory at the end (start-up memory plus what the call
+    /// grew), and the fuel the call used — or why it was not sampled or failed.
+    pub sample: Result<(usize, u64), String>,
+}
+
+impl Host {
+    /// Each hook's [`HookProfile`], in chain order. The sample event is a plain one of the
+    /// hook's kind (a `bash` call of `ls -la`, a short prompt); hooks that would start a host
+    /// process or reach the network are not sampled.
+    pub async fn profile(&self) -> Vec<HookProfile> {
+        let mut out = Vec::with_capacity(self.hooks.len());
+        for hook in &self.hooks {
+            let sample = if hook.access.process {
+                Err("not sampled: it runs a host process".to_string())
+            } else if !hook.access.net.is_empty() {
+                Err("not sampled: it may reach the network".to_string())
+            } else {
+                match sample_event(&hook.spec.event) {
+                    None => Err("not sampled: no sample event of its kind".to_string()),
+                    Some(ev) => {
+                        let call = crate::wit::Call::new(&ev, &hook.spec.id, &hook.settings_json, 0);
+                        hook.plugin.usage_of(&hook.spec.id, call, &hook.spec.limits, &hook.access).await.map(|u| (u.peak_memory, u.fuel)).map_err(|e| e.to_string())
+                    }
+                }
+            };
+            out.push(HookProfile {
+                id: hook.spec.id.clone(),
+                plugin: hook.plugin.name.clone(),
+                size: hook.plugin.size,
+                load_time: hook.plugin.load_time,
+                imports: hook.plugin.imports.clone(),
+                memory_limit: hook.spec.limits.memory_bytes,
+                fuel_limit: hook.spec.limits.fuel,
+                sample,
+            });
+        }
+        out
+    }
+}
+
+/// A plain event of this kind, for profiling.
+fn sample_event(name: &hookhost_types::EventName) -> Option<hookhost_types::HookEvent> {
+    let kind = name.config_name();
+    let data = match kind.as_str() {
+        "pre_tool_use" | "permission_request" => serde_json::json!({"tool_name": "bash", "arguments": {"command": "ls -la"}}),
+        "post_tool_use" | "tool_result_transform" => serde_json::json!({"tool_name": "bash", "arguments": {"command": "ls -la"}, "result": "README.md\nsrc"}),
+        "user_prompt_submit" => serde_json::json!({"message": "Summarise the README, please."}),
+        "notification" => serde_json::json!({"message": "Waiting for input"}),
+        _ => serde_json::json!({}),
+    };
+    hookhost_types::HookEvent::from_value(serde_json::json!({"event": kind, "session_id": "hookhost-check", "data": data})).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

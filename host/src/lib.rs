@@ -49,7 +49,7 @@ pub use audit::{verify as verify_audit_log, verify_expecting as verify_audit_log
 pub use dispatch::{HookTrace, Outcome};
 pub use engine::Engine;
 pub use error::{HookError, LoadError};
-pub use host::{Host, HookReport, HostBuilder, HostLimits, Runs, FUEL_PER_PAYLOAD_BYTE, MAX_EVENT_BYTES, MAX_RECHECK_ROUNDS};
+pub use host::{Host, HookProfile, HookReport, HostBuilder, HostLimits, Runs, FUEL_PER_PAYLOAD_BYTE, MAX_EVENT_BYTES, MAX_RECHECK_ROUNDS};
 pub use hookhost_config::{peer, ConfigError, ConfigFile, Plan};
 pub use hookhost_types::text::printable;
 pub use hookhost_types::{AuditFailure, Capability, NetHost, Decision, Effect, EventError, EventName, HookEvent, HookSpec, Limits, OnError, PluginRef, Verdict, VerdictKind};

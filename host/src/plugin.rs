@@ -28,6 +28,13 @@ pub struct Plugin {
     pub digest: String,
     /// The component imports `hookhost:hooks/process` (it declares `process:exec`).
     pub imports_process: bool,
+    /// The component's size in bytes.
+    pub size: usize,
+    /// What the component imports (its own import section).
+    pub imports: Vec<String>,
+    /// How long loading it took: compiling it (or mapping it from the precompile cache),
+    /// checking and pre-linking it.
+    pub load_time: std::time::Duration,
     pre: HookPre<State>,
 }
 
@@ -258,11 +265,11 @@ impl Loader {
         sniff(&bytes).map_err(|(reason, fix)| not_component(reason, fix))?;
         // What it imports is read before anything is compiled: a plugin hookhost cannot link
         // is refused in microseconds, not after a compile of seconds, and never cached.
-        if let Some(imports) = outer_imports(&bytes) {
-            if let Some((import, why)) = imports.iter().find_map(|i| unsupported(i).map(|why| (i, why))) {
-                return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name, import: import.clone(), why });
-            }
+        let imports = outer_imports(&bytes).unwrap_or_default();
+        if let Some((import, why)) = imports.iter().find_map(|i| unsupported(i).map(|why| (i, why))) {
+            return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name, import: import.clone(), why });
         }
+        let started = Instant::now();
         let digest = digest.unwrap_or_else(|| hookhost_types::ids::sha256_hex(&bytes));
         let component = engine::load_component(engine, &bytes, &digest, self.cache.as_deref())
             .map_err(|e| not_component(format!("it does not validate ({})", chain(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
@@ -287,7 +294,7 @@ impl Loader {
             expected: wit::HANDLER_EXPORT,
             found: chain(&e),
         })?;
-        Ok(Plugin { name, digest, imports_process, pre })
+        Ok(Plugin { name, digest, imports_process, size: bytes.len(), imports, load_time: started.elapsed(), pre })
     }
 }
 
@@ -301,6 +308,12 @@ impl Plugin {
         }))
         .await
         .0
+    }
+
+    /// Handle one event in a fresh instance and return only what it cost (for `check -v`).
+    pub async fn usage_of(&self, hook_id: &str, call: wit::Call, limits: &Limits, access: &Access) -> Result<Usage, HookError> {
+        let (answer, usage) = self.handle(hook_id, call, limits, access).await;
+        answer.map(|_| usage)
     }
 
     /// Handle one event in a fresh instance. Returns the guest's answer and the usage figures.
