@@ -61,7 +61,7 @@ pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision,
     let stderr = nonempty(&run.stderr);
     let mut decision = match dialect {
         Dialect::Everruns => everruns(event, code, stdout, stderr)?,
-        Dialect::DockerAgent | Dialect::ClaudeCode => {
+        Dialect::DockerAgent | Dialect::ClaudeCode | Dialect::GeminiCli => {
             if code == 2 {
                 // Exit 2 blocks, whatever stdout says; a JSON reason wins over stderr.
                 let reason = object(stdout).ok().and_then(|v| first_of(&v, &["reason", "stopReason", "stop_reason"])).or(stderr);
@@ -72,28 +72,19 @@ pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision,
             } else if stdout.is_empty() {
                 Decision::pass()
             } else if stdout.starts_with('{') {
-                peer_json(dialect, &object(stdout)?)
+                let v = object(stdout)?;
+                if dialect == Dialect::GeminiCli {
+                    gemini_json(&v)
+                } else {
+                    peer_json(dialect, &v)
+                }
+            } else if dialect == Dialect::GeminiCli {
+                // Gemini CLI shows stdout that is not JSON to the user as a system message.
+                Decision::pass().notify_user(stdout)
             } else if plain_text_is_context(dialect, event) {
                 Decision::pass().add_context(stdout)
             } else {
                 Decision::pass()
-            }
-        }
-        Dialect::GeminiCli => {
-            if code == 2 {
-                // "System block": stderr is the reason (a JSON reason wins, as for Claude Code).
-                let reason = object(stdout).ok().and_then(|v| first_of(&v, &["reason", "stopReason"])).or(stderr);
-                block(reason, None)
-            } else if code != 0 {
-                let detail = stderr.map(|s| format!(": {s}")).unwrap_or_default();
-                return Err(format!("hook exited with status {code}{detail}"));
-            } else if stdout.is_empty() {
-                Decision::pass()
-            } else if stdout.starts_with('{') {
-                gemini_json(&object(stdout)?)
-            } else {
-                // Gemini CLI shows stdout that is not JSON to the user as a system message.
-                Decision::pass().notify_user(stdout)
             }
         }
         Dialect::Starchild => {
