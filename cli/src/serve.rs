@@ -157,8 +157,12 @@ fn json_error(status: StatusCode, message: &str) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], serde_json::json!({ "error": message }).to_string()).into_response()
 }
 
-/// Run the event's background hooks once the response is on its way.
+/// Run the event's background hooks once the response is on its way (no task at all when the
+/// event has none: most requests).
 fn background(host: Arc<Host>, event: HookEvent) {
+    if !host.has_background(&event.name) {
+        return;
+    }
     tokio::spawn(async move {
         host.dispatch_background(&event).await;
     });

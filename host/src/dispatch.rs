@@ -145,6 +145,12 @@ impl Host {
         outcome
     }
 
+    /// Whether any hook runs in the background on this event (a caller that would hand
+    /// [`Host::dispatch_background`] to another task can skip that when none does).
+    pub fn has_background(&self, event: &EventName) -> bool {
+        self.hooks.iter().any(|h| h.spec.event == *event && h.spec.background)
+    }
+
     /// Run the event's background hooks (a peer's `async: true`): call this after acting on
     /// [`Host::dispatch`]'s outcome, so they never delay the decision. Their verdicts and
     /// effects change nothing; each is traced, logged and audited like any invocation.
