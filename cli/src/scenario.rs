@@ -176,7 +176,8 @@ pub(crate) fn table(rows: &[(&Loaded, &Checked)]) -> String {
         let name: String = s.name.chars().take(name_w).collect();
         let expected = s.expect.decision.as_deref().unwrap_or("-");
         let got = serde_json::to_value(r.outcome.decision).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-        let result = if r.mismatches.is_empty() { "ok".to_string() } else { format!("FAIL: {}", r.mismatches.join("; ")) };
+        // One line a row, whatever a hook's error text holds (a stack trace, say).
+        let result = if r.mismatches.is_empty() { "ok".to_string() } else { format!("FAIL: {}", r.mismatches.join("; ")).lines().map(str::trim_end).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" | ") };
         out.push_str(&format!("{name:<name_w$}  {:<20}  {expected:<8}  {got:<8}  {result}\n", s.event.name.config_name()));
     }
     let failed = rows.iter().filter(|(_, r)| !r.mismatches.is_empty()).count();
