@@ -191,10 +191,10 @@ pub enum HookError {
     #[error("timed out after {} ms", .0.as_millis())]
     Timeout(Duration),
     /// It ran out of fuel.
-    #[error("ran out of fuel (budget {0})")]
+    #[error("ran out of fuel (budget {0}); if the hook needs more, raise its `fuel` (`hookhost check -v` shows what a call burns)")]
     OutOfFuel(u64),
     /// It tried to grow memory past its limit.
-    #[error("exceeded the memory limit of {} MiB", .0 >> 20)]
+    #[error("exceeded the memory limit of {} MiB; if the hook needs more, raise its `memory_mib` (`hookhost check -v` shows an instance's memory)", .0 >> 20)]
     MemoryLimit(usize),
     /// It trapped.
     #[error("trapped: {0}")]
