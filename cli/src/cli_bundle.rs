@@ -147,10 +147,6 @@ fn policy(args: &TrustArgs, config: Option<&ConfigFile>) -> Result<Policy> {
     }
 }
 
-fn human(bytes: usize) -> String {
-    if bytes >= 1 << 20 { format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64) } else { format!("{:.1} KiB", bytes as f64 / 1024.0) }
-}
-
 pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
     match cmd {
         BundleCommand::Pack { dir, output } => {
@@ -158,7 +154,7 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
             let out = output.unwrap_or_else(|| PathBuf::from(format!("{}-{}.hhb", b.manifest.name.replace('/', "-"), b.manifest.version)));
             let archive = b.archive();
             std::fs::write(&out, &archive).map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
-            println!("packed {} → {} ({}, sha256:{})", b.manifest.id(), out.display(), human(archive.len()), sha256_hex(&archive));
+            println!("packed {} → {} ({}, sha256:{})", b.manifest.id(), out.display(), crate::table::human_bytes(archive.len()), sha256_hex(&archive));
             println!("manifest {}; sign it with `hookhost bundle sign --key KEY {}`", b.manifest_digest, out.display());
             Ok(ExitCode::SUCCESS)
         }
@@ -183,7 +179,7 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
             println!("  needs      hookhost >= {}, {}", m.min_hookhost, m.wit);
             for p in &m.plugins {
                 let caps = if p.capabilities.is_empty() { String::new() } else { format!("  requests {}", p.capabilities.join(", ")) };
-                println!("  file       {} ({}, sha256:{}){caps}", p.file, human(p.size as usize), p.sha256);
+                println!("  file       {} ({}, sha256:{}){caps}", p.file, crate::table::human_bytes(p.size as usize), p.sha256);
             }
             for (i, h) in m.hooks.iter().enumerate() {
                 let id = h.id.clone().unwrap_or_else(|| format!("{}_{i}", h.event));

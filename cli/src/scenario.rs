@@ -141,10 +141,10 @@ pub(crate) fn check(expect: &Expect, outcome: &Value) -> Vec<String> {
             out.push(format!("context: expected one containing {want:?}, got {contexts:?}"));
         }
     }
-    // A hook that failed is worth saying even when the decision matched (its on_error decided).
-    for h in outcome["hooks"].as_array().into_iter().flatten() {
-        if let Some(e) = h["error"].as_str() {
-            if !out.is_empty() {
+    // Why a mismatch happened, when a hook failed (its on_error decided).
+    if !out.is_empty() {
+        for h in outcome["hooks"].as_array().into_iter().flatten() {
+            if let Some(e) = h["error"].as_str() {
                 out.push(format!("hook {} failed: {e}", h["id"].as_str().unwrap_or("?")));
             }
         }

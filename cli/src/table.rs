@@ -201,11 +201,12 @@ pub fn profile(profiles: &[hookhost::HookProfile]) -> String {
     out
 }
 
-fn human_bytes(n: usize) -> String {
-    match n {
-        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / f64::from(1u32 << 20)),
-        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
-        n => format!("{n} B"),
+/// A size as people read it: `0.5 KiB`, `655.5 KiB`, `17.6 MiB`.
+pub(crate) fn human_bytes(n: usize) -> String {
+    if n >= 1 << 20 {
+        format!("{:.1} MiB", n as f64 / f64::from(1u32 << 20))
+    } else {
+        format!("{:.1} KiB", n as f64 / 1024.0)
     }
 }
 
@@ -248,6 +249,6 @@ mod tests {
     #[test]
     fn figures_read_as_people_write_them() {
         assert_eq!((super::thousands(17215), super::thousands(10_000_000), super::thousands(7)), ("17,215".into(), "10,000,000".into(), "7".into()));
-        assert_eq!((super::human_bytes(512), super::human_bytes(1536), super::human_bytes(64 << 20)), ("512 B".into(), "1.5 KiB".into(), "64.0 MiB".into()));
+        assert_eq!((super::human_bytes(512), super::human_bytes(1536), super::human_bytes(64 << 20)), ("0.5 KiB".into(), "1.5 KiB".into(), "64.0 MiB".into()));
     }
 }

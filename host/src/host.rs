@@ -254,7 +254,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
             }
         };
         // Again with what the compiled component imports (and for hooks sharing a plugin).
-        check_process_grant(&spec, plugin.imports_process, granted)?;
+        check_process_grant(&spec, plugin.imports_process(), granted)?;
         // Only a plugin that imports `process` can call it at all.
         let read_dir = match project_mount(&spec) {
             Some(dir) if dir.is_dir() => Some(dir),
@@ -266,7 +266,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
         };
         let mut net = plan.net_hosts(&spec.plugin);
         net.extend(Capability::net_hosts(&spec.grants));
-        let access = Access { process: granted && plugin.imports_process, read_dir, net: net.into() };
+        let access = Access { process: granted && plugin.imports_process(), read_dir, net: net.into() };
         let settings_json = spec.settings.to_string();
         if accepted.known(&plugin.digest, &settings_json, &spec.limits, &access) {
             tracing::debug!(hook_id = %spec.id, "hook settings accepted before");

@@ -26,11 +26,9 @@ pub struct Plugin {
     pub name: String,
     /// sha256 of the component bytes.
     pub digest: String,
-    /// The component imports `hookhost:hooks/process` (it declares `process:exec`).
-    pub imports_process: bool,
     /// The component's size in bytes.
     pub size: usize,
-    /// What the component imports (its own import section).
+    /// What the component imports, each checked against what hookhost links.
     pub imports: Vec<String>,
     /// How long loading it took: compiling it (or mapping it from the precompile cache),
     /// checking and pre-linking it.
@@ -191,6 +189,13 @@ fn with_http(base: &Linker<State>) -> wasmtime::Result<Linker<State>> {
     Ok(linker)
 }
 
+impl Plugin {
+    /// The component imports `hookhost:hooks/process` (it declares `process:exec`).
+    pub fn imports_process(&self) -> bool {
+        self.imports.iter().any(|i| i == wit::PROCESS_IMPORT)
+    }
+}
+
 /// What is wrong with bytes that should be a component, if anything.
 fn sniff(bytes: &[u8]) -> Result<(), (String, &'static str)> {
     if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
@@ -265,16 +270,15 @@ impl Loader {
         sniff(&bytes).map_err(|(reason, fix)| not_component(reason, fix))?;
         // What it imports is read before anything is compiled: a plugin hookhost cannot link
         // is refused in microseconds, not after a compile of seconds, and never cached.
-        let imports = outer_imports(&bytes).unwrap_or_default();
-        if let Some((import, why)) = imports.iter().find_map(|i| unsupported(i).map(|why| (i, why))) {
-            return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name, import: import.clone(), why });
+        if let Some((import, why)) = outer_imports(&bytes).unwrap_or_default().into_iter().find_map(|i| unsupported(&i).map(|why| (i, why))) {
+            return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name, import, why });
         }
         let started = Instant::now();
         let digest = digest.unwrap_or_else(|| hookhost_types::ids::sha256_hex(&bytes));
         let component = engine::load_component(engine, &bytes, &digest, self.cache.as_deref())
             .map_err(|e| not_component(format!("it does not validate ({})", chain(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
-        let Shape { imports_process, imports_http } = check_shape(engine, &component, hook, &name)?;
-        let linker = match imports_http {
+        let imports = check_shape(engine, &component, hook, &name)?;
+        let linker = match imports.iter().any(|i| i.starts_with("wasi:http/")) {
             false => &self.linker,
             true => self
                 .http_linker
@@ -294,7 +298,7 @@ impl Loader {
             expected: wit::HANDLER_EXPORT,
             found: chain(&e),
         })?;
-        Ok(Plugin { name, digest, imports_process, size: bytes.len(), imports, load_time: started.elapsed(), pre })
+        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), pre })
     }
 }
 
@@ -521,17 +525,9 @@ fn unsupported(import: &str) -> Option<&'static str> {
     Some("hookhost does not provide it")
 }
 
-/// What a component imports that the host links only on demand.
-struct Shape {
-    /// `hookhost:hooks/process` (it needs `process:exec`).
-    imports_process: bool,
-    /// Any `wasi:http/` interface.
-    imports_http: bool,
-}
-
 /// Check the component's exports and imports before linking, so the error says exactly what is
-/// wrong (Spin's `HandlerType::from_instance_pre` idea).
-fn check_shape(engine: &wasmtime::Engine, component: &Component, hook: &str, name: &str) -> Result<Shape, LoadError> {
+/// wrong (Spin's `HandlerType::from_instance_pre` idea). Returns what it imports.
+fn check_shape(engine: &wasmtime::Engine, component: &Component, hook: &str, name: &str) -> Result<Vec<String>, LoadError> {
     let ty = component.component_type();
     let exports: Vec<String> = ty.exports(engine).map(|(n, _)| n.to_string()).collect();
     if !exports.iter().any(|n| n == wit::HANDLER_EXPORT) {
@@ -548,18 +544,14 @@ fn check_shape(engine: &wasmtime::Engine, component: &Component, hook: &str, nam
             found: exports.join(", "),
         });
     }
-    let mut shape = Shape { imports_process: false, imports_http: false };
+    let mut imports = Vec::new();
     for (import, _) in ty.imports(engine) {
-        if import == wit::PROCESS_IMPORT {
-            shape.imports_process = true;
-        } else if import.starts_with("wasi:http/") {
-            shape.imports_http = true;
-        }
         if let Some(why) = unsupported(import) {
             return Err(LoadError::UnsupportedImport { hook: hook.into(), plugin: name.into(), import: import.into(), why });
         }
+        imports.push(import.to_string());
     }
-    Ok(shape)
+    Ok(imports)
 }
 
 #[cfg(test)]
@@ -597,7 +589,7 @@ mod tests {
         let loader = Loader::new(&Engine::shared().unwrap(), hookhost_types::paths::cache_dir(None)).unwrap();
         let source = PluginSource { name: "builtin:bash-adapter".into(), bytes: bytes.into(), digest: Some(digest.into()) };
         let plugin = loader.load("user:h", source).unwrap();
-        assert!(plugin.imports_process);
+        assert!(plugin.imports_process());
         let dir = tempfile::tempdir().unwrap();
         let marker = dir.path().join("ran");
         let settings = serde_json::json!({"mode": "host", "dialect": "claude-code", "argv": ["touch", marker.display().to_string()]}).to_string();
