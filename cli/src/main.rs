@@ -12,6 +12,7 @@ use std::process::ExitCode;
 mod bench;
 mod cli_bundle;
 mod loadtest;
+mod new;
 mod scenario;
 mod serve;
 mod table;
@@ -89,6 +90,13 @@ enum Command {
     Check {
         #[command(flatten)]
         host: HostArgs,
+        /// Check this plugin (a .wasm component) alone, as a `pre_tool_use` hook, instead of a
+        /// config: with -v, what it costs.
+        #[arg(long, conflicts_with = "config")]
+        plugin: Option<PathBuf>,
+        /// The plugin's settings, as JSON (with --plugin).
+        #[arg(long, value_name = "JSON", requires = "plugin")]
+        settings: Option<String>,
     },
     /// Run scenario files — each scenario an event and the outcome expected of it — against a
     /// config (or one plugin); print a pass/fail table; exit 1 on any mismatch.
@@ -116,6 +124,16 @@ enum Command {
     Wit {
         /// The directory to write `hooks.wit` into, or `-` for stdout.
         #[arg(default_value = "wit")]
+        dir: PathBuf,
+    },
+    /// Start a hook project: the example guard hook (block destructive commands, rewrite a
+    /// force push, add context to prompts) in LANG, with its build script, the WIT, and
+    /// scenarios that `hookhost test` runs.
+    New {
+        /// The language: rust, python, js or c.
+        #[arg(long, value_enum)]
+        lang: new::Lang,
+        /// The project directory to create; its last part becomes the package name.
         dir: PathBuf,
     },
     /// Inspect configuration.
@@ -308,6 +326,16 @@ async fn load_with(args: &HostArgs, engine: Option<hookhost::Engine>) -> Result<
     load_config(args, config, engine).await
 }
 
+/// Load one plugin (`--plugin`) as the only hook on each of `events`, failing closed.
+async fn load_plugin(args: &HostArgs, path: &Path, settings: Option<&str>, events: &[String]) -> Result<Host> {
+    let settings: serde_json::Value = match settings {
+        Some(text) => serde_json::from_str(text).map_err(|e| usage(format!("--settings: not JSON ({e})")))?,
+        None => serde_json::json!({}),
+    };
+    let config = scenario::plugin_config(path, &settings, events).map_err(usage)?;
+    load_config(args, config, None).await
+}
+
 async fn load_config(args: &HostArgs, config: ConfigFile, engine: Option<hookhost::Engine>) -> Result<Host> {
     let mut builder = Host::builder().config(config).bundles(resolver(args, None));
     if let Some(engine) = engine {
@@ -418,16 +446,18 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Lock { host } => cli_bundle::lock(&host).await,
         Command::Serve(args) => serve::serve(args).await,
         Command::Wit { dir } => write_wit(&dir),
+        Command::New { lang, dir } => {
+            let files = new::create(lang, &dir, HOOKS_WIT).map_err(|e| usage(format!("{e:#}")))?;
+            println!("wrote {} files into {}", files.len(), dir.display());
+            println!("next: cd {} && ./build.sh && hookhost test --plugin hook.wasm scenarios.toml", dir.display());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Test { host: args, plugin, settings, json, scenarios } => {
             let loaded = scenario::load(&scenarios).map_err(usage)?;
             let host = match &plugin {
                 Some(path) => {
-                    let settings: serde_json::Value = match &settings {
-                        Some(text) => serde_json::from_str(text).map_err(|e| usage(format!("--settings: not JSON ({e})")))?,
-                        None => serde_json::json!({}),
-                    };
-                    let config = scenario::plugin_config(path, &settings, &loaded).map_err(usage)?;
-                    load_config(&args, config, None).await?
+                    let events: Vec<String> = loaded.iter().map(|s| s.event.name.config_name()).collect();
+                    load_plugin(&args, path, settings.as_deref(), &events).await?
                 }
                 None => load(&args).await?,
             };
@@ -443,8 +473,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(if checked.iter().all(|c| c.mismatches.is_empty()) { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        Command::Check { host } => {
-            let loaded = load(&host).await?;
+        Command::Check { host, plugin, settings } => {
+            let loaded = match &plugin {
+                Some(path) => load_plugin(&host, path, settings.as_deref(), &["pre_tool_use".to_string()]).await?,
+                None => load(&host).await?,
+            };
             let ids: Vec<&str> = loaded.hook_ids().collect();
             println!("ok: {} hook(s) loaded: {}", ids.len(), ids.join(", "));
             print!("{}", table::check_report(&loaded.report().await, loaded.not_run(), loaded.warnings()));

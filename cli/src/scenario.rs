@@ -152,10 +152,10 @@ pub(crate) fn check(expect: &Expect, outcome: &Value) -> Vec<String> {
     out
 }
 
-/// A config that runs `plugin` (with `settings`) on every event the scenarios use.
-pub(crate) fn plugin_config(plugin: &Path, settings: &Value, scenarios: &[Loaded]) -> Result<hookhost::ConfigFile, String> {
+/// A config that runs `plugin` (with `settings`) as the only hook on each of `events`.
+pub(crate) fn plugin_config(plugin: &Path, settings: &Value, events: &[String]) -> Result<hookhost::ConfigFile, String> {
     let plugin = std::fs::canonicalize(plugin).map_err(|e| format!("--plugin {}: {e}", plugin.display()))?;
-    let mut events: Vec<String> = scenarios.iter().map(|s| s.event.name.config_name()).collect();
+    let mut events = events.to_vec();
     events.sort();
     events.dedup();
     let hooks: Vec<Value> = events

@@ -1,0 +1,114 @@
+//! The example hook in every language, made the way a new author makes it — `hookhost new
+//! --lang L`, then the project's own `build.sh` with its pinned toolchain — must pass the shared
+//! scenarios, and all four must agree on every outcome. Under `CI=true` a missing toolchain
+//! fails (.ci/run installs them); elsewhere the language is skipped, loudly.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The languages, with the host tools their build needs.
+const LANGS: [(&str, &[&str]); 4] = [
+    ("rust", &["cargo", "rustup"]),
+    ("python", &["python3"]),
+    ("js", &["node", "npm"]),
+    ("c", &["clang-19", "cargo", "curl", "sha256sum"]),
+];
+
+fn work_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-examples")
+}
+
+fn run(cmd: &mut Command, what: &str) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{what} failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
+/// `hookhost new --lang L`, then `./build.sh`; the project directory.
+fn new_and_build(lang: &str) -> PathBuf {
+    let project = work_dir().join(format!("guard-{lang}"));
+    let _ = std::fs::remove_dir_all(&project);
+    std::fs::create_dir_all(work_dir()).unwrap();
+    run(Command::new(env!("CARGO_BIN_EXE_hookhost")).args(["new", "--lang", lang]).arg(&project), &format!("hookhost new --lang {lang}"));
+    let mut build = Command::new("./build.sh");
+    build.current_dir(&project);
+    // Rust: keep the build outputs between runs, outside the throwaway project.
+    build.env("CARGO_TARGET_DIR", work_dir().join("rust-target"));
+    run(&mut build, &format!("{lang}: ./build.sh"));
+    assert!(project.join("hook.wasm").is_file(), "{lang}: build.sh wrote no hook.wasm");
+    project
+}
+
+/// `hookhost test --json` on the project's hook and scenarios: every scenario must pass. Returns
+/// each scenario's outcome as the user sees it (decision, reason, message, effects, patch).
+fn scenario_outcomes(lang: &str, project: &Path) -> Vec<(String, Value)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .args(["test", "--json", "--plugin", "hook.wasm", "scenarios.toml"])
+        .current_dir(project)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{lang}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let expected = std::fs::read_to_string(project.join("scenarios.toml")).unwrap().matches("[[scenario]]").count();
+    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(expected as u64), Some(0)), "{lang}: {report:#}");
+    assert!(out.status.success(), "{lang}: hookhost test exited {:?}", out.status);
+    report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let o = &s["outcome"];
+            let seen = serde_json::json!({
+                "decision": o["decision"], "reason": o["reason"], "user_message": o["user_message"],
+                "effects": o["effects"], "patch": o["patch"],
+            });
+            (s["name"].as_str().unwrap().to_string(), seen)
+        })
+        .collect()
+}
+
+#[test]
+fn the_example_hook_behaves_the_same_in_rust_python_javascript_and_c() {
+    let available: Vec<&str> = LANGS.iter().filter(|(_, tools)| tools.iter().all(|t| hookhost_tests::have(t))).map(|(l, _)| *l).collect();
+    // The four builds are independent: run them side by side.
+    let results: Vec<(&str, Vec<(String, Value)>)> = std::thread::scope(|s| {
+        let builds: Vec<_> = available.iter().map(|lang| (*lang, s.spawn(move || new_and_build(lang)))).collect();
+        builds
+            .into_iter()
+            .map(|(lang, b)| {
+                let project = b.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (lang, scenario_outcomes(lang, &project))
+            })
+            .collect()
+    });
+    assert!(!results.is_empty(), "no language could be built here");
+    let (first, reference) = &results[0];
+    for (lang, outcomes) in &results[1..] {
+        for ((name, want), (_, got)) in reference.iter().zip(outcomes) {
+            assert_eq!(got, want, "{lang} and {first} disagree on {name:?}");
+        }
+    }
+    eprintln!("agreed on {} scenarios: {}", reference.len(), results.iter().map(|(l, _)| *l).collect::<Vec<_>>().join(", "));
+}
+
+#[test]
+fn new_refuses_a_directory_in_use_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let used = dir.path().join("guard");
+    std::fs::create_dir(&used).unwrap();
+    std::fs::write(used.join("mine.txt"), "keep").unwrap();
+    let out = common::hookhost_with(
+        |c| {
+            c.args(["new", "--lang", "python"]).arg(&used);
+        },
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("guard exists and is not empty: give a new directory"), "{err}");
+    assert_eq!(std::fs::read_dir(&used).unwrap().count(), 1);
+}
