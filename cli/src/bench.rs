@@ -17,6 +17,10 @@
 //! 7. `run`: `hookhost run --output claude-code` spawned per call with the embedded default
 //!    config (the one-shot way, no daemon).
 //!
+//! With `--plugin FILE` (repeatable), each given hook runs the same mix as one more way after the
+//! wasm hook (`plugin:NAME`, a fresh instance per call, default limits): how a hook in another
+//! language compares. Its decisions are its own policy's, so only its errors are checked.
+//!
 //! Every call's decision is checked against the expected one, so the figures are for real work.
 
 use anyhow::{bail, Context as _, Result};
@@ -52,8 +56,8 @@ fn mix() -> Vec<(&'static str, Value, bool)> {
 
 #[derive(Serialize)]
 pub struct WayResult {
-    way: &'static str,
-    label: &'static str,
+    way: String,
+    label: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     skipped: Option<String>,
     calls: usize,
@@ -73,8 +77,8 @@ pub struct Report {
     ways: Vec<WayResult>,
 }
 
-/// Run the four ways for about `seconds` each.
-pub async fn run(seconds: f64) -> Result<Report> {
+/// Run the ways for about `seconds` each, with `plugins` as extra wasm ways.
+pub async fn run(seconds: f64, plugins: &[PathBuf]) -> Result<Report> {
     let budget = Duration::from_secs_f64(seconds);
     let mix = mix();
     let events: Vec<(HookEvent, bool)> = mix.iter().map(|(tool, args, blocked)| (HookEvent::pre_tool_use(tool, args.clone()), *blocked)).collect();
@@ -88,10 +92,21 @@ pub async fn run(seconds: f64) -> Result<Report> {
 
     let mut ways = Vec::new();
     let wasm = host("executor = { plugin = \"builtin:guard-destructive\" }").await?;
-    ways.push(finish("wasm", "wasm hook, fresh instance per call", Ok(in_host(&wasm, &events, budget).await?)));
+    ways.push(finish("wasm", "wasm hook, fresh instance per call", Ok(in_host(&wasm, &events, budget, true).await?)));
+    for plugin in plugins {
+        let path = std::fs::canonicalize(plugin).with_context(|| format!("--plugin {}", plugin.display()))?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = match path.parent().and_then(Path::file_name) {
+            Some(dir) => format!("{}/{name}", dir.to_string_lossy()),
+            None => name,
+        };
+        let plugin_host = host(&format!("executor = {{ plugin = {} }}", toml_string(&path.to_string_lossy()))).await.with_context(|| format!("--plugin {}", plugin.display()))?;
+        let samples = in_host(&plugin_host, &events, budget, false).await.with_context(|| format!("--plugin {}", plugin.display()))?;
+        ways.push(finish(format!("plugin:{name}"), format!("{name}, fresh instance per call"), Ok(samples)));
+    }
     let settings = format!("executor = {{ plugin = \"builtin:bash-adapter\", settings = {{ dialect = \"claude-code\", command = {} }} }}", toml_string(GUARD_SCRIPT));
     let sandbox = host(&settings).await?;
-    ways.push(finish("sandbox", "bash + jq script, bash adapter sandbox", Ok(in_host(&sandbox, &events, budget).await?)));
+    ways.push(finish("sandbox", "bash + jq script, bash adapter sandbox", Ok(in_host(&sandbox, &events, budget, true).await?)));
 
     let bash_jq = match (which("bash"), which("jq")) {
         (Some(bash), Some(_)) => {
@@ -145,13 +160,13 @@ struct Skip(String);
 
 type Samples = std::result::Result<Vec<Duration>, Skip>;
 
-fn finish(way: &'static str, label: &'static str, samples: Samples) -> WayResult {
+fn finish(way: impl Into<String>, label: impl Into<String>, samples: Samples) -> WayResult {
     let (samples, skipped) = match samples {
         Ok(s) => (s, None),
         Err(Skip(why)) => (Vec::new(), Some(why)),
     };
     let round = |us: f64| (us * 10.0).round() / 10.0;
-    WayResult { way, label, skipped, calls: samples.len(), p50_us: round(percentile(&samples, 0.50)), p99_us: round(percentile(&samples, 0.99)), p50_vs_wasm: None }
+    WayResult { way: way.into(), label: label.into(), skipped, calls: samples.len(), p50_us: round(percentile(&samples, 0.50)), p99_us: round(percentile(&samples, 0.99)), p50_vs_wasm: None }
 }
 
 /// The `q` quantile (nearest rank) in microseconds; 0 for no samples.
@@ -175,8 +190,9 @@ fn toml_string(s: &str) -> String {
     Value::String(s.to_string()).to_string()
 }
 
-/// Dispatch the mix round-robin for `budget` (at least one full round), checking decisions.
-async fn in_host(host: &Host, events: &[(HookEvent, bool)], budget: Duration) -> Result<Vec<Duration>> {
+/// Dispatch the mix round-robin for `budget` (at least one full round), checking decisions
+/// when `checked` (a hook's error fails the bench either way).
+async fn in_host(host: &Host, events: &[(HookEvent, bool)], budget: Duration, checked: bool) -> Result<Vec<Duration>> {
     let mut samples = Vec::new();
     let started = Instant::now();
     // One untimed round warms caches and checks every decision once with its error text.
@@ -185,14 +201,18 @@ async fn in_host(host: &Host, events: &[(HookEvent, bool)], budget: Duration) ->
         if let Some(error) = outcome.hooks.iter().find_map(|h| h.error.as_deref()) {
             bail!("the bench hook failed on {}: {error}", event.to_value());
         }
-        check(outcome.is_block(), *blocked, || event.to_value().to_string())?;
+        if checked {
+            check(outcome.is_block(), *blocked, || event.to_value().to_string())?;
+        }
     }
     while samples.len() < events.len() || started.elapsed() < budget {
         for (event, blocked) in events {
             let t = Instant::now();
             let outcome = host.dispatch(event).await;
             samples.push(t.elapsed());
-            check(outcome.is_block(), *blocked, || event.to_value().to_string())?;
+            if checked {
+                check(outcome.is_block(), *blocked, || event.to_value().to_string())?;
+            }
         }
     }
     Ok(samples)

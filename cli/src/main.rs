@@ -174,6 +174,10 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Also run this hook (a .wasm component) on the same payloads, as one more way:
+        /// compare a hook in another language. Repeatable.
+        #[arg(long, value_name = "FILE")]
+        plugin: Vec<PathBuf>,
     },
 }
 
@@ -431,8 +435,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        Command::Bench { seconds, json } => {
-            let report = bench::run(seconds).await?;
+        Command::Bench { seconds, json, plugin } => {
+            let report = bench::run(seconds, &plugin).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

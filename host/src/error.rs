@@ -193,9 +193,14 @@ pub enum HookError {
     /// It ran out of fuel.
     #[error("ran out of fuel (budget {0}); if the hook needs more, raise its `fuel` (`hookhost check -v` shows what a call burns)")]
     OutOfFuel(u64),
-    /// It tried to grow memory past its limit.
-    #[error("exceeded the memory limit of {} MiB; if the hook needs more, raise its `memory_mib` (`hookhost check -v` shows an instance's memory)", .0 >> 20)]
-    MemoryLimit(usize),
+    /// It tried to grow its linear memory to `wanted` bytes, past its limit of `limit`.
+    #[error("exceeded the memory limit of {} MiB: it asked for {} MiB; if the hook needs that, raise its `memory_mib` to at least {} (`hookhost check -v` shows an instance's memory)", .limit >> 20, wanted.div_ceil(1 << 20), wanted.div_ceil(1 << 20))]
+    MemoryLimit {
+        /// The hook's limit (`memory_mib`), in bytes.
+        limit: usize,
+        /// The size its memory tried to grow to, in bytes.
+        wanted: usize,
+    },
     /// It trapped.
     #[error("trapped: {0}")]
     Trap(String),

@@ -149,7 +149,8 @@ impl wit::hookhost::hooks::log::Host for State {
 struct MemoryLimiter {
     cap: usize,
     peak: usize,
-    hit: bool,
+    /// The size a refused growth asked for, once the cap was hit.
+    hit: Option<usize>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -159,7 +160,7 @@ struct MemoryLimitHit;
 impl ResourceLimiter for MemoryLimiter {
     fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
         if desired > self.cap {
-            self.hit = true;
+            self.hit = Some(desired);
             return Err(MemoryLimitHit.into());
         }
         self.peak = self.peak.max(desired);
@@ -352,7 +353,7 @@ impl Plugin {
         let state = State {
             wasi,
             table: ResourceTable::new(),
-            limiter: MemoryLimiter { cap: limits.memory_bytes, peak: 0, hit: false },
+            limiter: MemoryLimiter { cap: limits.memory_bytes, peak: 0, hit: None },
             hook_id: hook_id.to_string(),
             log_left: LOG_CAP,
             log_capped: false,
@@ -443,9 +444,9 @@ fn first_line(e: &wasmtime::Error) -> String {
 }
 
 /// Turn a wasmtime error into a typed hook error, with the guest's stderr tail (panic text).
-fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hit: bool, stderr: &[u8]) -> HookError {
-    if memory_hit || e.downcast_ref::<MemoryLimitHit>().is_some() {
-        return HookError::MemoryLimit(limits.memory_bytes);
+fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hit: Option<usize>, stderr: &[u8]) -> HookError {
+    if let Some(wanted) = memory_hit {
+        return HookError::MemoryLimit { limit: limits.memory_bytes, wanted };
     }
     match e.downcast_ref::<Trap>() {
         Some(Trap::OutOfFuel) => return HookError::OutOfFuel(limits.fuel),

@@ -104,7 +104,8 @@ async fn a_plugin_that_loops_while_instantiating_is_refused_at_load() {
 #[tokio::test]
 async fn a_plugin_declaring_a_huge_initial_memory_is_refused_at_load() {
     let err = refused_in_bounded_time(fixtures::BIG_MEMORY).await;
-    assert_eq!(err.to_string(), format!("user:h: plugin {} failed while checking its settings: {}", fixtures::BIG_MEMORY, hookhost::HookError::MemoryLimit(64 << 20)));
+    assert_eq!(err.to_string(), format!("user:h: plugin {} failed while checking its settings: {}", fixtures::BIG_MEMORY, hookhost::HookError::MemoryLimit { limit: 64 << 20, wanted: 1 << 30 }));
+    assert!(err.to_string().contains("it asked for 1024 MiB; if the hook needs that, raise its `memory_mib` to at least 1024"), "{err}");
 }
 
 #[tokio::test]
