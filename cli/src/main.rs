@@ -235,7 +235,8 @@ pub(crate) fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("HOOKHOST_LOG").unwrap_or_else(|_| "warn".into()))
+        // Warnings, and the note that a large plugin is being compiled (seconds, once).
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("HOOKHOST_LOG").unwrap_or_else(|_| "warn,hookhost::compile=info".into()))
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();

@@ -163,12 +163,13 @@ fn engine_fingerprint(engine: &WasmEngine) -> String {
 /// load it; concurrent loads of the same bytes wait for the first.
 /// `digest` is the hex sha256 of `bytes` (the caller has it already; hashing a 12 MB plugin
 /// costs tens of milliseconds).
-pub fn load_component(engine: &WasmEngine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
+/// `name` is the plugin as the config names it, for the progress note a large compile logs.
+pub fn load_component(engine: &WasmEngine, name: &str, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
     type Cell = Arc<OnceLock<Result<Component, String>>>;
     static LOADED: OnceLock<Mutex<HashMap<(String, Option<PathBuf>), Cell>>> = OnceLock::new();
     let key = (digest.to_string(), cache.map(Path::to_path_buf));
     let cell = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner()).entry(key).or_default().clone();
-    cell.get_or_init(|| load_uncached(engine, bytes, digest, cache).map_err(|e| format!("{e:#}")))
+    cell.get_or_init(|| load_uncached(engine, name, bytes, digest, cache).map_err(|e| format!("{e:#}")))
         .clone()
         .map_err(wasmtime::Error::msg)
 }
@@ -370,27 +371,53 @@ fn check_entry(path: &Path, key: &[u8; 32], name: &str) -> Entry {
     }
 }
 
-pub(crate) fn load_uncached(engine: &WasmEngine, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
+/// Components at least this large say when they are compiled: a language runtime inside
+/// (Python, JavaScript) takes seconds, which should not look like a hang.
+const COMPILE_NOTICE_BYTES: usize = 1 << 20;
+
+/// Compile `bytes`, saying so (target `hookhost::compile`, level info) when it is large.
+fn compile(engine: &WasmEngine, name: &str, bytes: &[u8], cached: bool) -> wasmtime::Result<Vec<u8>> {
+    let notice = bytes.len() >= COMPILE_NOTICE_BYTES;
+    let started = std::time::Instant::now();
+    if notice {
+        let after = if cached { "once: later loads map it from the precompile cache" } else { "on every load: no precompile cache is in use" };
+        tracing::info!(target: "hookhost::compile", "compiling {name} ({:.1} MiB), {after} ...", bytes.len() as f64 / (1 << 20) as f64);
+    }
+    let compiled = engine.precompile_component(bytes)?;
+    if notice {
+        tracing::info!(target: "hookhost::compile", "compiled {name} in {:.1} s", started.elapsed().as_secs_f64());
+    }
+    Ok(compiled)
+}
+
+/// Compiled code that is not written to the cache.
+fn in_memory(engine: &WasmEngine, name: &str, bytes: &[u8]) -> wasmtime::Result<Component> {
+    let compiled = compile(engine, name, bytes, false)?;
+    // SAFETY: bytes produced by `precompile_component` of this very engine.
+    unsafe { Component::deserialize(engine, &compiled) }
+}
+
+pub(crate) fn load_uncached(engine: &WasmEngine, name: &str, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
     use hmac::Mac as _;
-    let Some(dir) = cache else { return Component::new(engine, bytes) };
+    let Some(dir) = cache else { return in_memory(engine, name, bytes) };
     let key = match check_cache_dir_text(dir, true).map_err(std::io::Error::other).and_then(|()| cache_key(dir)) {
         Ok(key) => key,
         Err(e) => {
             tracing::warn!(dir = %dir.display(), "not using the precompile cache: {e}");
-            return Component::new(engine, bytes);
+            return in_memory(engine, name, bytes);
         }
     };
-    let name = format!("{digest}-{}.cwasm", engine_fingerprint(engine));
-    let path = dir.join(&name);
+    let entry = format!("{digest}-{}.cwasm", engine_fingerprint(engine));
+    let path = dir.join(&entry);
     // SAFETY (both arms): the code was authenticated with this user's cache key under a name
     // that pins the source digest and this engine's configuration — it is output of
     // `precompile_component` below; wasmtime still checks its engine compatibility. The
     // directory and the entry are this user's and writable by no one else (checked above).
-    let loaded = match check_entry(&path, &key, &name) {
+    let loaded = match check_entry(&path, &key, &entry) {
         Entry::Sealed => Some(unsafe { Component::deserialize_file(engine, &path) }),
         Entry::Verified(code) => {
-            let code_tag = mac(&key, &[name.as_bytes(), &code]).finalize().into_bytes();
-            if let Err(e) = Seal::write(&key, dir, &name, &path, &code_tag) {
+            let code_tag = mac(&key, &[entry.as_bytes(), &code]).finalize().into_bytes();
+            if let Err(e) = Seal::write(&key, dir, &entry, &path, &code_tag) {
                 tracing::warn!(path = %path.display(), "cannot reseal a precompile cache entry: {e}");
             }
             Some(unsafe { Component::deserialize(engine, &code) })
@@ -402,13 +429,13 @@ pub(crate) fn load_uncached(engine: &WasmEngine, bytes: &[u8], digest: &str, cac
         Some(Err(e)) => tracing::warn!(path = %path.display(), "discarding unreadable cache entry: {e:#}"),
         None => {}
     }
-    let compiled = engine.precompile_component(bytes)?;
-    let code_tag = mac(&key, &[name.as_bytes(), &compiled]).finalize().into_bytes();
+    let compiled = compile(engine, name, bytes, true)?;
+    let code_tag = mac(&key, &[entry.as_bytes(), &compiled]).finalize().into_bytes();
     let written = (|| -> std::io::Result<()> {
         let tmp = tempfile::NamedTempFile::new_in(dir)?;
         std::fs::write(tmp.path(), &compiled)?;
         tmp.persist(&path).map_err(|e| e.error)?;
-        Seal::write(&key, dir, &name, &path, &code_tag)
+        Seal::write(&key, dir, &entry, &path, &code_tag)
     })();
     if let Err(e) = written {
         tracing::warn!(dir = %dir.display(), "cannot write the precompile cache ({e}); compiling in memory");

@@ -14,7 +14,7 @@ pub fn load_builtin(name: &str, cache: Option<&Path>) -> Result<Duration, String
     let engine = Engine::shared().map_err(|e| e.to_string())?;
     let (bytes, digest) = crate::builtin::get(name).ok_or_else(|| format!("no built-in plugin {name}"))?;
     let started = Instant::now();
-    engine::load_uncached(engine.wasmtime(), bytes, digest, cache).map_err(|e| format!("{e:#}"))?;
+    engine::load_uncached(engine.wasmtime(), name, bytes, digest, cache).map_err(|e| format!("{e:#}"))?;
     Ok(started.elapsed())
 }
 

@@ -276,7 +276,7 @@ impl Loader {
         }
         let started = Instant::now();
         let digest = digest.unwrap_or_else(|| hookhost_types::ids::sha256_hex(&bytes));
-        let component = engine::load_component(engine, &bytes, &digest, self.cache.as_deref())
+        let component = engine::load_component(engine, &name, &bytes, &digest, self.cache.as_deref())
             .map_err(|e| not_component(format!("it does not validate ({})", chain(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
         let imports = check_shape(engine, &component, hook, &name)?;
         let linker = match imports.iter().any(|i| i.starts_with("wasi:http/")) {
