@@ -42,6 +42,7 @@ fn template(lang: Lang) -> Vec<File> {
             file!("rust", "Cargo.toml"),
             file!("rust", "Cargo.lock"),
             file!("rust", "rust-toolchain.toml"),
+            file!("rust", ".cargo/config.toml"),
             file!("rust", "src/lib.rs"),
             file!("rust", "build.sh", script),
             file!("rust", "README.md"),
