@@ -350,12 +350,14 @@ pub fn render(r: &Report) -> String {
         "hookhost bench: {} — {} pre_tool_use payloads ({} blocked), ~{} s per way\n\n",
         r.policy, r.payloads, r.blocked, r.seconds_per_way
     );
-    out.push_str(&format!("{:<42} {:>8} {:>11} {:>11} {:>12}\n", "way", "calls", "p50", "p99", "p50 vs wasm"));
+    // The label column fits the longest label (`--plugin` ways name their file).
+    let width = r.ways.iter().map(|w| w.label.chars().count()).max().unwrap_or(0).max(42);
+    out.push_str(&format!("{:<width$} {:>8} {:>11} {:>11} {:>12}\n", "way", "calls", "p50", "p99", "p50 vs wasm"));
     for w in &r.ways {
         match &w.skipped {
-            Some(why) => out.push_str(&format!("{:<42} skipped: {why}\n", w.label)),
+            Some(why) => out.push_str(&format!("{:<width$} skipped: {why}\n", w.label)),
             None => out.push_str(&format!(
-                "{:<42} {:>8} {:>11} {:>11} {:>11.1}×\n",
+                "{:<width$} {:>8} {:>11} {:>11} {:>11.1}×\n",
                 w.label,
                 w.calls,
                 human(w.p50_us),
