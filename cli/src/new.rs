@@ -35,6 +35,7 @@ macro_rules! file {
 /// The package name the templates carry, replaced by the project's name.
 const TEMPLATE_NAME: &str = "example-guard";
 const SCENARIOS: &str = include_str!("../../examples/hooks/scenarios.toml");
+const BUNDLE: &str = include_str!("../../examples/hooks/bundle.toml");
 
 fn template(lang: Lang) -> Vec<File> {
     match lang {
@@ -100,6 +101,7 @@ pub fn create(lang: Lang, dir: &Path, wit: &str) -> Result<Vec<PathBuf>> {
         .map(|f| (f.path, f.text.replace(TEMPLATE_NAME, &name), f.executable))
         .collect();
     files.push(("scenarios.toml", SCENARIOS.to_string(), false));
+    files.push(("bundle.toml", BUNDLE.replace(TEMPLATE_NAME, &name), false));
     files.push(("wit/hooks.wit", wit.to_string(), false));
     let mut written = Vec::new();
     for (path, text, executable) in files {
@@ -137,7 +139,9 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let project = dir.path().join("my-guard");
             let files = create(*lang, &project, "package hookhost:hooks@0.1.0;").unwrap();
-            assert!(files.contains(&PathBuf::from("build.sh")) && files.contains(&PathBuf::from("scenarios.toml")), "{lang:?}");
+            for expected in ["build.sh", "scenarios.toml", "bundle.toml", "wit/hooks.wit", "README.md"] {
+                assert!(files.contains(&PathBuf::from(expected)), "{lang:?}: no {expected}");
+            }
             for file in &files {
                 let text = std::fs::read_to_string(project.join(file)).unwrap();
                 assert!(!text.contains(TEMPLATE_NAME), "{lang:?}: {} still names the template", file.display());

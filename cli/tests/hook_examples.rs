@@ -1,6 +1,6 @@
 //! The example hook in every language, made the way a new author makes it — `hookhost new
 //! --lang L`, then the project's own `build.sh` with its pinned toolchain — must pass the shared
-//! scenarios, and all four must agree on every outcome. Under `CI=true` a missing toolchain
+//! scenarios, all four must agree on every outcome, and each must pack into a signed bundle. Under `CI=true` a missing toolchain
 //! fails (.ci/run installs them); elsewhere the language is skipped, loudly.
 
 mod common;
@@ -44,6 +44,23 @@ fn new_and_build(lang: &str) -> PathBuf {
     project
 }
 
+/// The project as a signed bundle, the way its `bundle.toml` says: pack, sign with a new key,
+/// verify.
+fn pack_and_sign(lang: &str, project: &Path) {
+    let hookhost = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        c.current_dir(project);
+        c
+    };
+    run(hookhost().args(["bundle", "pack", "."]), &format!("{lang}: hookhost bundle pack"));
+    let bundle = format!("local-guard-{lang}-0.1.0.hhb");
+    assert!(project.join(&bundle).is_file(), "{lang}: no {bundle}");
+    run(hookhost().args(["key", "generate", "-o", "team"]), &format!("{lang}: hookhost key generate"));
+    run(hookhost().args(["bundle", "sign", "--key", "team.key", &bundle]), &format!("{lang}: hookhost bundle sign"));
+    let verified = run(hookhost().args(["bundle", "verify", &bundle, "--key", "team.pub"]), &format!("{lang}: hookhost bundle verify"));
+    assert!(verified.starts_with(&format!("ok: local/guard-{lang}@0.1.0")), "{lang}: {verified}");
+}
+
 /// `hookhost test --json` on the project's hook and scenarios: every scenario must pass. Returns
 /// each scenario's outcome as the user sees it (decision, reason, message, effects, patch).
 fn scenario_outcomes(lang: &str, project: &Path) -> Vec<(String, Value)> {
@@ -81,7 +98,9 @@ fn the_example_hook_behaves_the_same_in_rust_python_javascript_and_c() {
             .into_iter()
             .map(|(lang, b)| {
                 let project = b.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                (lang, scenario_outcomes(lang, &project))
+                let outcomes = scenario_outcomes(lang, &project);
+                pack_and_sign(lang, &project);
+                (lang, outcomes)
             })
             .collect()
     });
