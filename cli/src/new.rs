@@ -75,9 +75,11 @@ fn template(lang: Lang) -> Vec<File> {
     }
 }
 
-/// The project name: the last part of the path, usable as a Cargo and npm package name.
+/// The project name: the last part of the path (of the directory itself for `.`), usable as a
+/// Cargo and npm package name.
 fn project_name(dir: &Path) -> Result<String> {
-    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let full = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let name = full.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let valid = name.starts_with(|c: char| c.is_ascii_lowercase())
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
     if !valid {
@@ -153,6 +155,16 @@ mod tests {
                 assert_eq!(mode & 0o111, 0o111, "{lang:?}: build.sh is not executable");
             }
         }
+    }
+
+    #[test]
+    fn an_empty_directory_is_used_and_named_after_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("policy-7");
+        std::fs::create_dir(&project).unwrap();
+        create(Lang::C, &project.join("."), "").unwrap();
+        let bundle = std::fs::read_to_string(project.join("bundle.toml")).unwrap();
+        assert!(bundle.contains("name = \"local/policy-7\""), "{bundle}");
     }
 
     #[test]
