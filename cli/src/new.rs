@@ -25,10 +25,13 @@ struct File {
 
 macro_rules! file {
     ($lang:literal, $path:literal) => {
-        File { path: $path, text: include_str!(concat!("../../examples/hooks/", $lang, "/", $path)), executable: false }
+        file!($lang, $path, false)
     };
     ($lang:literal, $path:literal, script) => {
-        File { path: $path, text: include_str!(concat!("../../examples/hooks/", $lang, "/", $path)), executable: true }
+        file!($lang, $path, true)
+    };
+    ($lang:literal, $path:literal, $executable:literal) => {
+        File { path: $path, text: include_str!(concat!("../../examples/hooks/", $lang, "/", $path)), executable: $executable }
     };
 }
 

@@ -375,26 +375,23 @@ fn check_entry(path: &Path, key: &[u8; 32], name: &str) -> Entry {
 /// (Python, JavaScript) takes seconds, which should not look like a hang.
 const COMPILE_NOTICE_BYTES: usize = 1 << 20;
 
-/// Compile `bytes`, saying so (target `hookhost::compile`, level info) when it is large.
-fn compile(engine: &WasmEngine, name: &str, bytes: &[u8], cached: bool) -> wasmtime::Result<Vec<u8>> {
-    let notice = bytes.len() >= COMPILE_NOTICE_BYTES;
+/// Run `compile` (of a component of `len` bytes), saying so (target `hookhost::compile`, level
+/// info) when the component is large.
+fn announced<T>(name: &str, len: usize, cached: bool, compile: impl FnOnce() -> wasmtime::Result<T>) -> wasmtime::Result<T> {
+    if len < COMPILE_NOTICE_BYTES {
+        return compile();
+    }
     let started = std::time::Instant::now();
-    if notice {
-        let after = if cached { "once: later loads map it from the precompile cache" } else { "on every load: no precompile cache is in use" };
-        tracing::info!(target: "hookhost::compile", "compiling {name} ({:.1} MiB), {after} ...", bytes.len() as f64 / (1 << 20) as f64);
-    }
-    let compiled = engine.precompile_component(bytes)?;
-    if notice {
-        tracing::info!(target: "hookhost::compile", "compiled {name} in {:.1} s", started.elapsed().as_secs_f64());
-    }
+    let after = if cached { "once: later loads map it from the precompile cache" } else { "on every load: no precompile cache is in use" };
+    tracing::info!(target: "hookhost::compile", "compiling {name} ({:.1} MiB), {after} ...", len as f64 / (1 << 20) as f64);
+    let compiled = compile()?;
+    tracing::info!(target: "hookhost::compile", "compiled {name} in {:.1} s", started.elapsed().as_secs_f64());
     Ok(compiled)
 }
 
-/// Compiled code that is not written to the cache.
+/// Compiled in memory, not written to the cache.
 fn in_memory(engine: &WasmEngine, name: &str, bytes: &[u8]) -> wasmtime::Result<Component> {
-    let compiled = compile(engine, name, bytes, false)?;
-    // SAFETY: bytes produced by `precompile_component` of this very engine.
-    unsafe { Component::deserialize(engine, &compiled) }
+    announced(name, bytes.len(), false, || Component::new(engine, bytes))
 }
 
 pub(crate) fn load_uncached(engine: &WasmEngine, name: &str, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
@@ -429,7 +426,7 @@ pub(crate) fn load_uncached(engine: &WasmEngine, name: &str, bytes: &[u8], diges
         Some(Err(e)) => tracing::warn!(path = %path.display(), "discarding unreadable cache entry: {e:#}"),
         None => {}
     }
-    let compiled = compile(engine, name, bytes, true)?;
+    let compiled = announced(name, bytes.len(), true, || engine.precompile_component(bytes))?;
     let code_tag = mac(&key, &[entry.as_bytes(), &compiled]).finalize().into_bytes();
     let written = (|| -> std::io::Result<()> {
         let tmp = tempfile::NamedTempFile::new_in(dir)?;
