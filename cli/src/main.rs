@@ -3,6 +3,7 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use hookhost::protocol::Protocol;
+use hookhost::config::{LayerOptions, Layers};
 use hookhost::{AuditLog, Capability, ConfigFile, HookEvent, Host, LoadError, Outcome};
 use hookhost_bundle::{BundleError, ErrorKind, LockMode, Progress, Resolver};
 use std::io::Read;
@@ -16,6 +17,7 @@ mod new;
 mod scenario;
 mod serve;
 mod table;
+mod trust;
 
 /// Run agent lifecycle hooks as sandboxed WebAssembly components.
 #[derive(Parser)]
@@ -47,6 +49,10 @@ pub(crate) struct HostArgs {
     /// Refuse any bundle the lock file next to the config does not pin.
     #[arg(long)]
     locked: bool,
+    /// Load no project layer (`.hookhost/hooks.toml` found from the working directory upward;
+    /// see docs/ORG.md). The managed and user layers load as always.
+    #[arg(long)]
+    no_project: bool,
     /// Also print, on stderr, the audit log's head hash after the run (keep it somewhere the
     /// writer cannot reach; `hookhost audit verify --expect-head HASH` detects a cut tail).
     /// With `check`: what each hook's plugin costs (size, load time, imports, memory and fuel
@@ -139,6 +145,24 @@ enum Command {
     /// Inspect configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Approve a project's hooks: record the digest of every hook file of the project around
+    /// DIR (`.hookhost/hooks.toml`, the files under `.hookhost/`, peer project files a policy
+    /// reads) so they run. A project's hooks do not run until approved, nor after any of those
+    /// files changes until approved again.
+    Trust {
+        /// The project directory, or a directory inside it (default: the current directory).
+        dir: Option<PathBuf>,
+        /// Your user config, when not the default one (its `[policy] project_peers` says which
+        /// peer project files belong to a project).
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+        /// Withdraw the project's approval.
+        #[arg(long)]
+        forget: bool,
+        /// List the approved projects.
+        #[arg(long, conflicts_with_all = ["dir", "forget"])]
+        list: bool,
+    },
     /// Build, sign, check and inspect hook bundles.
     #[command(subcommand)]
     Bundle(cli_bundle::BundleCommand),
@@ -212,6 +236,10 @@ enum ConfigCommand {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Show the layers (managed, user, project): each one's file, settings and hooks, and
+        /// what the policies removed or changed.
+        #[arg(long)]
+        layers: bool,
     },
     /// Print the JSON Schema of the native config format.
     Schema,
@@ -262,11 +290,32 @@ fn main() -> ExitCode {
     }
 }
 
+fn dialect(args: &HostArgs) -> Result<Option<hookhost::peer::Format>> {
+    match &args.dialect {
+        Some(name) => Ok(Some(hookhost::peer::Format::parse(name).ok_or_else(|| usage(format!("--dialect: unknown format {name:?}; use native, everruns, docker-agent, claude-code or starchild")))?)),
+        None => Ok(None),
+    }
+}
+
+/// The layers a command loads (docs/ORG.md): managed, user (`--config`, else the user's file,
+/// else the embedded default), and the project around the working directory once approved.
+/// An unapproved project is said on stderr; the other layers load.
+pub(crate) fn read_layers(args: &HostArgs) -> Result<Layers> {
+    let mut grants = Vec::new();
+    for capability in &args.grant {
+        grants.push(capability.parse::<Capability>().map_err(|e| usage(format!("--grant: {e}")))?);
+    }
+    let opts = LayerOptions { user: args.config.clone(), format: dialect(args)?, project_from: if args.no_project { None } else { std::env::current_dir().ok() }, grants, skip_managed: false };
+    let layers = Layers::discover(&opts).map_err(usage)?;
+    if let Some(note) = layers.unapproved() {
+        eprintln!("hookhost: {note}");
+    }
+    Ok(layers)
+}
+
+/// The user's config file alone (`hookhost lock`).
 pub(crate) fn read_config(args: &HostArgs) -> Result<ConfigFile> {
-    let format = match &args.dialect {
-        Some(name) => Some(hookhost::peer::Format::parse(name).ok_or_else(|| usage(format!("--dialect: unknown format {name:?}; use native, everruns, docker-agent, claude-code or starchild")))?),
-        None => None,
-    };
+    let format = dialect(args)?;
     match &args.config {
         Some(path) => ConfigFile::load_as(path, format).map_err(usage),
         None => Ok(ConfigFile::embedded_default()),
@@ -310,7 +359,7 @@ pub(crate) fn explain_bundle(e: &BundleError, args: Option<&HostArgs>) -> String
 /// A load error with the command-line way to fix it, where there is one.
 pub(crate) fn explain(e: &LoadError, args: &HostArgs) -> String {
     match e {
-        LoadError::CapabilityNotGranted { plugin, .. } if !matches!(plugin, hookhost::PluginRef::Bundle { .. }) => format!("{e} or pass `--grant process:exec`"),
+        LoadError::CapabilityNotGranted { hook, plugin, fix, .. } if hook.starts_with("user:") && !fix.contains("policy") && !matches!(plugin, hookhost::PluginRef::Bundle { .. }) => format!("{e} or pass `--grant process:exec`"),
         LoadError::Bundle(b) => explain_bundle(b, Some(args)),
         LoadError::Config(c) if args.config.is_some() && c.problems.iter().any(|p| p.starts_with("cannot read the config file")) => format!("{e} (given to --config)"),
         _ => e.to_string(),
@@ -327,8 +376,13 @@ async fn load_one_shot(args: &HostArgs) -> Result<Host> {
 }
 
 async fn load_with(args: &HostArgs, engine: Option<hookhost::Engine>) -> Result<Host> {
-    let config = read_config(args)?;
-    load_config(args, config, engine).await
+    let layers = read_layers(args)?;
+    let restricted = layers.restrictions().to_vec();
+    build_host(args, Host::builder().layers(layers), engine).await.map_err(|e| match restricted.is_empty() {
+        true => e,
+        // What a policy removed may be why the load failed (a key no longer trusted).
+        false => usage(format!("{e:#}\n  the layers' policies had removed: {}", restricted.join("; "))),
+    })
 }
 
 /// Load one plugin (`--plugin`) as the only hook on each of `events`, failing closed.
@@ -338,17 +392,18 @@ async fn load_plugin(args: &HostArgs, path: &Path, settings: Option<&str>, event
         None => serde_json::json!({}),
     };
     let config = scenario::plugin_config(path, &settings, events).map_err(usage)?;
-    load_config(args, config, None).await
-}
-
-async fn load_config(args: &HostArgs, config: ConfigFile, engine: Option<hookhost::Engine>) -> Result<Host> {
-    let mut builder = Host::builder().config(config).bundles(resolver(args, None));
-    if let Some(engine) = engine {
-        builder = builder.engine(engine);
-    }
+    let mut builder = Host::builder().config(config);
     for capability in &args.grant {
         let capability: Capability = capability.parse().map_err(|e| usage(format!("--grant: {e}")))?;
         builder = builder.grant_all(capability);
+    }
+    build_host(args, builder, None).await
+}
+
+async fn build_host(args: &HostArgs, builder: hookhost::HostBuilder, engine: Option<hookhost::Engine>) -> Result<Host> {
+    let mut builder = builder.bundles(resolver(args, None));
+    if let Some(engine) = engine {
+        builder = builder.engine(engine);
     }
     if let Some(path) = &args.audit {
         let log = AuditLog::open(path).map_err(|e| usage(format!("cannot open the audit log {}: {e}; check --audit", path.display())))?;
@@ -381,11 +436,18 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             print_audit_head(&host, args.verbose);
             Ok(code)
         }
-        Command::Config(ConfigCommand::Show { host, json }) => {
-            let config = read_config(&host)?;
+        Command::Config(ConfigCommand::Show { host, json, layers }) => {
+            let found = read_layers(&host)?;
+            let unapproved = found.unapproved();
             // Bundles are fetched and verified (not compiled) so their hooks show in the chain.
-            let plan = hookhost_bundle::resolve(config, &resolver(&host, None)).await.map_err(|e| usage(explain_bundle(&e, Some(&host))))?.plan;
-            if json {
+            let plan = hookhost_bundle::resolve_layers(found, &resolver(&host, None)).await.map_err(|e| usage(explain_bundle(&e, Some(&host))))?.plan;
+            if layers {
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&table::layers_json(&plan, unapproved.as_deref()))?);
+                } else {
+                    print!("{}", table::layers_table(&plan, unapproved.as_deref()));
+                }
+            } else if json {
                 println!("{}", serde_json::to_string_pretty(&table::hooks_json(&plan))?);
             } else {
                 print!("{}", table::hooks_table(&plan));
@@ -451,6 +513,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Lock { host } => cli_bundle::lock(&host).await,
         Command::Serve(args) => serve::serve(args).await,
         Command::Wit { dir } => write_wit(&dir),
+        Command::Trust { dir, config, forget, list } => trust::trust(dir, config, forget, list),
         Command::New { lang, dir } => {
             let files = new::create(lang, &dir, HOOKS_WIT).map_err(|e| usage(format!("{e:#}")))?;
             println!("wrote {} files into {}", files.len(), dir.display());
@@ -486,6 +549,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let ids: Vec<&str> = loaded.hook_ids().collect();
             println!("ok: {} hook(s) loaded: {}", ids.len(), ids.join(", "));
             print!("{}", table::check_report(&loaded.report().await, loaded.not_run(), loaded.warnings()));
+            print!("{}", table::restrictions(loaded.restrictions()));
             if host.verbose {
                 print!("{}", table::profile(&loaded.profile().await));
             }

@@ -275,13 +275,32 @@ fn listen_at(text: &str) -> anyhow::Result<Listen> {
 /// enough: the kernel's coarse clock can give a truncation and the write that follows it the same
 /// time, and a daemon that reloaded between them would keep the empty file.)
 fn config_stamp(args: &HostArgs) -> Option<String> {
-    let path = args.config.as_ref()?;
-    let meta = std::fs::metadata(path).ok()?;
-    // Larger than any config `read` accepts: its load fails and says so; the length tells changes apart.
-    if meta.len() > 16 << 20 {
-        return Some(format!("{}:{:?}", meta.len(), meta.modified().ok()));
+    // Every layer's file (the managed, the user's, the project's) and the project approvals.
+    let mut files = vec![hookhost::types::paths::managed_config().0];
+    files.extend(args.config.clone().or_else(hookhost::types::paths::user_config));
+    if !args.no_project {
+        let peers: Vec<String> = hookhost::config::policy::PROJECT_PEER_FILES.iter().map(|(n, _)| n.to_string()).collect();
+        if let Some(p) = std::env::current_dir().ok().and_then(|cwd| hookhost::config::project::find(&cwd, &peers)) {
+            files.extend(p.layer_files().into_iter().map(std::path::Path::to_path_buf));
+        }
+        files.extend(hookhost::config::project::approvals_file());
     }
-    std::fs::read(path).ok().map(|bytes| hookhost::types::ids::sha256_hex(&bytes))
+    let mut stamp = String::new();
+    for path in files {
+        let Ok(meta) = std::fs::metadata(&path) else {
+            stamp.push_str("-;");
+            continue;
+        };
+        // Larger than any config `read` accepts: its load fails and says so; the length tells changes apart.
+        if meta.len() > 16 << 20 {
+            stamp.push_str(&format!("{}:{:?};", meta.len(), meta.modified().ok()));
+            continue;
+        }
+        let digest = std::fs::read(&path).ok().map(|bytes| hookhost::types::ids::sha256_hex(&bytes)).unwrap_or_default();
+        stamp.push_str(&digest);
+        stamp.push(';');
+    }
+    Some(stamp)
 }
 
 /// A changed config, once it has stopped changing: a writer that truncates and then writes (not

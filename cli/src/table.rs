@@ -129,10 +129,65 @@ pub fn hooks_json(config: &hookhost::Plan) -> serde_json::Value {
             serde_json::json!({
                 "id": h.id, "event": h.event.as_str(), "matcher": h.matcher_spec, "timeout_ms": h.limits.timeout.as_millis() as u64,
                 "on_error": h.on_error.as_str(), "plugin": h.plugin.to_string(), "settings": h.settings,
+                "layer": layer_of(config, &h.id),
             })
         })
         .collect();
     serde_json::json!({"hooks": hooks, "muted": config.muted})
+}
+
+/// The layer a hook came from.
+fn layer_of(plan: &hookhost::Plan, id: &str) -> Option<&'static str> {
+    plan.layers.iter().find(|l| l.hooks.iter().any(|h| h == id)).map(|l| l.kind.as_str())
+}
+
+/// `hookhost config show --layers`: each layer with its file, settings and hooks, then what the
+/// policies removed or changed, then a project that did not load.
+pub fn layers_table(plan: &hookhost::Plan, unapproved: Option<&str>) -> String {
+    let mut out = String::new();
+    for l in &plan.layers {
+        out.push_str(&format!("{} layer: {}
+", l.kind, l.source.display()));
+        for s in &l.settings {
+            out.push_str(&format!("  setting  {s}
+"));
+        }
+        for h in &l.hooks {
+            out.push_str(&format!("  hook     {h}
+"));
+        }
+        if l.settings.is_empty() && l.hooks.is_empty() {
+            out.push_str("  (nothing)
+");
+        }
+    }
+    for id in &plan.muted {
+        out.push_str(&format!("muted by disabled_contributions: {id}
+"));
+    }
+    out.push_str(&restrictions(&plan.restrictions));
+    if let Some(note) = unapproved {
+        out.push_str(&format!("not loaded: {note}
+"));
+    }
+    out
+}
+
+/// `hookhost config show --layers --json`.
+pub fn layers_json(plan: &hookhost::Plan, unapproved: Option<&str>) -> serde_json::Value {
+    serde_json::json!({"layers": plan.layers, "muted": plan.muted, "restrictions": plan.restrictions, "unapproved_project": unapproved})
+}
+
+/// What the layers' policies removed or changed (`check`, `config show --layers`).
+pub fn restrictions(lines: &[String]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("restricted: {} thing(s) removed or changed by a layer's policy:\n", lines.len());
+    for l in lines {
+        out.push_str(&format!("  {l}\n"));
+    }
+    out
 }
 
 /// What `check` prints after its first line: where each hook runs (and, for a converted peer

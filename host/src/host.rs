@@ -55,6 +55,7 @@ pub struct Host {
     /// Peer hooks loaded but not run, and what was ignored in peer files (for `check`).
     pub(crate) not_run: Vec<hookhost_config::NotRun>,
     pub(crate) warnings: Vec<String>,
+    pub(crate) restrictions: Vec<String>,
 }
 
 pub(crate) struct LoadedHook {
@@ -66,7 +67,7 @@ pub(crate) struct LoadedHook {
 }
 
 enum Source {
-    Config(ConfigFile),
+    Layers(hookhost_config::Layers),
     Plan(Plan),
 }
 
@@ -87,7 +88,7 @@ pub struct HostBuilder {
 impl Default for HostBuilder {
     fn default() -> HostBuilder {
         HostBuilder {
-            source: Source::Config(ConfigFile::embedded_default()),
+            source: Source::Layers(hookhost_config::Layers::single(ConfigFile::embedded_default())),
             engine: None,
             audit: None,
             cache_dir: None,
@@ -103,7 +104,14 @@ impl HostBuilder {
     /// Load this config file (its bundles are resolved by [`build`](Self::build)). The default
     /// is the embedded default config.
     pub fn config(mut self, config: ConfigFile) -> Self {
-        self.source = Source::Config(config);
+        self.source = Source::Layers(hookhost_config::Layers::single(config));
+        self
+    }
+
+    /// Load these layers (managed, user, project: [`hookhost_config::Layers::discover`]);
+    /// their bundles are resolved and the layers merged by [`build`](Self::build).
+    pub fn layers(mut self, layers: hookhost_config::Layers) -> Self {
+        self.source = Source::Layers(layers);
         self
     }
 
@@ -160,7 +168,7 @@ impl HostBuilder {
         // One cache directory for everything: compiled plugins, pulled bundles, stop loops.
         let cache = match (&self.cache_dir, &self.source) {
             (Some(dir), _) => dir.clone(),
-            (None, Source::Config(config)) => config.effective_cache_dir(),
+            (None, Source::Layers(layers)) => layers.effective_cache_dir(),
             (None, Source::Plan(plan)) => plan.effective_cache_dir(),
         };
         // It holds native code and fetched bundles: it must be private to this user before
@@ -171,12 +179,12 @@ impl HostBuilder {
         let mut plan = match self.source {
             Source::Plan(plan) => plan,
             #[cfg(feature = "bundles")]
-            Source::Config(config) => {
+            Source::Layers(layers) => {
                 let resolver = hookhost_bundle::Resolver { cache_dir: Some(cache.clone()), ..self.resolver };
-                hookhost_bundle::resolve(config, &resolver).await?.plan
+                hookhost_bundle::resolve_layers(layers, &resolver).await?.plan
             }
             #[cfg(not(feature = "bundles"))]
-            Source::Config(config) => Plan::without_bundles(config)?,
+            Source::Layers(layers) => layers.without_bundles()?,
         };
         for capability in &self.grant_all {
             plan.settings.grants.grant_all(capability.clone());
@@ -217,6 +225,21 @@ fn check_process_grant(spec: &HookSpec, imports_process: bool, granted: bool) ->
     Err(LoadError::CapabilityNotGranted { hook: spec.id.clone(), plugin: spec.plugin.clone(), capability: Capability::ProcessExec, why, fix })
 }
 
+/// A capability a layer's policy took away: say so, rather than how to grant it.
+fn refused_by_policy(e: LoadError, restrictions: &[String]) -> LoadError {
+    match e {
+        LoadError::CapabilityNotGranted { hook, plugin, capability, why, fix } => {
+            let needle = format!(" hook {hook}: {capability} not granted: ");
+            let fix = match restrictions.iter().find_map(|r| r.split_once(&needle).map(|(_, why)| why.to_string())) {
+                Some(policy) => format!("a layer's policy refused the grant: {policy}"),
+                None => fix,
+            };
+            LoadError::CapabilityNotGranted { hook, plugin, capability, why, fix }
+        }
+        other => other,
+    }
+}
+
 /// The directory a hook's sandbox may read: a converted peer hook's project, for the bash
 /// adapter of the config's own hooks only — never for a bundle's hooks, whose settings come from
 /// a third party and must not choose what of this machine they can read.
@@ -246,7 +269,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
             None => {
                 let source = PluginSource::of(&spec, &plan)?;
                 // The capability first: a plugin that may not run is never compiled or cached.
-                check_process_grant(&spec, crate::plugin::imports_process(&source.bytes), granted)?;
+                check_process_grant(&spec, crate::plugin::imports_process(&source.bytes), granted).map_err(|e| refused_by_policy(e, &plan.restrictions))?;
                 let p = Arc::new(loader.load(&spec.id, source)?);
                 tracing::debug!(plugin = %p.name, "plugin loaded");
                 plugins.insert(spec.plugin.clone(), p.clone());
@@ -254,7 +277,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
             }
         };
         // Again with what the compiled component imports (and for hooks sharing a plugin).
-        check_process_grant(&spec, plugin.imports_process(), granted)?;
+        check_process_grant(&spec, plugin.imports_process(), granted).map_err(|e| refused_by_policy(e, &plan.restrictions))?;
         // Only a plugin that imports `process` can call it at all.
         let read_dir = match project_mount(&spec) {
             Some(dir) if dir.is_dir() => Some(dir),
@@ -313,6 +336,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
         limits,
         not_run: plan.not_run,
         warnings: plan.warnings,
+        restrictions: plan.restrictions,
     })
 }
 
@@ -355,6 +379,12 @@ impl Host {
     /// What was ignored in peer files, one line each.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// What a layer's policy removed or changed while the layers merged (docs/ORG.md), one
+    /// line each.
+    pub fn restrictions(&self) -> &[String] {
+        &self.restrictions
     }
 
     /// Where each loaded hook runs and what stands in its way, in chain order. For a converted

@@ -25,7 +25,7 @@ pub mod store;
 pub mod trust;
 
 pub use error::{BundleError, ErrorKind};
-pub use resolve::{resolve, LockMode, Progress, Resolver};
+pub use resolve::{resolve, resolve_layers, LockMode, Progress, Resolver};
 
 /// The manifest's name inside an archive.
 pub const MANIFEST_FILE: &str = "manifest.json";

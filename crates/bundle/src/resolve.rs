@@ -173,6 +173,23 @@ pub struct Resolution {
     pub lock: Lock,
 }
 
+/// Resolve every layer's bundles (each against the lock file next to its own file) and merge
+/// the layers into one plan. The lock returned is the user layer's.
+pub async fn resolve_layers(layers: hookhost_config::Layers, resolver: &Resolver) -> Result<Resolution, BundleError> {
+    let (layers, merge) = layers.into_parts();
+    let mut plans = Vec::with_capacity(layers.len());
+    let mut lock = Lock::default();
+    for layer in layers {
+        let resolved = resolve(layer.config, resolver).await?;
+        if layer.kind == hookhost_config::LayerKind::User {
+            lock = resolved.lock;
+        }
+        plans.push((layer.kind, resolved.plan));
+    }
+    let plan = merge.merge(plans).map_err(|e| BundleError::new(ErrorKind::Config, e.to_string()))?;
+    Ok(Resolution { plan, lock })
+}
+
 /// Resolve every bundle of a config: fetched and checked in declaration order, their hooks
 /// placed before the user's own. A config without bundles resolves without any I/O.
 pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resolution, BundleError> {
@@ -246,11 +263,6 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
     }
     if !problems.is_empty() {
         return Err(BundleError::new(ErrorKind::Config, format!("{source}: {} problem(s) in bundle hooks:\n  - {}", problems.len(), problems.join("\n  - "))));
-    }
-    for id in &config.disabled_contributions {
-        if id.contains('/') && !muted.contains(id) {
-            tracing::warn!(hook_id = %id, "disabled_contributions names no hook of this config's bundles");
-        }
     }
     let mut plan = Plan::base(config);
     plan.muted.extend(muted);

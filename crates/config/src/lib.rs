@@ -16,6 +16,8 @@ pub use peer::Options as PeerOptions;
 pub use bundles::{is_loopback, BundleDecl, OciLocation, RawKey, RawRegistry, RawTrust, Registry, SigningRules, TrustConfig, TrustKey};
 pub use hookhost_types::spec::{AuditFailure, Capability, Grants, HookSpec, Limits, OnError, PluginRef, DEFAULT_FUEL, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS, MAX_MEMORY_MIB, TIMEOUT_RANGE_MS};
 pub use plan::{BundlePlugin, Plan};
+pub use policy::{CapabilityPattern, MaxLimits, Policy, RawMaxLimits, RawPolicy};
+pub use layers::{Layer, LayerKind, Layers, LayerOptions};
 
 /// The config file as written.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
@@ -82,6 +84,9 @@ pub struct RawConfig {
     /// Things in a peer file hookhost ignored, one line each.
     #[serde(skip)]
     pub warnings: Vec<String>,
+    /// What this layer lets the layers below it do (managed and user configs; docs/ORG.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<RawPolicy>,
 }
 
 /// A peer runtime's hook file included by a native config (`[[peers]]`).
@@ -235,6 +240,9 @@ pub struct HostSettings {
     pub grants: Grants,
     /// Consecutive stop blocks allowed per session (0 = no cap).
     pub stop_loop_cap: u32,
+    /// The settings the file wrote (`audit_log`, `audit_failure`, `cache_dir`, `stop_loop_cap`),
+    /// as opposed to defaults: what layers merge and conflict on.
+    pub written: Vec<&'static str>,
 }
 
 impl HostSettings {
@@ -271,6 +279,10 @@ pub struct ConfigFile {
     pub not_run: Vec<NotRun>,
     /// What was ignored in peer files, one line each.
     pub warnings: Vec<String>,
+    /// `[policy]`: what this file lets lower layers do.
+    pub policy: Policy,
+    /// Whether it wrote `[trust]` (a managed `[trust]` is a floor for lower layers).
+    pub trust_written: bool,
 }
 
 impl ConfigFile {
@@ -431,6 +443,9 @@ fn toml_problem(e: &toml::de::Error, text: &str) -> String {
 
 mod bundles;
 mod json;
+pub mod layers;
+pub mod policy;
+pub mod project;
 pub mod peer;
 pub mod plan;
 mod validate;

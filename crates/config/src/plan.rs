@@ -38,6 +38,12 @@ pub struct Plan {
     pub not_run: Vec<crate::NotRun>,
     /// What was ignored in peer files, one line each.
     pub warnings: Vec<String>,
+    /// `disabled_contributions` as written (layers mute each other's hooks when they merge).
+    pub disabled_contributions: Vec<String>,
+    /// The layers it was merged from, each with its hooks and settings (docs/ORG.md).
+    pub layers: Vec<crate::layers::LayerSummary>,
+    /// What a layer's policy removed or changed, and layers not loaded, one line each.
+    pub restrictions: Vec<String>,
 }
 
 impl Plan {
@@ -63,6 +69,9 @@ impl Plan {
             bundle_plugins: HashMap::new(),
             not_run: config.not_run,
             warnings: config.warnings,
+            disabled_contributions: config.disabled_contributions,
+            layers: Vec::new(),
+            restrictions: Vec::new(),
         }
     }
 

@@ -65,15 +65,19 @@ impl RawConfig {
                 hooks.push(spec);
             }
         }
-        for id in &self.disabled_contributions {
-            // Ids with a '/' name bundle hooks, checked when bundles resolve.
-            if !muted.contains(id) && !id.contains('/') {
-                tracing::warn!(hook_id = %id, "disabled_contributions names no contributed hook of this config");
-            }
-        }
-        let trust = self.trust.unwrap_or_default().validate(base, &mut problems);
+        let trust = self.trust.clone().unwrap_or_default().validate(base, &mut problems);
         let registries = bundles::registries(&self.registries, base, &mut problems);
         let bundles = bundles::bundles(&self.bundles, &registries, &mut problems);
+        let policy = self.policy.as_ref().map(|p| p.validate(&mut problems)).unwrap_or_default();
+        let written = [
+            ("audit_log", self.audit_log.is_some()),
+            ("audit_failure", self.audit_failure.is_some()),
+            ("cache_dir", self.cache_dir.is_some()),
+            ("stop_loop_cap", self.stop_loop_cap.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, set)| set.then_some(name))
+        .collect();
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -91,7 +95,10 @@ impl RawConfig {
                 cache_dir: self.cache_dir.map(|p| base.join(p)),
                 grants,
                 stop_loop_cap: self.stop_loop_cap.unwrap_or(DEFAULT_STOP_LOOP_CAP),
+                written,
             },
+            policy,
+            trust_written: self.trust.is_some(),
             muted,
             not_run: self.not_run,
             warnings: self.warnings,

@@ -29,3 +29,28 @@ pub fn local_registry() -> PathBuf {
     }
     xdg("XDG_DATA_HOME", ".local/share").unwrap_or_else(|| PathBuf::from(".")).join("hookhost/registry")
 }
+
+/// The user's config file: `$XDG_CONFIG_HOME/hookhost/hooks.toml`, else
+/// `~/.config/hookhost/hooks.toml` (whether or not it exists).
+pub fn user_config() -> Option<PathBuf> {
+    Some(xdg("XDG_CONFIG_HOME", ".config")?.join("hookhost/hooks.toml"))
+}
+
+/// The managed (organisation) config: `$HOOKHOST_MANAGED_CONFIG` when set and not empty, else
+/// [`SYSTEM_MANAGED_CONFIG`]. The flag says whether the environment named it (then it must
+/// exist).
+pub fn managed_config() -> (PathBuf, bool) {
+    match std::env::var_os("HOOKHOST_MANAGED_CONFIG") {
+        Some(p) if !p.is_empty() => (PathBuf::from(p), true),
+        _ => (PathBuf::from(SYSTEM_MANAGED_CONFIG), false),
+    }
+}
+
+/// Where an administrator installs the managed config.
+pub const SYSTEM_MANAGED_CONFIG: &str = "/etc/hookhost/managed.toml";
+
+/// hookhost's state directory (approved projects): `$XDG_STATE_HOME/hookhost`, else
+/// `~/.local/state/hookhost`.
+pub fn state_dir() -> Option<PathBuf> {
+    Some(xdg("XDG_STATE_HOME", ".local/state")?.join("hookhost"))
+}

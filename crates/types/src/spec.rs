@@ -331,6 +331,21 @@ impl Grants {
         }
     }
 
+    /// Every capability granted to `plugin`: by its name, and (unless it is a bundle's) to every
+    /// plugin.
+    pub fn for_plugin(&self, plugin: &PluginRef) -> BTreeSet<Capability> {
+        let mut caps: BTreeSet<Capability> = self.named(plugin).cloned().collect();
+        if !matches!(plugin, PluginRef::Bundle { .. }) {
+            caps.extend(self.all.iter().cloned());
+        }
+        caps
+    }
+
+    /// Whether nothing is granted.
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty() && self.per_plugin.values().all(BTreeSet::is_empty)
+    }
+
     /// Whether `plugin` holds `capability`. A bundle's plugin needs a grant by its own name:
     /// a grant to every plugin does not reach bundles.
     pub fn allows(&self, plugin: &PluginRef, capability: &Capability) -> bool {

@@ -1,0 +1,583 @@
+//! Layered configuration (docs/ORG.md): the *managed* layer an organisation installs, the
+//! *user*'s own config, and the *project* found from the working directory — merged in that
+//! order. Managed hooks run first and no lower layer can mute, replace or weaken them; the
+//! managed layer's `[policy]` limits what lower layers may do, and every limit that removed
+//! or changed something is reported (`hookhost check`).
+//!
+//! Loading is in two steps because bundles resolve in between: [`Layers::discover`] reads and
+//! checks every layer and applies what can be applied before anything is fetched (registries,
+//! trust keys, project approval); [`Merge::merge`] joins the resolved plans.
+
+use crate::peer::Format;
+use crate::policy::{self, CapabilityPattern, Policy};
+use crate::project::{self, Approval};
+use crate::{ConfigError, ConfigFile, Plan, RawConfig, RawPeer, Registry};
+use hookhost_types::paths;
+use hookhost_types::spec::{Capability, Grants, HookSpec};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Which layer a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LayerKind {
+    /// The organisation's (`$HOOKHOST_MANAGED_CONFIG`, else `/etc/hookhost/managed.toml`).
+    Managed,
+    /// The user's (`--config F`, else `$XDG_CONFIG_HOME/hookhost/hooks.toml`, else the
+    /// embedded default).
+    User,
+    /// The project's (`.hookhost/hooks.toml` from the working directory upward), once approved.
+    Project,
+}
+
+impl LayerKind {
+    /// `managed`, `user`, `project`: also the HookId prefix of the layer's own hooks.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayerKind::Managed => "managed",
+            LayerKind::User => "user",
+            LayerKind::Project => "project",
+        }
+    }
+}
+
+impl std::fmt::Display for LayerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One layer: its kind and its validated config.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    /// Which layer.
+    pub kind: LayerKind,
+    /// Its config (`source` is its file).
+    pub config: ConfigFile,
+}
+
+/// What a layer contributed, for `hookhost config show --layers`.
+#[derive(Debug, Clone, Serialize)]
+pub struct LayerSummary {
+    /// Which layer.
+    pub kind: LayerKind,
+    /// Its file.
+    pub source: PathBuf,
+    /// Its hooks, in chain order (bundles' hooks included).
+    pub hooks: Vec<String>,
+    /// The settings it wrote (`audit_log = ...`, `policy.max_limits`, `trust.keys[0]`, ...).
+    pub settings: Vec<String>,
+}
+
+/// Where the layers come from.
+#[derive(Debug, Clone, Default)]
+pub struct LayerOptions {
+    /// The user's config (`--config`); default `$XDG_CONFIG_HOME/hookhost/hooks.toml` if it
+    /// exists, else the embedded default.
+    pub user: Option<PathBuf>,
+    /// The user file's format, when detection should not decide.
+    pub format: Option<Format>,
+    /// Look for a project from this directory upward; `None`: no project layer.
+    pub project_from: Option<PathBuf>,
+    /// Capabilities granted to every plugin of the user layer (the CLI's `--grant`).
+    pub grants: Vec<Capability>,
+    /// Read no managed layer (an embedder that has none; the CLI always reads it).
+    pub skip_managed: bool,
+}
+
+/// The project a discovery found, and whether it loaded.
+#[derive(Debug, Clone)]
+pub struct ProjectState {
+    /// The project on disk.
+    pub project: project::Project,
+    /// Whether its files are approved.
+    pub approval: Approval,
+}
+
+/// Every layer found, checked, with the restrictions applied so far.
+#[derive(Debug, Clone)]
+pub struct Layers {
+    /// The layers in merge order (managed, user, project).
+    pub layers: Vec<Layer>,
+    /// The files read (every layer's, and an unapproved project's), for a daemon to watch.
+    pub files: Vec<PathBuf>,
+    /// The project found, if any (loaded or not).
+    pub project: Option<ProjectState>,
+    merge: Merge,
+}
+
+/// What joins resolved plans: the policies, and what was restricted before resolution.
+#[derive(Debug, Clone, Default)]
+pub struct Merge {
+    managed: Option<(PathBuf, Policy)>,
+    user: (PathBuf, Policy),
+    restrictions: Vec<String>,
+    summaries: Vec<LayerSummary>,
+}
+
+fn error(file: &Path, problem: String) -> ConfigError {
+    ConfigError { file: file.to_path_buf(), problems: vec![problem] }
+}
+
+/// `kind (file)`, for messages.
+fn named(kind: LayerKind, file: &Path) -> String {
+    format!("the {kind} layer ({})", file.display())
+}
+
+impl Layers {
+    /// One config as the only (user) layer: what a host built from a single file loads.
+    pub fn single(config: ConfigFile) -> Layers {
+        let merge = Merge { managed: None, user: (config.source.clone(), config.policy.clone()), restrictions: Vec::new(), summaries: vec![summary(LayerKind::User, &config)] };
+        Layers { files: vec![config.source.clone()], layers: vec![Layer { kind: LayerKind::User, config }], project: None, merge }
+    }
+
+    /// Find, read and check every layer. A managed file that exists (or that
+    /// `$HOOKHOST_MANAGED_CONFIG` names) must load, or nothing does: an organisation's policy
+    /// never silently disappears. A project layer loads only when allowed and approved; when
+    /// not, [`Layers::project`] says why and the other layers load.
+    pub fn discover(opts: &LayerOptions) -> Result<Layers, ConfigError> {
+        let mut files = Vec::new();
+        let mut restrictions = Vec::new();
+        // Managed.
+        let managed = if opts.skip_managed {
+            None
+        } else {
+            let (path, named_by_env) = paths::managed_config();
+            if path.exists() || named_by_env {
+                let config = ConfigFile::load(&path).map_err(|mut e| {
+                    if named_by_env && !path.exists() {
+                        e.problems = vec!["cannot read the managed config named by HOOKHOST_MANAGED_CONFIG (no such file); fix the variable or install the file".into()];
+                    }
+                    e
+                })?;
+                files.push(path);
+                Some(config)
+            } else {
+                None
+            }
+        };
+        // User.
+        let user_path = opts.user.clone().or_else(|| paths::user_config().filter(|p| p.is_file()));
+        let mut user = match &user_path {
+            Some(path) => {
+                files.push(path.clone());
+                ConfigFile::load_as(path, opts.format)?
+            }
+            None => ConfigFile::embedded_default(),
+        };
+        check_policy_fields(LayerKind::User, &user)?;
+        for cap in &opts.grants {
+            user.settings.grants.grant_all(cap.clone());
+        }
+        let no_policy = Policy::default();
+        let managed_policy = managed.as_ref().map_or(&no_policy, |m| &m.policy);
+        // Project.
+        let mut project_state = None;
+        let mut project_layer = None;
+        if let Some(cwd) = &opts.project_from {
+            let mut peers = managed_policy.project_peers.clone();
+            peers.extend(user.policy.project_peers.iter().cloned());
+            if let Some(found) = project::find(cwd, &peers) {
+                files.extend(found.layer_files().into_iter().map(Path::to_path_buf));
+                let refused_by = [(managed.as_ref(), managed_policy), (Some(&user), &user.policy)]
+                    .into_iter()
+                    .find_map(|(c, p)| (p.allow_project_hooks == Some(false)).then(|| c.map(|c| c.source.clone())).flatten());
+                if let Some(by) = refused_by {
+                    restrictions.push(format!("project {}: not loaded: {} sets policy.allow_project_hooks = false", found.root.display(), by.display()));
+                    project_state = Some(ProjectState { project: found, approval: Approval::New });
+                } else {
+                    let (_, approval) = project::status(&found).map_err(|e| error(&found.root, e))?;
+                    if approval == Approval::Approved {
+                        project_layer = Some(load_project(&found, &mut restrictions)?);
+                    }
+                    project_state = Some(ProjectState { project: found, approval });
+                }
+            }
+        }
+        let mut layers = Vec::new();
+        if let Some(m) = managed {
+            check_policy_fields(LayerKind::Managed, &m)?;
+            layers.push(Layer { kind: LayerKind::Managed, config: m });
+        }
+        layers.push(Layer { kind: LayerKind::User, config: user });
+        if let Some(p) = project_layer {
+            layers.push(Layer { kind: LayerKind::Project, config: p });
+        }
+        restrict_before_resolve(&mut layers, &mut restrictions)?;
+        let managed = layers.iter().find(|l| l.kind == LayerKind::Managed).map(|l| (l.config.source.clone(), l.config.policy.clone()));
+        let user = layers.iter().find(|l| l.kind == LayerKind::User).map(|l| (l.config.source.clone(), l.config.policy.clone())).expect("a user layer always exists");
+        let summaries = layers.iter().map(|l| summary(l.kind, &l.config)).collect();
+        Ok(Layers { layers, files, project: project_state, merge: Merge { managed, user, restrictions, summaries } })
+    }
+
+    /// The layers, to resolve one by one, and what merges the results.
+    pub fn into_parts(self) -> (Vec<Layer>, Merge) {
+        (self.layers, self.merge)
+    }
+
+    /// Join layers that name no bundles (a host built without bundle support).
+    pub fn without_bundles(self) -> Result<Plan, ConfigError> {
+        let (layers, merge) = self.into_parts();
+        let plans = layers.into_iter().map(|l| Plan::without_bundles(l.config).map(|p| (l.kind, p))).collect::<Result<Vec<_>, _>>()?;
+        merge.merge(plans)
+    }
+
+    /// The message for a project that did not load because it is not approved, if so.
+    pub fn unapproved(&self) -> Option<String> {
+        let state = self.project.as_ref()?;
+        let root = state.project.root.display();
+        let files: Vec<String> = state.project.layer_files().iter().map(|p| p.display().to_string()).collect();
+        match &state.approval {
+            Approval::Approved => None,
+            Approval::New if self.merge.restrictions.iter().any(|r| r.starts_with(&format!("project {root}: not loaded"))) => None,
+            Approval::New => Some(format!("project {root}: its hooks ({}) are not approved, so they do not run; review them and run `hookhost trust {root}`", files.join(", "))),
+            Approval::Changed(changes) => Some(format!("project {root}: its hook files changed since you approved them ({}), so they do not run; review them and run `hookhost trust {root}` again", changes.join(", "))),
+        }
+    }
+
+    /// The cache directory the merged host uses: `$HOOKHOST_CACHE_DIR`, else the highest
+    /// layer's `cache_dir`, else the user's cache directory.
+    pub fn effective_cache_dir(&self) -> Option<PathBuf> {
+        let by = self.layers.iter().find(|l| l.config.settings.written.contains(&"cache_dir")).or_else(|| self.layers.iter().find(|l| l.kind == LayerKind::User));
+        by.and_then(|l| l.config.effective_cache_dir())
+    }
+
+    /// What the policies removed or changed before bundles resolved, one line each.
+    pub fn restrictions(&self) -> &[String] {
+        &self.merge.restrictions
+    }
+}
+
+/// A layer may set only its `[policy]` fields: the managed layer all, the user layer those
+/// about projects, a project none.
+fn check_policy_fields(kind: LayerKind, config: &ConfigFile) -> Result<(), ConfigError> {
+    let problems: Vec<String> = match kind {
+        LayerKind::Managed => Vec::new(),
+        LayerKind::User => config
+            .policy
+            .written
+            .iter()
+            .filter(|f| policy::MANAGED_ONLY.contains(f))
+            .map(|f| format!("policy.{f}: only the managed config may set this (it limits the user layer); move it to {}, or remove it", paths::SYSTEM_MANAGED_CONFIG))
+            .collect(),
+        LayerKind::Project => config.policy.written.iter().map(|f| format!("policy.{f}: a project cannot set policy; remove [policy]")).collect(),
+    };
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ConfigError { file: config.source.clone(), problems })
+    }
+}
+
+/// Read an approved project's layer: its `.hookhost/hooks.toml` and the peer project files
+/// a policy asked for, as one config. What a project may not set is dropped and said so.
+fn load_project(found: &project::Project, restrictions: &mut Vec<String>) -> Result<ConfigFile, ConfigError> {
+    let (file, base, mut raw) = match &found.hooks_file {
+        Some(path) => {
+            let text = crate::read_text(path).map_err(|e| error(path, format!("cannot read the project config ({e})")))?;
+            let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            let raw: RawConfig = ConfigFile::raw(&text, path, Some(Format::Native))?;
+            (path.clone(), base, raw)
+        }
+        None => (found.peer_files[0].1.clone(), found.root.clone(), RawConfig::default()),
+    };
+    let at = file.display();
+    if raw.policy.take().is_some() {
+        restrictions.push(format!("project {at}: [policy] ignored: a project cannot set policy"));
+    }
+    for (field, set) in [("audit_log", raw.audit_log.take().is_some()), ("audit_failure", raw.audit_failure.take().is_some()), ("cache_dir", raw.cache_dir.take().is_some()), ("stop_loop_cap", raw.stop_loop_cap.take().is_some())] {
+        if set {
+            restrictions.push(format!("project {at}: {field} ignored: a project cannot change host settings (set it in your user config)"));
+        }
+    }
+    for (format, path) in &found.peer_files {
+        raw.peers.push(RawPeer { path: path.clone(), format: Some(format.clone()), grants: Vec::new(), project_dir: Some(found.root.clone()) });
+    }
+    if !raw.peers.is_empty() {
+        crate::peer::include(&mut raw, &base).map_err(|problems| ConfigError { file: file.clone(), problems })?;
+    }
+    let mut config = raw.validate(&base).map_err(|problems| ConfigError { file: file.clone(), problems })?;
+    config.source = file;
+    Ok(config)
+}
+
+/// Registries, trust keys and bundles: what must hold before anything is fetched.
+fn restrict_before_resolve(layers: &mut [Layer], restrictions: &mut Vec<String>) -> Result<(), ConfigError> {
+    // A registry name means one place in every layer.
+    for i in 0..layers.len() {
+        for j in i + 1..layers.len() {
+            let (high, low) = (&layers[i], &layers[j]);
+            for (name, there) in &low.config.registries {
+                if let Some(here) = high.config.registries.get(name).filter(|r| !same_registry(r, there)) {
+                    return Err(error(
+                        &low.config.source,
+                        format!("registries.{name}: {} says {}, {} says {}; a lower layer cannot redefine a registry: rename it here", named(high.kind, &high.config.source), show(here), named(low.kind, &low.config.source), show(there)),
+                    ));
+                }
+            }
+        }
+    }
+    let Some(managed) = layers.iter().find(|l| l.kind == LayerKind::Managed).map(|l| l.config.clone()) else { return Ok(()) };
+    let policy = &managed.policy;
+    let allowed: Option<Vec<Registry>> = match &policy.allowed_registries {
+        None => None,
+        Some(list) => Some(
+            list.iter()
+                .map(|entry| match managed.registries.get(entry) {
+                    Some(r) => Ok(r.clone()),
+                    None => Registry::from_location(entry).map_err(|e| error(&managed.source, format!("policy.allowed_registries: {entry:?} is neither a registry of this file nor a location: {e}"))),
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+    };
+    let managed_keys: Vec<crate::TrustKey> = managed.trust.keys.iter().map(|k| crate::TrustKey { at: format!("{} {}", managed.source.display(), k.at), ..k.clone() }).collect();
+    for layer in layers.iter_mut().filter(|l| l.kind != LayerKind::Managed) {
+        let (kind, source) = (layer.kind, layer.config.source.clone());
+        let c = &mut layer.config;
+        if let Some(allowed) = &allowed {
+            c.bundles.retain(|b| {
+                let registry = &c.registries[&b.reference.registry];
+                let ok = allowed.iter().any(|a| same_registry(a, registry));
+                if !ok {
+                    restrictions.push(format!(
+                        "{kind} {}: {} ({}) removed: its registry {} is not in policy.allowed_registries of {}",
+                        source.display(),
+                        b.at,
+                        b.reference,
+                        show(registry),
+                        managed.source.display()
+                    ));
+                }
+                ok
+            });
+        }
+        if policy.managed_keys_only {
+            for k in c.trust.keys.drain(..) {
+                restrictions.push(format!("{kind} {}: {} ({}) not trusted: {} sets policy.managed_keys_only", source.display(), k.at, k.name.as_deref().unwrap_or("unnamed key"), managed.source.display()));
+            }
+        }
+        let own = std::mem::take(&mut c.trust.keys);
+        c.trust.keys = managed_keys.iter().cloned().chain(own).collect();
+        if managed.trust_written {
+            c.trust.rules.require_signed |= managed.trust.rules.require_signed;
+            c.trust.rules.min_signers = c.trust.rules.min_signers.max(managed.trust.rules.min_signers);
+        }
+    }
+    Ok(())
+}
+
+/// Whether two registries are the same place (directories compared as resolved paths).
+fn same_registry(a: &Registry, b: &Registry) -> bool {
+    match (a, b) {
+        (Registry::Dir(x), Registry::Dir(y)) => x == y || std::fs::canonicalize(x).is_ok_and(|x| std::fs::canonicalize(y).is_ok_and(|y| x == y)),
+        _ => a == b,
+    }
+}
+
+fn show(r: &Registry) -> String {
+    match r {
+        Registry::Dir(d) => d.display().to_string(),
+        Registry::Oci(l) => format!("oci://{}{}{}", l.registry, if l.prefix.is_empty() { "" } else { "/" }, l.prefix),
+    }
+}
+
+/// A setting's value as text, for comparing layers and for `config show --layers`.
+fn setting(settings: &crate::HostSettings, name: &str) -> String {
+    match name {
+        "audit_log" => settings.audit_log.as_ref().map_or(String::new(), |p| p.display().to_string()),
+        "audit_failure" => format!("{:?}", settings.audit_failure).to_lowercase(),
+        "cache_dir" => settings.cache_dir.as_ref().map_or(String::new(), |p| p.display().to_string()),
+        "stop_loop_cap" => settings.stop_loop_cap.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn summary(kind: LayerKind, c: &ConfigFile) -> LayerSummary {
+    let mut settings: Vec<String> = c.settings.written.iter().map(|n| format!("{n} = {}", setting(&c.settings, n))).collect();
+    settings.extend(c.policy.written.iter().map(|f| format!("policy.{f}")));
+    for (name, r) in &c.registries {
+        if name != "local" || !matches!(r, Registry::Dir(d) if *d == paths::local_registry()) {
+            settings.push(format!("registries.{name} = {}", show(r)));
+        }
+    }
+    settings.extend(c.trust.keys.iter().filter(|k| k.at.starts_with("trust.")).map(|k| format!("{} ({})", k.at, k.name.as_deref().unwrap_or("unnamed key"))));
+    settings.extend(c.bundles.iter().map(|b| format!("{} = {}", b.at, b.reference)));
+    settings.extend(c.disabled_contributions.iter().map(|d| format!("disabled_contributions: {d}")));
+    LayerSummary { kind, source: c.source.clone(), hooks: Vec::new(), settings }
+}
+
+impl Merge {
+    /// Join the layers' resolved plans (in layer order) into the plan a host loads: hooks in
+    /// layer order, each layer's grants given to its own hooks only (as its policy allows),
+    /// lower layers' limits capped, settings merged; a lower layer that mutes or redefines a
+    /// higher one's hook, or sets a setting differently, is an error naming both.
+    pub fn merge(self, plans: Vec<(LayerKind, Plan)>) -> Result<Plan, ConfigError> {
+        let Merge { managed, user, mut restrictions, mut summaries } = self;
+        let mut plans = plans;
+        // The layer's own hooks are `{layer}:{id}`.
+        for (kind, plan) in &mut plans {
+            if *kind != LayerKind::User {
+                let prefix = format!("{kind}:");
+                for h in &mut plan.hooks {
+                    if let Some(rest) = h.id.strip_prefix("user:") {
+                        h.id = format!("{prefix}{rest}");
+                    }
+                }
+            }
+        }
+        // HookIds are unique across layers: a lower layer cannot replace a higher one's hook.
+        let mut owner: BTreeMap<String, (LayerKind, PathBuf)> = BTreeMap::new();
+        for (kind, plan) in &plans {
+            for h in &plan.hooks {
+                if let Some((k, file)) = owner.get(&h.id) {
+                    return Err(error(&plan.source, format!("hook {:?} is also defined by {}; a lower layer cannot replace or reorder a higher layer's hook: give this one another id, or list the bundle in one layer only", h.id, named(*k, file))));
+                }
+                owner.insert(h.id.clone(), (*kind, plan.source.clone()));
+            }
+        }
+        // Mutes: a layer mutes its own contributions and lower layers' hooks, never a higher one's.
+        for i in 0..plans.len() {
+            let (kind, disabled, source) = (plans[i].0, plans[i].1.disabled_contributions.clone(), plans[i].1.source.clone());
+            for id in disabled {
+                if plans[i].1.muted.contains(&id) {
+                    continue;
+                }
+                match owner.get(&id) {
+                    Some((k, file)) if *k < kind => {
+                        return Err(error(&source, format!("disabled_contributions: {id:?} is a hook of {}; a lower layer cannot mute it (ask whoever manages that file)", named(*k, file))));
+                    }
+                    Some((k, _)) if *k > kind => {
+                        for (lk, plan) in plans.iter_mut().filter(|(lk, _)| lk == k) {
+                            plan.hooks.retain(|h| h.id != id);
+                            plan.muted.push(id.clone());
+                            tracing::info!(hook_id = %id, layer = %lk, "hook muted by a higher layer's disabled_contributions");
+                        }
+                    }
+                    Some(_) => tracing::warn!(hook_id = %id, "disabled_contributions names a hook of its own file; remove the hook instead"),
+                    None => tracing::warn!(hook_id = %id, "disabled_contributions names no hook of any layer"),
+                }
+            }
+        }
+        // Settings: the highest layer that wrote one decides; two that differ are a conflict.
+        let mut settings = plans.iter().find(|(k, _)| *k == LayerKind::User).map(|(_, p)| p.settings.clone()).unwrap_or_default();
+        let mut written_by: BTreeMap<&'static str, (LayerKind, PathBuf, String)> = BTreeMap::new();
+        for (kind, plan) in &plans {
+            for name in &plan.settings.written {
+                let value = setting(&plan.settings, name);
+                match written_by.get(name) {
+                    Some((k, file, v)) if *v != value => {
+                        return Err(error(&plan.source, format!("{name}: {} sets it to {v:?}, {} to {value:?}; remove it from one of them", named(*k, file), named(*kind, &plan.source))));
+                    }
+                    Some(_) => {}
+                    None => {
+                        written_by.insert(name, (*kind, plan.source.clone(), value));
+                        match *name {
+                            "audit_log" => settings.audit_log = plan.settings.audit_log.clone(),
+                            "audit_failure" => settings.audit_failure = plan.settings.audit_failure,
+                            "cache_dir" => settings.cache_dir = plan.settings.cache_dir.clone(),
+                            "stop_loop_cap" => settings.stop_loop_cap = plan.settings.stop_loop_cap,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        settings.written = written_by.keys().copied().collect();
+        settings.grants = Grants::default();
+        // Grants: each layer's reach its own hooks, as far as the layers above allow.
+        let managed_policy = managed.as_ref().map(|(_, p)| p.clone()).unwrap_or_default();
+        let managed_file = managed.as_ref().map(|(f, _)| f.clone()).unwrap_or_default();
+        for (kind, plan) in &mut plans {
+            let kind = *kind;
+            let grants = plan.settings.grants.clone();
+            for i in 0..plan.hooks.len() {
+                let h = &plan.hooks[i];
+                let mut caps: BTreeSet<Capability> = grants.for_plugin(&h.plugin).into_iter().filter(|c| plan.holds(&h.plugin, c)).collect();
+                caps.extend(h.grants.iter().cloned());
+                let h = &mut plan.hooks[i];
+                caps.retain(|c| match refusal(kind, c, &managed_policy, &managed_file, &user) {
+                    None => true,
+                    Some(why) => {
+                        restrictions.push(format!("{kind} hook {}: {c} not granted: {why}", h.id));
+                        false
+                    }
+                });
+                h.grants = caps;
+                if kind != LayerKind::Managed {
+                    cap_limits(h, &managed_policy.max_limits, &managed_file, &mut restrictions);
+                }
+            }
+        }
+        // One plan.
+        let source = user.0.clone();
+        let mut merged = Plan { source, settings, ..Plan::default() };
+        for (kind, plan) in plans {
+            if let Some(s) = summaries.iter_mut().find(|s| s.kind == kind) {
+                s.hooks = plan.hooks.iter().map(|h| h.id.clone()).collect();
+            }
+            merged.hooks.extend(plan.hooks);
+            merged.muted.extend(plan.muted);
+            merged.bundle_plugins.extend(plan.bundle_plugins);
+            merged.not_run.extend(plan.not_run);
+            merged.warnings.extend(plan.warnings);
+            merged.disabled_contributions.extend(plan.disabled_contributions);
+        }
+        merged.layers = summaries;
+        merged.restrictions = restrictions;
+        Ok(merged)
+    }
+}
+
+/// Why a hook of `kind` may not hold `c`, if it may not.
+fn refusal(kind: LayerKind, c: &Capability, managed: &Policy, managed_file: &Path, user: &(PathBuf, Policy)) -> Option<String> {
+    let allows = |list: &[CapabilityPattern]| list.iter().any(|p| p.allows(c));
+    match kind {
+        LayerKind::Managed => None,
+        LayerKind::User => match &managed.user_grants {
+            Some(list) if !allows(list) => Some(format!("{} lets the user layer grant {} (policy.user_grants)", managed_file.display(), only(list))),
+            _ => None,
+        },
+        LayerKind::Project => {
+            let user_list = user.1.project_grants.clone().unwrap_or_default();
+            if !allows(&user_list) {
+                return Some(format!(
+                    "your user config ({}) lets projects grant {} (policy.project_grants); add it there if you trust this project with it",
+                    user.0.display(),
+                    only(&user_list)
+                ));
+            }
+            match &managed.project_grants {
+                Some(list) if !allows(list) => Some(format!("{} lets projects grant {} (policy.project_grants)", managed_file.display(), only(list))),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// `nothing`, or `only X, Y`.
+fn only(list: &[CapabilityPattern]) -> String {
+    if list.is_empty() {
+        "nothing".into()
+    } else {
+        format!("only {}", policy::list(list))
+    }
+}
+
+/// Lower a lower layer's hook's limits to the managed ceilings, saying so.
+fn cap_limits(h: &mut HookSpec, max: &crate::MaxLimits, managed_file: &Path, restrictions: &mut Vec<String>) {
+    let id = h.id.clone();
+    let mut note = |what: String| restrictions.push(format!("hook {id}: {what} (policy.max_limits of {})", managed_file.display()));
+    if let Some(f) = max.fuel.filter(|f| h.limits.fuel > *f) {
+        note(format!("fuel {} lowered to {f}", h.limits.fuel));
+        h.limits.fuel = f;
+    }
+    if let Some(m) = max.memory_bytes.filter(|m| h.limits.memory_bytes > *m) {
+        note(format!("memory {} MiB lowered to {} MiB", h.limits.memory_bytes >> 20, m >> 20));
+        h.limits.memory_bytes = m;
+    }
+    if let Some(t) = max.timeout.filter(|t| h.limits.timeout > *t) {
+        note(format!("timeout {} ms lowered to {} ms", h.limits.timeout.as_millis(), t.as_millis()));
+        h.limits.timeout = t;
+    }
+}
