@@ -54,6 +54,27 @@ pub enum BundleCommand {
     Manifest { bundle: PathBuf },
     /// Write a bundle's files into a directory (confined to it).
     Unpack { bundle: PathBuf, dir: PathBuf },
+    /// Revoke a published version (NAME@VERSION), or with --revoke-key a signing key (NAME
+    /// names the bundle whose list carries it): sign a revocation record and publish it next
+    /// to the bundle in REGISTRY. Hosts refuse a revoked version or key even when a lock file
+    /// pins it, from the next time they read the registry (`hookhost update`).
+    Revoke {
+        /// The secret key that signs the revocation (a key the hosts trust for the bundle's
+        /// namespace). Encrypted keys read their password from HOOKHOST_KEY_PASSWORD.
+        #[arg(long)]
+        key: PathBuf,
+        /// Why: every host that refuses it says this.
+        #[arg(long)]
+        reason: String,
+        /// Revoke this signing key (its id, 16 hex digits, as `hookhost key generate` and
+        /// `bundle inspect` print it) instead of a version.
+        #[arg(long, value_name = "KEYID")]
+        revoke_key: Option<String>,
+        /// `namespace/name@version`, or `namespace/name` with --revoke-key.
+        target: String,
+        /// The registry: a directory, or oci://host[:port]/prefix.
+        registry: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -216,6 +237,42 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
             let b = read_bundle(&bundle)?;
             use std::io::Write;
             std::io::stdout().write_all(&b.parts.manifest)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::Revoke { key, reason, revoke_key, target, registry } => {
+            let (name, version) = match (target.split_once('@'), &revoke_key) {
+                (Some((n, v)), None) if format!("r/{target}").parse::<BundleRef>().is_ok_and(|r| r.version.is_some() && !r.is_range()) => (n.to_string(), Some(v.to_string())),
+                (Some(_), Some(_)) => return Err(usage("with --revoke-key, name the bundle without a version (namespace/name)")),
+                (None, Some(_)) => (target.clone(), None),
+                _ => return Err(usage(format!("{target:?}: name the version to revoke, namespace/name@1.2.0 (or pass --revoke-key KEYID)"))),
+            };
+            let name: hookhost_types::BundleName = name.parse().map_err(|_| usage(format!("{name:?} is not a bundle name (namespace/name)")))?;
+            let revoked_key = match revoke_key {
+                Some(k) if k.len() == 16 && k.bytes().all(|b| b.is_ascii_hexdigit()) => Some(k.to_ascii_uppercase()),
+                Some(k) => return Err(usage(format!("--revoke-key: {k:?} is not a key id (16 hex digits)"))),
+                None => None,
+            };
+            if reason.trim().is_empty() {
+                return Err(usage("--reason: say why; every host that refuses it shows this"));
+            }
+            let record = bundle::revoke::Record {
+                kind: bundle::revoke::COMMENT_PREFIX.to_string(),
+                bundle: name.to_string(),
+                version: version.clone(),
+                key: revoked_key.clone(),
+                reason,
+                issued: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+            };
+            let secret = std::fs::read_to_string(&key).map_err(|e| usage(format!("cannot read the secret key {}: {e}", key.display())))?;
+            let (entry, id) = bundle::revoke::sign(&record, &secret, std::env::var("HOOKHOST_KEY_PASSWORD").ok()).map_err(|e| usage(format!("{}: {e}", key.display())))?;
+            let reg = Registry::from_location(&registry).map_err(|e| usage(e))?;
+            let count = bundle::revoke::publish(&reg, &name, entry).await?;
+            let what = match (&version, &revoked_key) {
+                (Some(v), _) => format!("{name}@{v}"),
+                (None, Some(k)) => format!("key {k} (for {name})"),
+                _ => unreachable!("checked above"),
+            };
+            println!("revoked {what}, signed by key {id} → {}/{name}:{} ({count} revocation(s))", registry.trim_end_matches('/'), bundle::revoke::TAG);
             Ok(ExitCode::SUCCESS)
         }
         BundleCommand::Unpack { bundle, dir } => {

@@ -31,6 +31,8 @@ pub enum ErrorKind {
     Io,
     /// The bundles' hooks or the trust configuration have problems.
     Config,
+    /// The version, or every key that signed it, was revoked by a trusted signed revocation.
+    Revoked,
 }
 
 /// Why a bundle was refused. Nothing of a refused bundle was compiled or cached.

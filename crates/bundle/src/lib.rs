@@ -21,6 +21,7 @@ use std::path::Path;
 mod error;
 pub mod oci;
 pub mod resolve;
+pub mod revoke;
 pub mod store;
 pub mod trust;
 

@@ -240,6 +240,18 @@ impl Remote {
         Ok(Artifact { manifest: bytes, blobs })
     }
 
+    /// The tags of a bundle's repository (none when the repository does not exist).
+    pub async fn tags(&self, name: &str) -> Result<Vec<String>, BundleError> {
+        let reference = self.at_tag(name, "latest");
+        match self.client.list_tags(&reference, &self.auth, None, None).await {
+            Ok(t) => Ok(t.tags),
+            Err(e) => {
+                let e = self.explain(e, &self.repository(name));
+                if e.kind() == ErrorKind::NotFound { Ok(Vec::new()) } else { Err(e) }
+            }
+        }
+    }
+
     /// Every bundle repository under the prefix, with its tags.
     pub async fn list(&self) -> Result<Vec<(String, Vec<String>)>, BundleError> {
         let probe = self.at_tag("x/x", "x");

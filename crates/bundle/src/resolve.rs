@@ -4,6 +4,7 @@
 //! before anything is compiled or cached, and turn its hook specs into `{bundle}:{name}` hooks.
 
 use super::oci::{tag_of, Remote};
+use super::revoke::{self, List, Revoked};
 use super::store::{open_artifact, Artifact, Store};
 use super::trust::Policy;
 use super::{Bundle, BundleError, ErrorKind};
@@ -87,15 +88,32 @@ pub struct Fetched {
 }
 
 /// Fetch and check one bundle. Nothing reaches the cache before it is checked; a corrupt cache
-/// entry is evicted and fetched again.
+/// entry is evicted and fetched again. Its revocations are read with it (a directory registry's
+/// every time; an OCI registry's when the registry is contacted, else the copy cached then) and
+/// a revoked version or key refuses it.
 pub async fn fetch(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, cache: Option<&Path>, policy: &Policy, progress: Option<&Arc<dyn Progress>>) -> Result<Fetched, BundleError> {
+    fetch_with(r, registry, pinned, cache, policy, progress, false).await
+}
+
+/// [`fetch`]; `refresh` asks an OCI registry for the revocations even when the bundle is cached
+/// (`hookhost update`).
+pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, cache: Option<&Path>, policy: &Policy, progress: Option<&Arc<dyn Progress>>, refresh: bool) -> Result<Fetched, BundleError> {
     let from = format!("bundle {r}");
-    let check = |artifact: &Artifact, digest: Digest| -> Result<Fetched, BundleError> {
+    let check = |artifact: &Artifact, digest: Digest, revoked: &Revoked| -> Result<Fetched, BundleError> {
         let (bundle, signatures) = open_artifact(artifact, &from)?;
-        if bundle.manifest.name != r.name.as_str() || r.version.as_ref().is_some_and(|v| *v != bundle.manifest.version) {
+        if bundle.manifest.name != r.name.as_str() || !r.admits(&bundle.manifest.version) {
             return Err(BundleError::new(ErrorKind::Integrity, format!("{from}: the registry served {} instead; a registry may not substitute one bundle for another", bundle.manifest.id())));
         }
-        let signers = policy.check(&bundle, &signatures, &from)?;
+        for line in &revoked.ignored {
+            tracing::warn!(bundle = %r, "{line}");
+        }
+        if let Some(notice) = revoked.versions.get(&bundle.manifest.version) {
+            return Err(BundleError::new(
+                ErrorKind::Revoked,
+                format!("{from} ({}): this version is {}; it is refused even when a lock file pins it: move to another version (`hookhost update`) or remove it", bundle.manifest.id(), notice.describe()),
+            ));
+        }
+        let signers = policy.check_revoked(&bundle, &signatures, &from, &revoked.keys)?;
         Ok(Fetched { bundle, digest, signers, signatures })
     };
     let digest_hint = r.digest.as_ref().or(pinned);
@@ -105,36 +123,40 @@ pub async fn fetch(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, 
             let store = Store::new(dir);
             let digest = match digest_hint {
                 Some(d) => d.clone(),
-                None => {
-                    let tag = format!("{}:{}", r.name, tag_of(r.version.as_deref().unwrap_or_default()));
-                    let found = store.resolve(&tag).map_err(|e| e.context(&from))?;
-                    parse_digest(found.ok_or_else(|| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: the registry {} has no {tag}", dir.display())))?)?
-                }
+                None => parse_digest(resolve_dir_tag(&store, r, dir, policy)?)?,
             };
             let artifact = store.get(digest.as_str()).map_err(|e| match e.kind() {
                 ErrorKind::NotFound => BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {}", e.message())),
                 ErrorKind::Integrity => BundleError::new(ErrorKind::Integrity, format!("{from}: the registry is corrupt: {}; push the bundle again", e.message())),
                 _ => e.context(&from),
             })?;
-            check(&artifact, digest)
+            let list = dir_revocations(&store, &r.name)?;
+            check(&artifact, digest, &revoke::verify(&list, &r.name, policy))
         }
         Registry::Oci(location) => {
             let mut remote = Remote::new(location)?;
             remote.progress = progress.cloned();
             let digest = match digest_hint {
                 Some(d) => d.clone(),
-                None => parse_digest(remote.resolve(&r.name, &tag_of(r.version.as_deref().unwrap_or_default())).await.map_err(|e| e.context(&from))?)?,
+                None => parse_digest(remote.resolve(&r.name, &oci_tag(r, &remote, policy).await?).await.map_err(|e| e.context(&from))?)?,
             };
-            let cache = cache.map(|c| Store::new(c.join("bundles")));
-            if let Some(cache) = &cache {
-                match cache.get(digest.as_str()) {
+            let cache_store = cache.map(|c| Store::new(c.join("bundles")));
+            let revocations_file = cache.map(|c| revocations_cache(c, &remote, &r.name));
+            if let Some(cache_store) = &cache_store {
+                match cache_store.get(digest.as_str()) {
                     Ok(artifact) => {
-                        return check(&artifact, digest);
+                        // Offline: the revocations cached when the registry was last asked.
+                        let list = match (refresh || digest_hint.is_none(), &revocations_file) {
+                            (true, _) => oci_revocations(&remote, &r.name, revocations_file.as_deref()).await,
+                            (false, Some(f)) => cached_revocations(f),
+                            (false, None) => List::default(),
+                        };
+                        return check(&artifact, digest, &revoke::verify(&list, &r.name, policy));
                     }
                     Err(e) if e.kind() == ErrorKind::NotFound => {}
                     Err(e) => {
                         tracing::warn!(bundle = %r, "cached copy is damaged, fetching it again: {e}");
-                        cache.evict(digest.as_str());
+                        cache_store.evict(digest.as_str());
                     }
                 }
             }
@@ -142,13 +164,121 @@ pub async fn fetch(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, 
                 p.pulling(&r.name, &remote.registry, digest.as_str());
             }
             let artifact = remote.fetch(&r.name, digest.as_str()).await.map_err(|e| e.context(&from))?;
-            let fetched = check(&artifact, digest)?;
-            if let Some(cache) = &cache {
-                if let Err(e) = cache.put(&artifact, None) {
+            let list = oci_revocations(&remote, &r.name, revocations_file.as_deref()).await;
+            let fetched = check(&artifact, digest, &revoke::verify(&list, &r.name, policy))?;
+            if let Some(cache_store) = &cache_store {
+                if let Err(e) = cache_store.put(&artifact, None) {
                     tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
                 }
             }
             Ok(fetched)
+        }
+    }
+}
+
+/// The digest a directory registry's tag names.
+fn resolve_dir_tag(store: &Store, r: &BundleRef, dir: &Path, policy: &Policy) -> Result<String, BundleError> {
+    let from = format!("bundle {r}");
+    let tag = match r.version.as_deref() {
+        Some(_) if r.is_range() => {
+            let tags: Vec<String> = store.list()?.into_iter().filter_map(|(reference, _)| reference.strip_prefix(&format!("{}:", r.name)).map(str::to_string)).collect();
+            let list = dir_revocations(store, &r.name)?;
+            newest(r, &tags, &revoke::verify(&list, &r.name, policy)).map_err(|why| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: the registry {} has {why}", dir.display())))?
+        }
+        v => tag_of(v.unwrap_or_default()),
+    };
+    let reference = format!("{}:{tag}", r.name);
+    store.resolve(&reference).map_err(|e| e.context(&from))?.ok_or_else(|| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: the registry {} has no {reference}", dir.display())))
+}
+
+/// The OCI tag of a reference: its version, or for a range the newest matching tag.
+async fn oci_tag(r: &BundleRef, remote: &Remote, policy: &Policy) -> Result<String, BundleError> {
+    let from = format!("bundle {r}");
+    match r.version.as_deref() {
+        Some(_) if r.is_range() => {
+            let tags = remote.tags(&r.name).await.map_err(|e| e.context(&from))?;
+            let list = oci_revocations(remote, &r.name, None).await;
+            newest(r, &tags, &revoke::verify(&list, &r.name, policy)).map_err(|why| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {} has {why}", remote.registry)))
+        }
+        v => Ok(tag_of(v.unwrap_or_default())),
+    }
+}
+
+/// The newest tag whose version `r`'s range admits and no trusted revocation withdrew; else
+/// what the registry has instead (`no version of acme/guard matching ^2 (it has 1.0.0, 1.1.0)`).
+fn newest(r: &BundleRef, tags: &[String], revoked: &Revoked) -> Result<String, String> {
+    let versions: Vec<(semver::Version, &String)> = tags.iter().filter_map(|t| semver::Version::parse(&t.replace('_', "+")).ok().map(|v| (v, t))).collect();
+    let matching: Vec<&(semver::Version, &String)> = versions.iter().filter(|(v, _)| r.admits(&v.to_string())).collect();
+    if let Some((_, tag)) = matching.iter().filter(|(v, _)| !revoked.versions.contains_key(&v.to_string())).max_by(|a, b| a.0.cmp(&b.0)) {
+        return Ok((*tag).clone());
+    }
+    let range = r.version.as_deref().unwrap_or_default();
+    if matching.is_empty() {
+        let mut all: Vec<&semver::Version> = versions.iter().map(|(v, _)| v).collect();
+        all.sort();
+        let has = if all.is_empty() { "no versions".to_string() } else { all.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ") };
+        return Err(format!("no version of {} matching {range} (it has {has})", r.name));
+    }
+    let why: Vec<String> = matching.iter().map(|(v, _)| format!("{v} {}", revoked.versions[&v.to_string()].describe())).collect();
+    Err(format!("no version of {} matching {range} that is not revoked ({})", r.name, why.join("; ")))
+}
+
+/// A directory registry's revocation list for `name` (none when it has none).
+fn dir_revocations(store: &Store, name: &BundleName) -> Result<List, BundleError> {
+    let from = format!("{} {name}:{}", store.root.display(), revoke::TAG);
+    match store.resolve(&format!("{name}:{}", revoke::TAG))? {
+        None => Ok(List::default()),
+        Some(digest) => List::from_artifact(&store.get(&digest)?, &from),
+    }
+}
+
+/// Where an OCI registry's revocation list for `name` is cached.
+fn revocations_cache(cache: &Path, remote: &Remote, name: &BundleName) -> PathBuf {
+    let key = hookhost_types::ids::sha256_hex(format!("{}/{}", remote.registry, remote.repository(name)).as_bytes());
+    cache.join("revocations").join(format!("{key}.json"))
+}
+
+fn cached_revocations(file: &Path) -> List {
+    match std::fs::read(file) {
+        Ok(bytes) => List::parse(&bytes, &file.display().to_string()).unwrap_or_else(|e| {
+            tracing::warn!("the cached revocation list is damaged ({e}); run `hookhost update` to fetch it again");
+            List::default()
+        }),
+        Err(_) => List::default(),
+    }
+}
+
+/// An OCI registry's revocation list for `name`, cached in `file`. Unreachable or broken: the
+/// cached copy, with a warning.
+async fn oci_revocations(remote: &Remote, name: &BundleName, file: Option<&Path>) -> List {
+    let fetched = async {
+        let digest = match remote.resolve(name, revoke::TAG).await {
+            Ok(d) => d,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(List::default()),
+            Err(e) => return Err(e),
+        };
+        let artifact = remote.fetch(name, &digest).await?;
+        List::from_artifact(&artifact, &format!("{}/{}:{}", remote.registry, remote.repository(name), revoke::TAG))
+    }
+    .await;
+    match fetched {
+        Ok(list) => {
+            if let Some(file) = file {
+                let write = || -> std::io::Result<()> {
+                    std::fs::create_dir_all(file.parent().expect("has a parent"))?;
+                    let tmp = file.with_extension("json.tmp");
+                    std::fs::write(&tmp, serde_json::to_vec(&list).expect("json"))?;
+                    std::fs::rename(&tmp, file)
+                };
+                if let Err(e) = write() {
+                    tracing::warn!("cannot cache the revocations of {name}: {e}");
+                }
+            }
+            list
+        }
+        Err(e) => {
+            tracing::warn!("cannot read the revocations of {name} from {}: {e}; using the copy fetched before", remote.registry);
+            file.map(cached_revocations).unwrap_or_default()
         }
     }
 }

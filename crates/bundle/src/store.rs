@@ -42,11 +42,11 @@ pub struct Artifact {
     pub blobs: BTreeMap<String, Vec<u8>>,
 }
 
-fn digest_of(bytes: &[u8]) -> String {
+pub(crate) fn digest_of(bytes: &[u8]) -> String {
     hookhost_types::Digest::of(bytes).to_string()
 }
 
-fn descriptor(media_type: &str, bytes: &[u8], title: Option<&str>) -> OciDescriptor {
+pub(crate) fn descriptor(media_type: &str, bytes: &[u8], title: Option<&str>) -> OciDescriptor {
     OciDescriptor {
         media_type: media_type.to_string(),
         digest: digest_of(bytes),
@@ -123,6 +123,9 @@ impl Layout {
             Ok(m) => m,
             Err(e) => return fail(format!("not an OCI image manifest ({e})")),
         };
+        if image.config.media_type == super::revoke::CONFIG_MEDIA_TYPE {
+            return super::revoke::check_layout(image, from);
+        }
         if image.config.media_type != CONFIG_MEDIA_TYPE {
             return fail(format!("wrong media type: the artifact's config is {:?}, a hookhost bundle's is {CONFIG_MEDIA_TYPE:?}; this is not a hookhost bundle artifact", image.config.media_type));
         }
@@ -354,6 +357,9 @@ fn readable(path: &std::path::Path) -> std::io::Result<()> {
 /// Split an artifact into a checked bundle and its signatures.
 pub fn open_artifact(artifact: &Artifact, from: &str) -> Result<(Bundle, Vec<String>), BundleError> {
     let layout = Layout::parse(&artifact.manifest, from)?;
+    if layout.image.config.media_type != CONFIG_MEDIA_TYPE {
+        return Err(BundleError::new(ErrorKind::Registry, format!("{from}: wrong media type: this is a revocation list, not a bundle")));
+    }
     let (parts, signatures) = layout.assemble(&artifact.blobs, from)?;
     Ok((Bundle::from_parts(parts, from)?, signatures))
 }

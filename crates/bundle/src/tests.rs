@@ -42,6 +42,7 @@ fn policy(keys: &[(&Key, &[&str])], min_signers: Option<u32>) -> Policy {
     let config = TrustConfig {
         rules: hookhost_config::SigningRules { require_signed: true, min_signers: min_signers.unwrap_or(1) as usize },
         keys: keys.iter().enumerate().map(|(i, (k, allow))| TrustKey { at: format!("trust.keys[{i}]"), name: None, text: k.public.clone(), allow: allow.iter().map(|s| s.to_string()).collect() }).collect(),
+        revoke_other_keys: false,
     };
     Policy::from_config(&config).unwrap()
 }

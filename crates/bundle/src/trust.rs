@@ -21,7 +21,7 @@ pub fn trusted_comment(bundle: &Bundle) -> String {
 }
 
 /// A minisign key id as the `minisign` tool prints it (16 uppercase hex digits).
-fn key_id(keynum: &[u8]) -> String {
+pub(crate) fn key_id(keynum: &[u8]) -> String {
     let mut le = [0u8; 8];
     le.copy_from_slice(&keynum[..8]);
     format!("{:016X}", u64::from_le_bytes(le))
@@ -43,8 +43,13 @@ impl TrustedKey {
         self.configured.name.as_deref().unwrap_or(&self.id)
     }
 
+    /// Whether `signature` verifies over `bytes` with this key.
+    pub(crate) fn verifies(&self, signature: &minisign::SignatureBox, bytes: &[u8]) -> bool {
+        minisign::verify(&self.key, signature, Cursor::new(bytes), true, false, false).is_ok()
+    }
+
     /// Whether it may sign bundle `name`.
-    fn allows(&self, name: &str) -> bool {
+    pub(crate) fn allows(&self, name: &str) -> bool {
         self.configured.allow.iter().any(|p| pattern_matches(p, name))
     }
 }
@@ -56,6 +61,8 @@ pub struct Policy {
     pub keys: Vec<TrustedKey>,
     /// How many signatures by them a bundle needs.
     pub rules: SigningRules,
+    /// A trusted key may revoke another (else only itself).
+    pub revoke_other_keys: bool,
 }
 
 /// Parse a public key: a whole minisign `.pub` file or just its base64 line.
@@ -85,7 +92,7 @@ impl Policy {
             }
         }
         if problems.is_empty() {
-            Ok(Policy { keys, rules: config.rules })
+            Ok(Policy { keys, rules: config.rules, revoke_other_keys: config.revoke_other_keys })
         } else {
             Err(problems)
         }
@@ -98,7 +105,13 @@ impl Policy {
     /// A signature that does not verify, or verifies for another bundle, always fails the
     /// bundle (it was tampered with or replayed), whether or not signatures are required.
     pub fn check(&self, bundle: &Bundle, signatures: &[String], from: &str) -> Result<Vec<String>, BundleError> {
+        self.check_revoked(bundle, signatures, from, &Default::default())
+    }
+
+    /// [`Policy::check`], where signatures by `revoked` keys do not count.
+    pub fn check_revoked(&self, bundle: &Bundle, signatures: &[String], from: &str, revoked: &std::collections::BTreeMap<String, crate::revoke::Notice>) -> Result<Vec<String>, BundleError> {
         let name = &bundle.manifest.name;
+        let mut revoked_signers: Vec<String> = Vec::new();
         let want = trusted_comment(bundle);
         let fail = |msg: String| Err(BundleError::new(ErrorKind::Untrusted, format!("{from} ({}): {msg}", bundle.manifest.id())));
         let mut signers: Vec<String> = Vec::new();
@@ -109,6 +122,10 @@ impl Policy {
                 Err(e) => return fail(format!("signature {} is not a minisign signature ({e}); re-sign the bundle", i + 1)),
             };
             let id = key_id(sig.keynum());
+            if let Some(notice) = revoked.get(&id) {
+                revoked_signers.push(format!("key {id}, {}", notice.describe()));
+                continue;
+            }
             // A key id is 8 bytes anyone can choose: several trusted keys may share one, so
             // every key with this id is tried.
             let candidates: Vec<&TrustedKey> = self.keys.iter().filter(|k| k.id == id).collect();
@@ -142,6 +159,10 @@ impl Policy {
             }
         }
         let SigningRules { require_signed, min_signers } = self.rules;
+        if require_signed && signers.len() < min_signers && !revoked_signers.is_empty() {
+            let msg = format!("{from} ({}): its signature is by a revoked key ({}); it is refused even when a lock file pins it: ask its publisher for a release signed by a current key", bundle.manifest.id(), revoked_signers.join("; "));
+            return Err(BundleError::new(ErrorKind::Revoked, msg));
+        }
         if require_signed && signers.len() < min_signers {
             let untrusted_note = if untrusted.is_empty() {
                 String::new()

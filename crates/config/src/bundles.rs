@@ -180,6 +180,9 @@ pub struct TrustConfig {
     pub keys: Vec<TrustKey>,
     /// How many signatures by them a bundle needs.
     pub rules: SigningRules,
+    /// A trusted key may revoke another key (the managed layer's `policy.revoke_other_keys`);
+    /// otherwise a key revocation counts only when signed by the key it revokes.
+    pub revoke_other_keys: bool,
 }
 
 impl RawTrust {
@@ -215,7 +218,7 @@ impl RawTrust {
         if self.min_signers == Some(0) {
             problems.push("trust.min_signers: must be at least 1 (turn signing off with require_signed = false)".into());
         }
-        TrustConfig { keys, rules: SigningRules { require_signed: self.require_signed.unwrap_or(true), min_signers: self.min_signers.unwrap_or(1) as usize } }
+        TrustConfig { keys, rules: SigningRules { require_signed: self.require_signed.unwrap_or(true), min_signers: self.min_signers.unwrap_or(1) as usize }, revoke_other_keys: false }
     }
 }
 

@@ -320,6 +320,9 @@ fn restrict_before_resolve(layers: &mut [Layer], restrictions: &mut Vec<String>)
     }
     let Some(managed) = layers.iter().find(|l| l.kind == LayerKind::Managed).map(|l| l.config.clone()) else { return Ok(()) };
     let policy = &managed.policy;
+    for layer in layers.iter_mut() {
+        layer.config.trust.revoke_other_keys = policy.revoke_other_keys;
+    }
     let allowed: Option<Vec<Registry>> = match &policy.allowed_registries {
         None => None,
         Some(list) => Some(

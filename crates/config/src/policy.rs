@@ -38,6 +38,11 @@ pub struct RawPolicy {
     /// to the ceiling).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_limits: Option<RawMaxLimits>,
+    /// Managed layer only: a trusted key may revoke another trusted key (a compromised key
+    /// cannot be relied on to revoke itself). Default: a key revocation counts only when signed
+    /// by the key it revokes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub revoke_other_keys: bool,
 }
 
 /// `[policy.max_limits]` as written.
@@ -111,6 +116,8 @@ pub struct Policy {
     pub managed_keys_only: bool,
     /// `max_limits`.
     pub max_limits: MaxLimits,
+    /// `revoke_other_keys`.
+    pub revoke_other_keys: bool,
     /// The fields written, for the layer checks (`user_grants`, ...).
     pub written: Vec<&'static str>,
 }
@@ -150,6 +157,7 @@ impl RawPolicy {
         note(self.allowed_registries.is_some(), "allowed_registries");
         note(self.managed_keys_only, "managed_keys_only");
         note(self.max_limits.is_some(), "max_limits");
+        note(self.revoke_other_keys, "revoke_other_keys");
         for p in &self.project_peers {
             if !PROJECT_PEER_FILES.iter().any(|(name, _)| name == p) {
                 let known: Vec<&str> = PROJECT_PEER_FILES.iter().map(|(n, _)| *n).collect();
@@ -186,13 +194,14 @@ impl RawPolicy {
             allowed_registries: self.allowed_registries.clone(),
             managed_keys_only: self.managed_keys_only,
             max_limits: max,
+            revoke_other_keys: self.revoke_other_keys,
             written,
         }
     }
 }
 
 /// The fields only the managed layer may set.
-pub(crate) const MANAGED_ONLY: &[&str] = &["user_grants", "allowed_registries", "managed_keys_only", "max_limits"];
+pub(crate) const MANAGED_ONLY: &[&str] = &["user_grants", "allowed_registries", "managed_keys_only", "max_limits", "revoke_other_keys"];
 
 /// Render a list of patterns for messages (`none` when empty).
 pub(crate) fn list(patterns: &[CapabilityPattern]) -> String {

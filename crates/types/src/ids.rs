@@ -169,10 +169,30 @@ pub struct BundleRef {
     pub registry: String,
     /// `namespace/name`.
     pub name: BundleName,
-    /// The semantic version asked for.
+    /// The semantic version asked for, or a range of them (`^1.2`, `~1.4.0`, `>=1.0, <2`).
     pub version: Option<String>,
     /// The digest asked for.
     pub digest: Option<Digest>,
+}
+
+impl BundleRef {
+    /// Whether it asks for a range of versions (resolved to the newest matching tag).
+    pub fn is_range(&self) -> bool {
+        self.version.as_deref().is_some_and(|v| semver::Version::parse(v).is_err())
+    }
+
+    /// Whether a bundle of `version` is what this reference asks for (any version for a
+    /// reference by digest).
+    pub fn admits(&self, version: &str) -> bool {
+        match self.version.as_deref() {
+            None => true,
+            Some(v) if !self.is_range() => v == version,
+            Some(range) => match (semver::VersionReq::parse(range), semver::Version::parse(version)) {
+                (Ok(req), Ok(v)) => req.matches(&v),
+                _ => false,
+            },
+        }
+    }
 }
 
 impl fmt::Display for BundleRef {
@@ -201,8 +221,8 @@ impl FromStr for BundleRef {
                 Ok(d) => (None, Some(d)),
                 Err(_) => return Err(format!("{at:?} in {text:?} is not a sha256 digest (64 lowercase hex digits)")),
             },
-            None if semver::Version::parse(at).is_ok() => (Some(at.to_string()), None),
-            None => return Err(format!("{at:?} in {text:?} is not a semantic version; {usage}")),
+            None if semver::Version::parse(at).is_ok() || semver::VersionReq::parse(at).is_ok() => (Some(at.to_string()), None),
+            None => return Err(format!("{at:?} in {text:?} is not a semantic version or range (1.4.0, ^1.2, ~1.4, >=1.0, <2); {usage}")),
         };
         Ok(BundleRef { registry: parts[0].to_string(), name, version, digest })
     }
@@ -240,12 +260,18 @@ mod tests {
         let r = "org/acme/secret-guard@1.4.0".parse::<BundleRef>().unwrap();
         assert_eq!((r.registry.as_str(), r.name.as_str(), r.version.as_deref(), r.digest.is_none()), ("org", "acme/secret-guard", Some("1.4.0"), true));
         let d = format!("sha256:{}", "a".repeat(64));
+        let r = "org/acme/secret-guard@^1.2".parse::<BundleRef>().unwrap();
+        assert!(r.is_range() && r.admits("1.2.0") && r.admits("1.9.3") && !r.admits("2.0.0") && !r.admits("1.1.9") && !r.admits("1.3.0-rc.1"));
+        let r = "org/acme/secret-guard@>=1.0, <1.5".parse::<BundleRef>().unwrap();
+        assert!(r.admits("1.4.9") && !r.admits("1.5.0"));
+        let r = "org/acme/secret-guard@1.2.0".parse::<BundleRef>().unwrap();
+        assert!(!r.is_range() && r.admits("1.2.0") && !r.admits("1.2.1"));
         let r = format!("local/acme/x@{d}").parse::<BundleRef>().unwrap();
         assert_eq!(r.digest.as_ref().map(Digest::as_str), Some(d.as_str()));
         for (bad, want) in [
             ("acme/x@1.0.0", "does not name a registry and a namespace/name"),
             ("org/acme/x", "has no @version"),
-            ("org/acme/x@latest", "is not a semantic version"),
+            ("org/acme/x@latest", "is not a semantic version or range"),
             ("org/acme/x@sha256:abc", "is not a sha256 digest"),
             ("org/Acme/x@1.0.0", "is not a bundle name"),
         ] {
