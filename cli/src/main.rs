@@ -4,7 +4,7 @@ use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use hookhost::protocol::Protocol;
 use hookhost::config::{LayerOptions, Layers};
-use hookhost::{AuditLog, Capability, ConfigFile, HookEvent, Host, LoadError, Outcome};
+use hookhost::{AuditLog, Capability, HookEvent, Host, LoadError, Outcome};
 use hookhost_bundle::{BundleError, ErrorKind, LockMode, Progress, Resolver};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -177,6 +177,19 @@ enum Command {
         #[command(flatten)]
         host: HostArgs,
     },
+    /// Re-resolve a config's bundles (version ranges to the newest allowed version), fetch
+    /// their revocations, and print what changes — bundles, versions, hooks added, removed or
+    /// changed, capabilities requested — before writing the lock file next to the config.
+    Update {
+        #[command(flatten)]
+        host: HostArgs,
+        /// Write the lock file without asking.
+        #[arg(long)]
+        yes: bool,
+        /// Print the changes; write nothing.
+        #[arg(long, conflicts_with = "yes")]
+        dry_run: bool,
+    },
     /// Work with audit logs.
     #[command(subcommand)]
     Audit(AuditCommand),
@@ -290,7 +303,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn dialect(args: &HostArgs) -> Result<Option<hookhost::peer::Format>> {
+pub(crate) fn dialect(args: &HostArgs) -> Result<Option<hookhost::peer::Format>> {
     match &args.dialect {
         Some(name) => Ok(Some(hookhost::peer::Format::parse(name).ok_or_else(|| usage(format!("--dialect: unknown format {name:?}; use native, everruns, docker-agent, claude-code or starchild")))?)),
         None => Ok(None),
@@ -311,15 +324,6 @@ pub(crate) fn read_layers(args: &HostArgs) -> Result<Layers> {
         eprintln!("hookhost: {note}");
     }
     Ok(layers)
-}
-
-/// The user's config file alone (`hookhost lock`).
-pub(crate) fn read_config(args: &HostArgs) -> Result<ConfigFile> {
-    let format = dialect(args)?;
-    match &args.config {
-        Some(path) => ConfigFile::load_as(path, format).map_err(usage),
-        None => Ok(ConfigFile::embedded_default()),
-    }
 }
 
 /// Pull progress on stderr, one line per bundle and per blob (when stderr is a terminal).
@@ -511,6 +515,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Key(cmd) => cli_bundle::key(cmd),
         Command::Registry(cmd) => cli_bundle::registry(cmd).await,
         Command::Lock { host } => cli_bundle::lock(&host).await,
+        Command::Update { host, yes, dry_run } => cli_bundle::update(&host, yes, dry_run).await,
         Command::Serve(args) => serve::serve(args).await,
         Command::Wit { dir } => write_wit(&dir),
         Command::Trust { dir, config, forget, list } => trust::trust(dir, config, forget, list),

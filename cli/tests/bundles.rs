@@ -691,3 +691,161 @@ fn oci_plain_http_only_to_loopback_unless_insecure_http() {
     let err = w.fails(&["check", "--config", "plain.toml"], 2);
     assert!(err.contains(&format!("registries.far.oci: \"http://{target}/hooks\": plain HTTP to {target}")), "{err}");
 }
+
+/// Run hookhost with `args`: (exit code, stdout, stderr).
+fn outcome(w: &Work, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = w.hookhost(args);
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn oci_revocations_refuse_even_a_locked_cached_version_and_untrusted_ones_are_ignored() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    oci_setup(&w, &reg);
+    let location = reg.location();
+    w.ok(&["lock", "--config", "hooks.toml"]);
+    assert_eq!(run_json(&w, "hooks.toml")["decision"], "block");
+    // A revocation signed by a key the host does not trust: ignored, and said so.
+    let stranger = w.key("stranger");
+    let out = w.ok(&["bundle", "revoke", "--key", "stranger.key", "--reason", "not yours to revoke", "acme/guard@1.0.0", &location]);
+    assert_eq!(out, format!("revoked acme/guard@1.0.0, signed by key {stranger} → {location}/acme/guard:revocations (1 revocation(s))"));
+    let (code, stdout, stderr) = outcome(&w, &["update", "--config", "hooks.toml", "--yes"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "up to date: hooks.lock pins the same 1 bundle(s)");
+    assert!(stderr.contains(&format!("revocation 1 of acme/guard: signed by key {stranger}, which the trust policy does not list; ignored")), "{stderr}");
+    assert_eq!(run_json(&w, "hooks.toml")["decision"], "block");
+    // A record whose signature does not verify (its reason altered after signing): ignored.
+    let remote = hookhost_bundle::oci::Remote::new(&hookhost_config::OciLocation::parse(&location, false).unwrap()).unwrap();
+    let name: hookhost_types::BundleName = "acme/guard".parse().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let acme_secret = std::fs::read_to_string(w.path("acme.key")).unwrap();
+    let record = hookhost_bundle::revoke::Record { kind: "hookhost-revocation".into(), bundle: "acme/guard".into(), version: Some("1.0.0".into()), key: None, reason: "genuine".into(), issued: 1_795_526_271 };
+    let (mut forged, _) = hookhost_bundle::revoke::sign(&record, &acme_secret, None).unwrap();
+    forged.record = forged.record.replace("genuine", "forged!");
+    let list = hookhost_bundle::revoke::List { revocations: vec![forged] };
+    rt.block_on(remote.push(&name, hookhost_bundle::revoke::TAG, &list.artifact(&name))).unwrap();
+    let (code, _, stderr) = outcome(&w, &["update", "--config", "hooks.toml", "--yes"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    // (The host keeps what it saw before: the forged record is the list's second.)
+    assert!(stderr.contains("revocation 2 of acme/guard: the signature by key") && stderr.contains("fails verification (it was made for other content); ignored"), "{stderr}");
+    // Revoked by the trusted key: update refuses it, and so does a run the lock pins and the
+    // cache holds, naming the revocation, its signer and its reason.
+    let out = w.ok(&["bundle", "revoke", "--key", "acme.key", "--reason", "leaks the session id; use 1.0.1", "acme/guard@1.0.0", &location]);
+    assert!(out.ends_with("(2 revocation(s))"), "{out}");
+    let acme = out.split("signed by key ").nth(1).unwrap().split(' ').next().unwrap().to_string();
+    let (code, _, stderr) = outcome(&w, &["update", "--config", "hooks.toml", "--yes"]);
+    assert_eq!(code, Some(2));
+    let why = format!("this version is revoked by key {acme} on ");
+    assert!(stderr.contains(&why) && stderr.contains(": leaks the session id; use 1.0.1; it is refused even when a lock file pins it"), "{stderr}");
+    let (code, stdout, stderr) = outcome(&w, &["run", "--config", "hooks.toml", "--locked", "--event", "ev.json"]);
+    assert_eq!((code, stdout.as_str()), (Some(2), ""), "{stderr}");
+    assert!(stderr.contains(&why) && stderr.contains("leaks the session id"), "{stderr}");
+    // Even with the registry gone: the revocation was cached when it was fetched.
+    drop(reg);
+    let (code, _, stderr) = outcome(&w, &["run", "--config", "hooks.toml", "--event", "ev.json"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains(&why), "{stderr}");
+}
+
+#[test]
+fn oci_a_locked_cached_config_runs_through_an_outage_and_resolve_ttl_bounds_the_rest() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    oci_setup(&w, &reg);
+    let config = std::fs::read_to_string(w.path("hooks.toml")).unwrap();
+    w.write("locked.toml", &config);
+    w.ok(&["lock", "--config", "locked.toml"]);
+    assert_eq!(run_json(&w, "locked.toml")["decision"], "block");
+    // Unlocked: each run asks the registry, and remembers the answer.
+    assert_eq!(run_json(&w, "hooks.toml")["decision"], "block");
+    w.write("strict.toml", format!("resolve_ttl = 0\n{config}"));
+    assert_eq!(run_json(&w, "strict.toml")["decision"], "block");
+    drop(reg);
+    // Locked and cached: no network at all.
+    let (code, stdout, stderr) = outcome(&w, &["run", "--config", "locked.toml", "--event", "ev.json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("\"decision\":\"block\""), "{stdout}");
+    assert!(!stderr.contains("reach"), "{stderr}");
+    // Unlocked, within resolve_ttl: served from the remembered resolution, with a warning.
+    let (code, stdout, stderr) = outcome(&w, &["run", "--config", "hooks.toml", "--event", "ev.json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("\"decision\":\"block\""), "{stdout}");
+    assert!(stderr.contains("cannot reach the registry") && stderr.contains("using its resolution from") && stderr.contains("within resolve_ttl"), "{stderr}");
+    // Beyond it: the outage is an error that says what to do.
+    let (code, _, stderr) = outcome(&w, &["run", "--config", "strict.toml", "--event", "ev.json"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("beyond resolve_ttl (0s); write a lock file (`hookhost lock`)"), "{stderr}");
+}
+
+/// Pack, sign (with acme.key) and push `acme/guard@version` to `location`, its description set.
+fn publish_version(w: &Work, version: &str, description: &str, location: &str) {
+    let src = w.source(&format!("src-{version}-{description}"), "acme/guard", version);
+    let manifest = std::fs::read_to_string(src.join("bundle.toml")).unwrap().replace("blocks destructive commands", description);
+    std::fs::write(src.join("bundle.toml"), manifest).unwrap();
+    let file = format!("g-{version}.hhb");
+    w.ok(&["bundle", "pack", src.to_str().unwrap(), "-o", &file]);
+    for entry in std::fs::read_dir(w.path(".")).unwrap().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&format!("{file}.")) {
+            std::fs::remove_file(entry.path()).unwrap();
+        }
+    }
+    w.ok(&["bundle", "sign", "--key", "acme.key", &file]);
+    w.ok(&["registry", "push", &file, location]);
+}
+
+#[test]
+fn oci_version_ranges_resolve_to_the_newest_allowed_and_update_shows_the_difference() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    w.key("acme");
+    let location = reg.location();
+    publish_version(&w, "1.0.0", "first", &location);
+    publish_version(&w, "1.1.0", "second", &location);
+    publish_version(&w, "2.0.0", "breaking", &location);
+    w.write("hooks.toml", format!("bundles = [\"org/acme/guard@^1.0\"]\n[registries.org]\noci = \"{}/hooks\"\n{}", reg.addr, trust_toml("acme.pub", "acme/*")));
+    let out = w.ok(&["update", "--config", "hooks.toml", "--yes"]);
+    assert!(out.starts_with("bundles:\n  + org/acme/guard@^1.0 → 1.1.0 (sha256:") && out.contains("hooks:\n  + acme/guard:no-rm (on pre_tool_use)\n") && out.ends_with("wrote hooks.lock (1 bundle(s))"), "{out}");
+    let lock = std::fs::read_to_string(w.path("hooks.lock")).unwrap();
+    assert!(lock.contains("\"org/acme/guard@^1.0\" = \"sha256:"), "{lock}");
+    // A newer allowed version: --dry-run shows it and writes nothing; without --yes and no
+    // terminal, nothing is written either.
+    publish_version(&w, "1.2.0", "third", &location);
+    let out = w.ok(&["update", "--config", "hooks.toml", "--dry-run"]);
+    assert!(out.starts_with("bundles:\n  ~ org/acme/guard@^1.0: 1.1.0 → 1.2.0 (sha256:") && out.ends_with("dry run: hooks.lock not written"), "{out}");
+    assert_eq!(std::fs::read_to_string(w.path("hooks.lock")).unwrap(), lock);
+    let (code, stdout, err) = outcome(&w, &["update", "--config", "hooks.toml"]);
+    assert_eq!(code, Some(2));
+    assert!(stdout.starts_with("bundles:\n  ~ org/acme/guard@^1.0: 1.1.0 → 1.2.0"), "{stdout}");
+    assert!(err.ends_with("hooks.lock not written: pass --yes to write it (or --dry-run to only look)"), "{err}");
+    // The lock pins 1.1.0 until updated.
+    w.write("ev.json", RM);
+    let v: serde_json::Value = serde_json::from_str(&w.ok(&["run", "--config", "hooks.toml", "--locked", "--event", "ev.json"])).unwrap();
+    assert_eq!(v["decision"], "block");
+    // A revoked 1.2.0 is skipped: update stays on 1.1.0.
+    w.ok(&["bundle", "revoke", "--key", "acme.key", "--reason", "broken", "acme/guard@1.2.0", &location]);
+    assert_eq!(w.ok(&["update", "--config", "hooks.toml", "--yes"]), "up to date: hooks.lock pins the same 1 bundle(s)");
+    // No version in range: the versions the registry has are named.
+    w.write("far.toml", std::fs::read_to_string(w.path("hooks.toml")).unwrap().replace("^1.0", "^3"));
+    let err = w.fails(&["update", "--config", "far.toml", "--yes"], 2);
+    assert!(err.contains("has no version of acme/guard matching ^3 (it has 1.0.0, 1.1.0, 1.2.0, 2.0.0)"), "{err}");
+}
+
+#[test]
+fn oci_a_tag_that_moved_under_a_pinned_digest_is_refused() {
+    let Some(reg) = Registry::start(None) else { return };
+    let w = Work::new();
+    w.key("acme");
+    let location = reg.location();
+    publish_version(&w, "1.0.0", "original", &location);
+    w.write("hooks.toml", format!("bundles = [\"org/acme/guard@1.0.0\"]\n[registries.org]\noci = \"{}/hooks\"\n{}", reg.addr, trust_toml("acme.pub", "acme/*")));
+    w.ok(&["lock", "--config", "hooks.toml"]);
+    let lock = std::fs::read_to_string(w.path("hooks.lock")).unwrap();
+    // The same version pushed again with other content: the tag now names another digest.
+    publish_version(&w, "1.0.0", "replaced", &location);
+    for cmd in [&["update", "--config", "hooks.toml", "--yes"][..], &["lock", "--config", "hooks.toml"][..]] {
+        let err = w.fails(cmd, 2);
+        assert!(err.contains("bundles[0]: the tag of org/acme/guard@1.0.0 moved: the lock file pins sha256:") && err.contains("a published version must not change"), "{cmd:?}: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(w.path("hooks.lock")).unwrap(), lock, "the lock file is untouched");
+}

@@ -372,3 +372,36 @@ fn the_worked_example_in_org_md() {
     assert_eq!((outcome["decision"].as_str(), ids(&outcome)), (Some("block"), vec!["acme:guard".to_string()]));
     assert_eq!(outcome["user_message"], "Blocked by Acme's shell policy; ask #platform if you need this.");
 }
+
+#[test]
+fn key_revocations_count_when_the_key_revokes_itself_or_the_managed_policy_lets_keys_revoke_each_other() {
+    let mut m = Machine::new();
+    publish(&m, "me", "myreg");
+    let id = |out: String| out.split_whitespace().nth(1).unwrap().trim_end_matches(':').to_string();
+    let other = id(m.ok_in(".", &["key", "generate", "-o", "other"]));
+    // The key that signed the bundle, as `bundle inspect` names it.
+    let me = m.ok_in(".", &["bundle", "inspect", "me.hhb"]).lines().find_map(|l| l.trim().strip_prefix("signatures by key ").map(|r| r.split(' ').next().unwrap().to_string())).unwrap();
+    m.write("user.toml", &format!("bundles = [\"mine/acme/guard@1.0.0\"]\n[registries.mine]\npath = \"myreg\"\n{}{}", trust_key(&m.path("me.pub")), trust_key(&m.path("other.pub"))));
+    let user = m.path("user.toml").display().to_string();
+    let args = ["--config", user.as_str()];
+    assert_eq!(m.dispatch("work", &args, RM).0["decision"], "block");
+    // Another trusted key revoking `me`: not by default, and said so.
+    m.ok_in(".", &["bundle", "revoke", "--key", "other.key", "--revoke-key", &me, "--reason", "laptop stolen", "acme/guard", "myreg"]);
+    let (outcome, stderr) = m.dispatch("work", &args, RM);
+    assert_eq!(outcome["decision"], "block");
+    assert!(stderr.contains(&format!("revocation 1 of acme/guard: key {other} revokes another key ({me}), which the managed policy does not allow (policy.revoke_other_keys); ignored")), "{stderr}");
+    // The managed layer allows it: the bundle, signed only by the revoked key, is refused.
+    m.managed("[policy]\nrevoke_other_keys = true\n");
+    let err = m.refused("work", &["run", "--config", &user]);
+    assert!(err.contains(&format!("its signature is by a revoked key (key {me}, revoked by key {other} on ")) && err.contains(": laptop stolen); it is refused even when a lock file pins it"), "{err}");
+    // Without that policy, a key revoking itself counts.
+    m.managed("");
+    m.ok_in(".", &["bundle", "revoke", "--key", "me.key", "--revoke-key", &me, "--reason", "rotated", "acme/guard", "myreg"]);
+    let err = m.refused("work", &["run", "--config", &user]);
+    assert!(err.contains(&format!("(key {me}, revoked by key {me} on ")) && err.contains(": rotated)"), "{err}");
+    // A revocation naming a version is refused input without a version, and vice versa.
+    let err = m.refused(".", &["bundle", "revoke", "--key", "me.key", "--reason", "x", "acme/guard", "myreg"]);
+    assert!(err.ends_with("\"acme/guard\": name the version to revoke, namespace/name@1.2.0 (or pass --revoke-key KEYID)"), "{err}");
+    let err = m.refused(".", &["bundle", "revoke", "--key", "me.key", "--reason", " ", "acme/guard@1.0.0", "myreg"]);
+    assert!(err.ends_with("--reason: say why; every host that refuses it shows this"), "{err}");
+}

@@ -92,12 +92,28 @@ pub struct Fetched {
 /// every time; an OCI registry's when the registry is contacted, else the copy cached then) and
 /// a revoked version or key refuses it.
 pub async fn fetch(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, cache: Option<&Path>, policy: &Policy, progress: Option<&Arc<dyn Progress>>) -> Result<Fetched, BundleError> {
-    fetch_with(r, registry, pinned, cache, policy, progress, false).await
+    fetch_with(r, registry, pinned, cache, policy, progress, FetchOptions::default()).await
 }
 
-/// [`fetch`]; `refresh` asks an OCI registry for the revocations even when the bundle is cached
-/// (`hookhost update`).
-pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, cache: Option<&Path>, policy: &Policy, progress: Option<&Arc<dyn Progress>>, refresh: bool) -> Result<Fetched, BundleError> {
+/// How [`fetch_with`] treats the network.
+#[derive(Debug, Clone, Copy)]
+pub struct FetchOptions {
+    /// Ask an OCI registry for the revocations even when the bundle is cached (`hookhost
+    /// update`).
+    pub refresh: bool,
+    /// How long a tag's resolution is kept to fall back on while the registry is unreachable.
+    pub resolve_ttl: std::time::Duration,
+}
+
+impl Default for FetchOptions {
+    fn default() -> FetchOptions {
+        FetchOptions { refresh: false, resolve_ttl: hookhost_config::DEFAULT_RESOLVE_TTL }
+    }
+}
+
+/// [`fetch`] with options.
+pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, cache: Option<&Path>, policy: &Policy, progress: Option<&Arc<dyn Progress>>, opts: FetchOptions) -> Result<Fetched, BundleError> {
+    let refresh = opts.refresh;
     let from = format!("bundle {r}");
     let check = |artifact: &Artifact, digest: Digest, revoked: &Revoked| -> Result<Fetched, BundleError> {
         let (bundle, signatures) = open_artifact(artifact, &from)?;
@@ -138,7 +154,10 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
             remote.progress = progress.cloned();
             let digest = match digest_hint {
                 Some(d) => d.clone(),
-                None => parse_digest(remote.resolve(&r.name, &oci_tag(r, &remote, policy).await?).await.map_err(|e| e.context(&from))?)?,
+                None => {
+                    let asked = async { remote.resolve(&r.name, &oci_tag(r, &remote, policy).await?).await.map_err(|e| e.context(&from)) }.await;
+                    parse_digest(remembered_resolution(cache, &remote, r, asked, opts.resolve_ttl)?)?
+                }
             };
             let cache_store = cache.map(|c| Store::new(c.join("bundles")));
             let revocations_file = cache.map(|c| revocations_cache(c, &remote, &r.name));
@@ -151,7 +170,11 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
                             (false, Some(f)) => cached_revocations(f),
                             (false, None) => List::default(),
                         };
-                        return check(&artifact, digest, &revoke::verify(&list, &r.name, policy));
+                        let fetched = check(&artifact, digest, &revoke::verify(&list, &r.name, policy))?;
+                        if let (Some(cache), None) = (cache, digest_hint) {
+                            remember_resolution(cache, &remote, r, &fetched.digest);
+                        }
+                        return Ok(fetched);
                     }
                     Err(e) if e.kind() == ErrorKind::NotFound => {}
                     Err(e) => {
@@ -171,8 +194,62 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
                     tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
                 }
             }
+            if let (Some(cache), None) = (cache, digest_hint) {
+                remember_resolution(cache, &remote, r, &fetched.digest);
+            }
             Ok(fetched)
         }
+    }
+}
+
+/// A tag's resolution, remembered in the cache: when the registry cannot be reached, a
+/// resolution made within `ttl` stands in for it (with a warning); an older one does not.
+fn resolution_key(remote: &Remote, r: &BundleRef) -> String {
+    format!("{}/{}@{}", remote.registry, remote.repository(&r.name), r.version.as_deref().unwrap_or_default())
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// Remember that `r` resolved to `digest` (once the bundle it names was verified).
+fn remember_resolution(cache: &Path, remote: &Remote, r: &BundleRef, digest: &Digest) {
+    let file = cache.join("resolutions.json");
+    let mut known: BTreeMap<String, (String, u64)> = std::fs::read(&file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    known.insert(resolution_key(remote, r), (digest.to_string(), now_secs()));
+    let tmp = file.with_extension("json.tmp");
+    let written = std::fs::create_dir_all(cache).and_then(|_| std::fs::write(&tmp, serde_json::to_vec(&known).expect("json"))).and_then(|_| std::fs::rename(&tmp, &file));
+    if let Err(e) = written {
+        tracing::warn!("cannot remember the resolution of {r}: {e}");
+    }
+}
+
+/// The registry's answer for a tag, or when it cannot be reached, a resolution remembered
+/// within `ttl` (with a warning).
+fn remembered_resolution(cache: Option<&Path>, remote: &Remote, r: &BundleRef, asked: Result<String, BundleError>, ttl: std::time::Duration) -> Result<String, BundleError> {
+    let Some(cache) = cache else { return asked };
+    let now = now_secs();
+    let known: BTreeMap<String, (String, u64)> = std::fs::read(cache.join("resolutions.json")).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    match asked {
+        Ok(digest) => Ok(digest),
+        Err(e) if e.kind() == ErrorKind::Unreachable => match known.get(&resolution_key(remote, r)) {
+            Some((digest, at)) if now.saturating_sub(*at) < ttl.as_secs() => {
+                tracing::warn!("{e}; using its resolution from {} ago ({digest}, within resolve_ttl); run `hookhost lock` to stop depending on the registry", ago(now.saturating_sub(*at)));
+                Ok(digest.clone())
+            }
+            Some((_, at)) => Err(BundleError::new(ErrorKind::Unreachable, format!("{}; its last resolution is {} old, beyond resolve_ttl ({}); write a lock file (`hookhost lock`) so runs do not depend on the registry", e.message(), ago(now.saturating_sub(*at)), ago(ttl.as_secs())))),
+            None => Err(e),
+        },
+        Err(e) => Err(e),
+    }
+}
+
+/// `3m`, `2h 5m`, `40s`.
+fn ago(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m", secs / 60),
+        _ => format!("{}h {}m", secs / 3600, secs % 3600 / 60),
     }
 }
 
@@ -262,8 +339,17 @@ async fn oci_revocations(remote: &Remote, name: &BundleName, file: Option<&Path>
     }
     .await;
     match fetched {
-        Ok(list) => {
-            if let Some(file) = file {
+        Ok(fetched) => {
+            // Revocations are sticky: a registry that later serves a shorter list (or none)
+            // does not withdraw what this host has seen.
+            let mut list = file.map(cached_revocations).unwrap_or_default();
+            let before = list.revocations.len();
+            for entry in fetched.revocations {
+                if !list.revocations.contains(&entry) {
+                    list.revocations.push(entry);
+                }
+            }
+            if let Some(file) = file.filter(|_| list.revocations.len() > before) {
                 let write = || -> std::io::Result<()> {
                     std::fs::create_dir_all(file.parent().expect("has a parent"))?;
                     let tmp = file.with_extension("json.tmp");
@@ -301,6 +387,21 @@ pub struct Resolution {
     pub plan: Plan,
     /// The digest each bundle reference resolved to (what a lock file records).
     pub lock: Lock,
+    /// Each bundle resolved, in declaration order.
+    pub bundles: Vec<Resolved>,
+}
+
+/// One bundle as resolved (what `hookhost update` compares).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The reference as written.
+    pub reference: String,
+    /// The version it resolved to.
+    pub version: String,
+    /// The artifact digest.
+    pub digest: Digest,
+    /// Its plugin files and the capabilities each declares.
+    pub capabilities: BTreeMap<String, Vec<String>>,
 }
 
 /// Resolve every layer's bundles (each against the lock file next to its own file) and merge
@@ -309,15 +410,17 @@ pub async fn resolve_layers(layers: hookhost_config::Layers, resolver: &Resolver
     let (layers, merge) = layers.into_parts();
     let mut plans = Vec::with_capacity(layers.len());
     let mut lock = Lock::default();
+    let mut bundles = Vec::new();
     for layer in layers {
         let resolved = resolve(layer.config, resolver).await?;
         if layer.kind == hookhost_config::LayerKind::User {
             lock = resolved.lock;
         }
+        bundles.extend(resolved.bundles);
         plans.push((layer.kind, resolved.plan));
     }
     let plan = merge.merge(plans).map_err(|e| BundleError::new(ErrorKind::Config, e.to_string()))?;
-    Ok(Resolution { plan, lock })
+    Ok(Resolution { plan, lock, bundles })
 }
 
 /// Resolve every bundle of a config: fetched and checked in declaration order, their hooks
@@ -325,7 +428,7 @@ pub async fn resolve_layers(layers: hookhost_config::Layers, resolver: &Resolver
 pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resolution, BundleError> {
     let mode = resolver.lock_mode;
     if config.bundles.is_empty() {
-        return Ok(Resolution { plan: Plan::base(config), lock: Lock::default() });
+        return Ok(Resolution { plan: Plan::base(config), lock: Lock::default(), bundles: Vec::new() });
     }
     let source = config.source.display().to_string();
     let policy = Policy::from_config(&config.trust).map_err(|problems| BundleError::new(ErrorKind::Config, format!("{source}: {}", problems.join("; "))))?;
@@ -334,6 +437,13 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
         LockMode::Prefer | LockMode::Locked => Lock::read(&lock_file)?,
         LockMode::Update => None,
     };
+    // Re-resolving: a version's tag must still name the digest it was locked to.
+    let previous = match mode {
+        LockMode::Update => Lock::read(&lock_file).unwrap_or(None),
+        _ => None,
+    };
+    let opts = FetchOptions { refresh: mode == LockMode::Update, resolve_ttl: config.settings.resolve_ttl };
+    let mut resolved = Vec::new();
     if mode == LockMode::Locked && lock.is_none() && config.bundles.iter().any(|b| b.reference.digest.is_none()) {
         return Err(lock_error(format!("{source}: locked, but there is no lock file {}", lock_file.display())));
     }
@@ -352,7 +462,19 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
             return Err(lock_error(format!("{source}: {}: {key} is not in the lock file {}", decl.at, lock_file.display())));
         }
         let registry = config.registries.get(&r.registry).expect("validated at parse");
-        let fetched = fetch(r, registry, pinned, cache.as_deref(), &policy, resolver.progress.as_ref()).await?;
+        let fetched = fetch_with(r, registry, pinned, cache.as_deref(), &policy, resolver.progress.as_ref(), opts).await?;
+        if let Some(before) = previous.as_ref().and_then(|l| l.bundles.get(&key)).filter(|d| r.version.is_some() && !r.is_range() && **d != fetched.digest) {
+            return Err(BundleError::new(
+                ErrorKind::Integrity,
+                format!("{source}: {}: the tag of {key} moved: the lock file pins {before}, the registry now names {}; a published version must not change (a registry or a publisher replaced it). Ask the publisher; if you trust the new artifact, delete its line from {} and run again", decl.at, fetched.digest, lock_file.display()),
+            ));
+        }
+        resolved.push(Resolved {
+            reference: key.clone(),
+            version: fetched.bundle.manifest.version.clone(),
+            digest: fetched.digest.clone(),
+            capabilities: fetched.bundle.manifest.plugins.iter().map(|p| (p.file.clone(), p.capabilities.clone())).collect(),
+        });
         if let Some(first) = seen_names.insert(fetched.bundle.manifest.name.clone(), decl.at.clone()) {
             return Err(BundleError::new(ErrorKind::Config, format!("{source}: {}: bundle {} is also listed at {first}; list each bundle once", decl.at, fetched.bundle.manifest.name)));
         }
@@ -399,5 +521,5 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
     plan.bundle_plugins = bundle_plugins;
     let at = plan.hooks.iter().position(|h| h.id.starts_with("user:")).unwrap_or(plan.hooks.len());
     plan.hooks.splice(at..at, contributed);
-    Ok(Resolution { plan, lock: new_lock })
+    Ok(Resolution { plan, lock: new_lock, bundles: resolved })
 }

@@ -286,7 +286,13 @@ fn load_project(found: &project::Project, restrictions: &mut Vec<String>) -> Res
     if raw.policy.take().is_some() {
         restrictions.push(format!("project {at}: [policy] ignored: a project cannot set policy"));
     }
-    for (field, set) in [("audit_log", raw.audit_log.take().is_some()), ("audit_failure", raw.audit_failure.take().is_some()), ("cache_dir", raw.cache_dir.take().is_some()), ("stop_loop_cap", raw.stop_loop_cap.take().is_some())] {
+    for (field, set) in [
+        ("audit_log", raw.audit_log.take().is_some()),
+        ("audit_failure", raw.audit_failure.take().is_some()),
+        ("cache_dir", raw.cache_dir.take().is_some()),
+        ("stop_loop_cap", raw.stop_loop_cap.take().is_some()),
+        ("resolve_ttl", raw.resolve_ttl.take().is_some()),
+    ] {
         if set {
             restrictions.push(format!("project {at}: {field} ignored: a project cannot change host settings (set it in your user config)"));
         }
@@ -392,6 +398,7 @@ fn setting(settings: &crate::HostSettings, name: &str) -> String {
         "audit_failure" => format!("{:?}", settings.audit_failure).to_lowercase(),
         "cache_dir" => settings.cache_dir.as_ref().map_or(String::new(), |p| p.display().to_string()),
         "stop_loop_cap" => settings.stop_loop_cap.to_string(),
+        "resolve_ttl" => format!("{}s", settings.resolve_ttl.as_secs()),
         _ => String::new(),
     }
 }
@@ -480,6 +487,7 @@ impl Merge {
                             "audit_failure" => settings.audit_failure = plan.settings.audit_failure,
                             "cache_dir" => settings.cache_dir = plan.settings.cache_dir.clone(),
                             "stop_loop_cap" => settings.stop_loop_cap = plan.settings.stop_loop_cap,
+                            "resolve_ttl" => settings.resolve_ttl = plan.settings.resolve_ttl,
                             _ => {}
                         }
                     }

@@ -49,6 +49,10 @@ pub struct RawConfig {
     /// Consecutive `stop` blocks allowed in one session before hookhost lets the agent stop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_loop_cap: Option<u32>,
+    /// Without a lock file, how long a bundle tag's resolution may stand in for an unreachable
+    /// registry: seconds, or `"30m"`, `"12h"`, `"7d"` (default 24h; 0 turns it off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolve_ttl: Option<RawDuration>,
     /// Where the user's hooks sit among the capabilities (Everruns files declare them in
     /// order); `None` = after every capability.
     #[serde(skip)]
@@ -88,6 +92,41 @@ pub struct RawConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<RawPolicy>,
 }
+
+/// A duration as written: seconds, or a number with `s`, `m`, `h` or `d`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum RawDuration {
+    /// Seconds.
+    Seconds(u64),
+    /// `90s`, `30m`, `12h`, `7d`.
+    Text(String),
+}
+
+impl RawDuration {
+    /// The duration, or what is wrong with it.
+    pub fn parse(&self) -> Result<std::time::Duration, String> {
+        match self {
+            RawDuration::Seconds(s) => Ok(std::time::Duration::from_secs(*s)),
+            RawDuration::Text(t) => {
+                let t = t.trim();
+                let (n, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+                let n: u64 = n.parse().map_err(|_| format!("{t:?} is not a duration; write seconds, or a number with s, m, h or d (\"12h\")"))?;
+                let scale = match unit {
+                    "" | "s" => 1,
+                    "m" => 60,
+                    "h" => 3600,
+                    "d" => 86_400,
+                    _ => return Err(format!("{t:?} is not a duration; write seconds, or a number with s, m, h or d (\"12h\")")),
+                };
+                Ok(std::time::Duration::from_secs(n.saturating_mul(scale)))
+            }
+        }
+    }
+}
+
+/// How long a bundle tag's resolution stands in for an unreachable registry by default.
+pub const DEFAULT_RESOLVE_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// A peer runtime's hook file included by a native config (`[[peers]]`).
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -240,6 +279,8 @@ pub struct HostSettings {
     pub grants: Grants,
     /// Consecutive stop blocks allowed per session (0 = no cap).
     pub stop_loop_cap: u32,
+    /// Without a lock file, how long a tag's resolution stands in for an unreachable registry.
+    pub resolve_ttl: std::time::Duration,
     /// The settings the file wrote (`audit_log`, `audit_failure`, `cache_dir`, `stop_loop_cap`),
     /// as opposed to defaults: what layers merge and conflict on.
     pub written: Vec<&'static str>,

@@ -68,12 +68,21 @@ impl RawConfig {
         let trust = self.trust.clone().unwrap_or_default().validate(base, &mut problems);
         let registries = bundles::registries(&self.registries, base, &mut problems);
         let bundles = bundles::bundles(&self.bundles, &registries, &mut problems);
+        let resolve_ttl = match self.resolve_ttl.as_ref().map(RawDuration::parse) {
+            None => DEFAULT_RESOLVE_TTL,
+            Some(Ok(d)) => d,
+            Some(Err(e)) => {
+                problems.push(format!("resolve_ttl: {e}"));
+                DEFAULT_RESOLVE_TTL
+            }
+        };
         let policy = self.policy.as_ref().map(|p| p.validate(&mut problems)).unwrap_or_default();
         let written = [
             ("audit_log", self.audit_log.is_some()),
             ("audit_failure", self.audit_failure.is_some()),
             ("cache_dir", self.cache_dir.is_some()),
             ("stop_loop_cap", self.stop_loop_cap.is_some()),
+            ("resolve_ttl", self.resolve_ttl.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
@@ -95,6 +104,7 @@ impl RawConfig {
                 cache_dir: self.cache_dir.map(|p| base.join(p)),
                 grants,
                 stop_loop_cap: self.stop_loop_cap.unwrap_or(DEFAULT_STOP_LOOP_CAP),
+                resolve_ttl,
                 written,
             },
             policy,
