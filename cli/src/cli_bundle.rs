@@ -393,6 +393,11 @@ pub async fn lock(host: &HostArgs) -> Result<ExitCode> {
 /// The config file `lock`/`update` work on, as its layer sees it: with the managed layer's
 /// trust keys and registry policy applied (the managed layer itself is not merged in).
 fn user_layer(host: &HostArgs, path: &Path) -> Result<ConfigFile> {
+    // The managed file itself (an administrator locking it): it is its own top layer.
+    let managed = hookhost_types::paths::managed_config().0;
+    if std::fs::canonicalize(path).ok().is_some_and(|p| std::fs::canonicalize(&managed).is_ok_and(|m| m == p)) {
+        return ConfigFile::load_as(path, crate::dialect(host)?).map_err(usage);
+    }
     let opts = hookhost_config::LayerOptions { user: Some(path.to_path_buf()), format: crate::dialect(host)?, ..Default::default() };
     let layers = hookhost_config::Layers::discover(&opts).map_err(usage)?;
     Ok(layers.layers.into_iter().find(|l| l.kind == hookhost_config::LayerKind::User).expect("a user layer always exists").config)

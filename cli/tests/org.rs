@@ -405,3 +405,17 @@ fn key_revocations_count_when_the_key_revokes_itself_or_the_managed_policy_lets_
     let err = m.refused(".", &["bundle", "revoke", "--key", "me.key", "--reason", " ", "acme/guard@1.0.0", "myreg"]);
     assert!(err.ends_with("--reason: say why; every host that refuses it shows this"), "{err}");
 }
+
+#[test]
+fn an_administrator_locks_the_managed_layer_and_every_run_honours_it() {
+    let mut m = Machine::new();
+    publish(&m, "org", "orgreg");
+    let d = m.dir.path().display().to_string();
+    m.managed(&format!("bundles = [\"org/acme/guard@^1\"]\n[policy]\nmanaged_keys_only = true\n[registries.org]\npath = \"{d}/orgreg\"\n{}", trust_key(&m.path("org.pub"))));
+    let managed = m.managed.clone().unwrap().display().to_string();
+    let out = m.ok_in(".", &["update", "--config", &managed, "--yes"]);
+    assert!(out.starts_with("bundles:\n  + org/acme/guard@^1 → 1.0.0 (sha256:") && out.ends_with(&format!("wrote {d}/etc/managed.lock (1 bundle(s))")), "{out}");
+    m.write("user.toml", "# mine\n");
+    let (outcome, _) = m.dispatch("work", &["--config", "../user.toml", "--locked"], RM);
+    assert_eq!((outcome["decision"].as_str(), ids(&outcome)), (Some("block"), vec!["acme/guard:no-rm".to_string()]));
+}
