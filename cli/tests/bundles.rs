@@ -372,6 +372,10 @@ fn the_lock_file_pins_digests_and_locked_refuses_the_rest() {
     w.ok(&["registry", "push", "g.hhb", "reg"]);
     assert_eq!(w.ok(&["check", "--config", "hooks.toml", "--locked"]).lines().next().unwrap_or_default(), "ok: 1 hook(s) loaded: acme/guard:no-rm");
     assert_eq!(w.ok(&["check", "--config", "hooks.toml"]).lines().next().unwrap_or_default(), "ok: 1 hook(s) loaded: acme/guard:no-rm", "the lock is used without --locked too");
+    // Re-locking refuses the moved tag until its line is taken out of the lock file.
+    let err = w.fails(&["lock", "--config", "hooks.toml"], 2);
+    assert!(err.contains("the tag of local/acme/guard@1.0.0 moved"), "{err}");
+    std::fs::remove_file(w.path("hooks.lock")).unwrap();
     w.ok(&["lock", "--config", "hooks.toml"]);
     assert_eq!(w.ok(&["check", "--config", "hooks.toml", "--locked"]).lines().next().unwrap_or_default(), "ok: 2 hook(s) loaded: acme/guard:no-rm, acme/guard:second");
     // A bundle the lock file does not pin.

@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+
 /// A scratch machine: its own managed file, user config and state directories, a project tree.
 struct Machine {
     dir: tempfile::TempDir,
@@ -42,12 +44,9 @@ impl Machine {
         self.managed = Some(self.write("etc/managed.toml", body));
     }
 
-    /// Run hookhost in `cwd` (relative to the machine) with `stdin`.
-    fn run_in(&self, cwd: &str, args: &[&str], stdin: &str) -> Output {
-        use std::io::Write;
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
-        cmd.args(args)
-            .current_dir(self.path(cwd))
+    /// Set up a hookhost command to run in `cwd` on this machine.
+    fn setup(&self, cmd: &mut Command, cwd: &str) {
+        cmd.current_dir(self.path(cwd))
             .env("HOME", self.path("home"))
             .env("XDG_CONFIG_HOME", self.path("home/.config"))
             .env("XDG_STATE_HOME", self.path("home/.local/state"))
@@ -58,6 +57,14 @@ impl Machine {
             Some(p) => cmd.env("HOOKHOST_MANAGED_CONFIG", p),
             None => cmd.env_remove("HOOKHOST_MANAGED_CONFIG"),
         };
+    }
+
+    /// Run hookhost in `cwd` (relative to the machine) with `stdin`.
+    fn run_in(&self, cwd: &str, args: &[&str], stdin: &str) -> Output {
+        use std::io::Write;
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        self.setup(&mut cmd, cwd);
+        cmd.args(args);
         let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
         child.wait_with_output().unwrap()
@@ -418,4 +425,50 @@ fn an_administrator_locks_the_managed_layer_and_every_run_honours_it() {
     m.write("user.toml", "# mine\n");
     let (outcome, _) = m.dispatch("work", &["--config", "../user.toml", "--locked"], RM);
     assert_eq!((outcome["decision"].as_str(), ids(&outcome)), (Some("block"), vec!["acme/guard:no-rm".to_string()]));
+}
+
+#[test]
+fn a_peer_project_file_joins_the_project_layer_when_a_policy_asks_and_is_approved_with_it() {
+    let m = Machine::new();
+    let hook = r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh"}]}]}}"#;
+    m.write("work/app/.claude/settings.json", hook);
+    m.write("work/app/.claude/hooks/check.sh", "#!/bin/sh\nexit 0\n");
+    let root = format!("{}/work/app", m.root());
+    // Not asked: a Claude Code project file is not a project layer.
+    m.write("user.toml", "# nothing\n");
+    let out = m.run_in("work/app", &["config", "show", "--layers", "--config", "../../user.toml"], "");
+    assert!(out.status.success() && out.stderr.is_empty(), "{}", text(&out.stderr));
+    // Asked: it is one, unapproved until `hookhost trust`, which covers its scripts too.
+    m.write("user.toml", "[policy]\nproject_peers = [\"claude-code\"]\n");
+    let out = m.run_in("work/app", &["config", "show", "--layers", "--config", "../../user.toml"], "");
+    assert!(text(&out.stdout).ends_with(&format!("not loaded: project {root}: its hooks ({root}/.claude/settings.json) are not approved, so they do not run; review them and run `hookhost trust {root}`")), "{}", text(&out.stdout));
+    let out = m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
+    assert!(out.contains("  .claude/hooks/check.sh  sha256:") && out.contains("  .claude/settings.json  sha256:"), "{out}");
+    let shown = m.ok_in("work/app", &["config", "show", "--layers", "--config", "../../user.toml"]);
+    assert!(shown.contains(&format!("project layer: {root}/.claude/settings.json\n  hook     project-claude-code:pre_tool_use_0")), "{shown}");
+    // Its script changes: approval needed again.
+    m.write("work/app/.claude/hooks/check.sh", "#!/bin/sh\nexit 2\n");
+    let out = m.run_in("work/app", &["config", "show", "--layers", "--config", "../../user.toml"], "");
+    assert!(text(&out.stderr).contains("changed since you approved them (.claude/hooks/check.sh (changed))"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn serve_reloads_when_a_project_is_approved() {
+    let m = Machine::new();
+    m.write("user.toml", "# nothing\n");
+    m.write("work/app/.hookhost/hooks.toml", &hook("guard", "pre_tool_use", "builtin:guard-destructive", ""));
+    let user = m.path("user.toml").display().to_string();
+    let daemon = common::Daemon::start_with(&["--config", &user, "--listen", "127.0.0.1:0"], |cmd| m.setup(cmd, "work/app"));
+    let post = || daemon.request("POST", "/v1/events", &[("content-type", "application/json")], RM);
+    let (status, body) = post();
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"decision\":\"pass\""), "{body}");
+    m.ok_in("work/app", &["trust"]);
+    let start = std::time::Instant::now();
+    while !daemon.logged("config reloaded") {
+        assert!(start.elapsed() < std::time::Duration::from_secs(20), "no reload after the approval");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (_, body) = post();
+    assert!(body.contains("\"decision\":\"block\"") && body.contains("project:guard"), "{body}");
 }

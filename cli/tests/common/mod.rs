@@ -30,7 +30,14 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn start(args: &[&str]) -> Daemon {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        Daemon::start_with(args, |_| {})
+    }
+
+    /// Start `serve` with `args`, its command set up further by `configure` (directory, env).
+    pub fn start_with(args: &[&str], configure: impl FnOnce(&mut Command)) -> Daemon {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        configure(&mut cmd);
+        let mut child = cmd
             .arg("serve")
             .args(args)
             .stdout(Stdio::null())

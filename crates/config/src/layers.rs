@@ -301,7 +301,12 @@ fn load_project(found: &project::Project, restrictions: &mut Vec<String>) -> Res
         raw.peers.push(RawPeer { path: path.clone(), format: Some(format.clone()), grants: Vec::new(), project_dir: Some(found.root.clone()) });
     }
     if !raw.peers.is_empty() {
+        let before = raw.capabilities.len();
         crate::peer::include(&mut raw, &base).map_err(|problems| ConfigError { file: file.clone(), problems })?;
+        // A project's peer files are named apart from the user's own (`project-claude-code:…`).
+        for cap in &mut raw.capabilities[before..] {
+            cap.id = format!("project-{}", cap.id);
+        }
     }
     let mut config = raw.validate(&base).map_err(|problems| ConfigError { file: file.clone(), problems })?;
     config.source = file;
