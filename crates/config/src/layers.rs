@@ -197,7 +197,6 @@ impl Layers {
         }
         let mut layers = Vec::new();
         if let Some(m) = managed {
-            check_policy_fields(LayerKind::Managed, &m)?;
             layers.push(Layer { kind: LayerKind::Managed, config: m });
         }
         layers.push(Layer { kind: LayerKind::User, config: user });

@@ -267,7 +267,7 @@ pub struct RawExecutor {
 }
 
 /// What a host does besides running hooks, as a config sets it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct HostSettings {
     /// Where audit records go.
     pub audit_log: Option<PathBuf>,
@@ -284,6 +284,20 @@ pub struct HostSettings {
     /// The settings the file wrote (`audit_log`, `audit_failure`, `cache_dir`, `stop_loop_cap`),
     /// as opposed to defaults: what layers merge and conflict on.
     pub written: Vec<&'static str>,
+}
+
+impl Default for HostSettings {
+    fn default() -> HostSettings {
+        HostSettings {
+            audit_log: None,
+            audit_failure: AuditFailure::default(),
+            cache_dir: None,
+            grants: Grants::default(),
+            stop_loop_cap: DEFAULT_STOP_LOOP_CAP,
+            resolve_ttl: DEFAULT_RESOLVE_TTL,
+            written: Vec::new(),
+        }
+    }
 }
 
 impl HostSettings {
@@ -555,6 +569,28 @@ executor = { plugin = "x.wasm", memory_mib = 0 }
         assert!(err.to_string().contains("unknown field `timeout`"), "{err}");
         let err = parse("[[hooks]]\nevent = \"stop\"\nexecutor = { plugin = \"x.wasm\" }\non_error = \"deny\"\n").unwrap_err();
         assert!(err.to_string().contains("unknown variant `deny`, expected one of `block`, `allow`, `warn`"), "{err}");
+    }
+
+    #[test]
+    fn durations_and_policies_are_checked() {
+        let secs = |t: &str| RawDuration::Text(t.into()).parse().map(|d| d.as_secs());
+        assert_eq!((secs("90"), secs("90s"), secs("30m"), secs("12h"), secs("7d")), (Ok(90), Ok(90), Ok(1800), Ok(43200), Ok(604800)));
+        assert_eq!(RawDuration::Seconds(5).parse().unwrap().as_secs(), 5);
+        assert!(secs("12 hours").unwrap_err().contains("is not a duration; write seconds, or a number with s, m, h or d"));
+        let err = parse("resolve_ttl = \"soon\"\n[policy]\nproject_grants = [\"net:ftp:x\"]\nproject_peers = [\"vscode\"]\nmax_limits = { memory_mib = 0, timeout_ms = 10 }\n").unwrap_err().to_string();
+        for want in [
+            "resolve_ttl: \"soon\" is not a duration",
+            "policy.project_grants: unknown capability \"net:ftp:x\"",
+            "policy.project_peers: hookhost knows no project hook file of \"vscode\"; use claude-code",
+            "policy.max_limits.memory_mib: 0 is out of range",
+            "policy.max_limits.timeout_ms: 10 is out of range",
+        ] {
+            assert!(err.contains(want), "missing {want:?} in:\n{err}");
+        }
+        let c = parse("[policy]\nuser_grants = [\"net:http:*\", \"process:exec\"]\n").unwrap();
+        let grants = c.policy.user_grants.unwrap();
+        assert!(grants[0].allows(&"net:http:example.com:8080".parse().unwrap()) && grants[1].allows(&Capability::ProcessExec));
+        assert_eq!(c.policy.written, ["user_grants"]);
     }
 
     #[test]
