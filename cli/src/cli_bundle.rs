@@ -347,6 +347,10 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
             let fetched = hookhost_bundle::resolve::fetch(&r, &registry, None, cache.as_deref(), &policy, progress.as_ref()).await.map_err(|e| anyhow::anyhow!(crate::explain_bundle(&e, None)))?;
             if let Some(dir) = to {
                 Store::new(&dir).put(&Artifact::of(&fetched.bundle, &fetched.signatures), Some(&format!("{}:{}", r.name, tag_of(&fetched.bundle.manifest.version)))).map_err(|e| anyhow::anyhow!("{e}"))?;
+                // The revocations travel with it: a mirror must not run what its source withdrew.
+                for entry in fetched.revocations.revocations.clone() {
+                    bundle::revoke::publish(&Registry::Dir(dir.clone()), &r.name, entry).await?;
+                }
             }
             println!("pulled {} ({}); trusted signer(s): {}", fetched.bundle.manifest.id(), fetched.digest, fetched.signers.join(", "));
             Ok(ExitCode::SUCCESS)

@@ -829,6 +829,9 @@ fn oci_version_ranges_resolve_to_the_newest_allowed_and_update_shows_the_differe
     // A revoked 1.2.0 is skipped: update stays on 1.1.0.
     w.ok(&["bundle", "revoke", "--key", "acme.key", "--reason", "broken", "acme/guard@1.2.0", &location]);
     assert_eq!(w.ok(&["update", "--config", "hooks.toml", "--yes"]), "up to date: hooks.lock pins the same 1 bundle(s)");
+    // A mirror gets the revocations with what it pulls.
+    w.ok(&["registry", "pull", &format!("{location}/acme/guard@1.1.0"), "--key", "acme.pub", "--to", "mirror"]);
+    assert_eq!(w.ok(&["registry", "list", "mirror"]), "acme/guard  1.1.0 revocations");
     // No version in range: the versions the registry has are named.
     w.write("far.toml", std::fs::read_to_string(w.path("hooks.toml")).unwrap().replace("^1.0", "^3"));
     let err = w.fails(&["update", "--config", "far.toml", "--yes"], 2);

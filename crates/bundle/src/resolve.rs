@@ -85,6 +85,8 @@ pub struct Fetched {
     pub signers: Vec<String>,
     /// Every signature it carries (what a mirror copies along).
     pub signatures: Vec<String>,
+    /// Its revocation list as read (what a mirror copies along too).
+    pub revocations: List,
 }
 
 /// Fetch and check one bundle. Nothing reaches the cache before it is checked; a corrupt cache
@@ -115,7 +117,8 @@ impl Default for FetchOptions {
 pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, cache: Option<&Path>, policy: &Policy, progress: Option<&Arc<dyn Progress>>, opts: FetchOptions) -> Result<Fetched, BundleError> {
     let refresh = opts.refresh;
     let from = format!("bundle {r}");
-    let check = |artifact: &Artifact, digest: Digest, revoked: &Revoked| -> Result<Fetched, BundleError> {
+    let check = |artifact: &Artifact, digest: Digest, list: &List| -> Result<Fetched, BundleError> {
+        let revoked = &revoke::verify(list, &r.name, policy);
         let (bundle, signatures) = open_artifact(artifact, &from)?;
         if bundle.manifest.name != r.name.as_str() || !r.admits(&bundle.manifest.version) {
             return Err(BundleError::new(ErrorKind::Integrity, format!("{from}: the registry served {} instead; a registry may not substitute one bundle for another", bundle.manifest.id())));
@@ -130,7 +133,7 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
             ));
         }
         let signers = policy.check_revoked(&bundle, &signatures, &from, &revoked.keys)?;
-        Ok(Fetched { bundle, digest, signers, signatures })
+        Ok(Fetched { bundle, digest, signers, signatures, revocations: list.clone() })
     };
     let digest_hint = r.digest.as_ref().or(pinned);
     let parse_digest = |d: String| d.parse::<Digest>().map_err(|e| BundleError::new(ErrorKind::Registry, format!("{from}: {e}")));
@@ -147,7 +150,7 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
                 _ => e.context(&from),
             })?;
             let list = dir_revocations(&store, &r.name)?;
-            check(&artifact, digest, &revoke::verify(&list, &r.name, policy))
+            check(&artifact, digest, &list)
         }
         Registry::Oci(location) => {
             let mut remote = Remote::new(location)?;
@@ -170,7 +173,7 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
                             (false, Some(f)) => cached_revocations(f),
                             (false, None) => List::default(),
                         };
-                        let fetched = check(&artifact, digest, &revoke::verify(&list, &r.name, policy))?;
+                        let fetched = check(&artifact, digest, &list)?;
                         if let (Some(cache), None) = (cache, digest_hint) {
                             remember_resolution(cache, &remote, r, &fetched.digest);
                         }
@@ -188,7 +191,7 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
             }
             let artifact = remote.fetch(&r.name, digest.as_str()).await.map_err(|e| e.context(&from))?;
             let list = oci_revocations(&remote, &r.name, revocations_file.as_deref()).await;
-            let fetched = check(&artifact, digest, &revoke::verify(&list, &r.name, policy))?;
+            let fetched = check(&artifact, digest, &list)?;
             if let Some(cache_store) = &cache_store {
                 if let Err(e) = cache_store.put(&artifact, None) {
                     tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
