@@ -35,6 +35,7 @@ pub(crate) fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget: bool,
         Approval::Approved => println!("project {root}: already approved, unchanged"),
         Approval::New => println!("project {root}: approving {} file(s):", files.len()),
         Approval::Changed(changes) => println!("project {root}: approving the changes since the last approval: {}", changes.join(", ")),
+        Approval::Unreadable(why) => return Err(usage(why.clone())),
     }
     for (name, digest) in &files {
         println!("  {name}  {digest}");

@@ -247,6 +247,14 @@ fn project_hooks_run_only_once_approved_and_again_after_each_change() {
     let out = m.ok_in("work/app", &["trust", "."]);
     assert!(out.starts_with(&format!("project {root}: approving the changes since the last approval: .hookhost/extra.sh (new), .hookhost/notes.txt (changed)")), "{out}");
     assert_eq!(m.dispatch("work/app", &args, RM).0["decision"], "block");
+    // A damaged approvals file: the project does not run, the rest does, and it says why.
+    let approvals = m.path("home/.local/state/hookhost/approved-projects.json");
+    let kept = std::fs::read(&approvals).unwrap();
+    std::fs::write(&approvals, "{not json").unwrap();
+    let (outcome, stderr) = m.dispatch("work/app", &args, RM);
+    assert_eq!(outcome["decision"], "pass");
+    assert!(stderr.starts_with(&format!("hookhost: project {root}: its hooks do not run: {}: not a hookhost approvals file (", approvals.display())) && stderr.ends_with("move it away and approve your projects again"), "{stderr}");
+    std::fs::write(&approvals, kept).unwrap();
     // Forgotten: it stops running.
     assert_eq!(m.ok_in("work/app", &["trust", "--forget"]), format!("project {root}: approval withdrawn; its hooks no longer run"));
     assert_eq!(m.dispatch("work/app", &args, RM).0["decision"], "pass");

@@ -187,7 +187,9 @@ impl Layers {
                     restrictions.push(format!("project {}: not loaded: {} sets policy.allow_project_hooks = false", found.root.display(), by.display()));
                     project_state = Some(ProjectState { project: found, approval: Approval::New });
                 } else {
-                    let (_, approval) = project::status(&found).map_err(|e| error(&found.root, e))?;
+                    // Unreadable files or approvals: the project does not load, and says why;
+                    // the other layers do.
+                    let approval = project::status(&found).map_or_else(Approval::Unreadable, |(_, a)| a);
                     if approval == Approval::Approved {
                         project_layer = Some(load_project(&found, &mut restrictions)?);
                     }
@@ -232,6 +234,7 @@ impl Layers {
             Approval::New if self.merge.restrictions.iter().any(|r| r.starts_with(&format!("project {root}: not loaded"))) => None,
             Approval::New => Some(format!("project {root}: its hooks ({}) are not approved, so they do not run; review them and run `hookhost trust {root}`", files.join(", "))),
             Approval::Changed(changes) => Some(format!("project {root}: its hook files changed since you approved them ({}), so they do not run; review them and run `hookhost trust {root}` again", changes.join(", "))),
+            Approval::Unreadable(why) => Some(format!("project {root}: its hooks do not run: {why}")),
         }
     }
 

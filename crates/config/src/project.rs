@@ -137,6 +137,8 @@ pub enum Approval {
     New,
     /// Approved before, and these files changed since (`path (changed|new|removed)`).
     Changed(Vec<String>),
+    /// Its files or the approvals could not be read: it does not load, for this reason.
+    Unreadable(String),
 }
 
 /// One approved project.
