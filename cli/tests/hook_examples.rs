@@ -64,11 +64,19 @@ fn pack_and_sign(lang: &str, project: &Path) {
 /// `hookhost test --json` on the project's hook and scenarios: every scenario must pass. Returns
 /// each scenario's outcome as the user sees it (decision, reason, message, effects, patch).
 fn scenario_outcomes(lang: &str, project: &Path) -> Vec<(String, Value)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-        .args(["test", "--json", "--plugin", "hook.wasm", "scenarios.toml"])
-        .current_dir(project)
-        .output()
-        .unwrap();
+    // A cache of its own: the first run compiles (saying so when it takes a while), the second maps.
+    let cache = project.join("precompile-cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let test = || Command::new(env!("CARGO_BIN_EXE_hookhost")).args(["test", "--json", "--plugin", "hook.wasm", "scenarios.toml"]).env("HOOKHOST_CACHE_DIR", &cache).env_remove("HOOKHOST_LOG").current_dir(project).output().unwrap();
+    let out = test();
+    let notes = String::from_utf8_lossy(&out.stderr).to_string();
+    if matches!(lang, "python" | "js") {
+        // A language runtime inside takes seconds to compile: the user is told, then told when it is done.
+        let hook = project.join("hook.wasm").display().to_string();
+        assert!(notes.contains(&format!("hookhost::compile: compiling {hook} (")) && notes.contains(" MiB), once: later loads map it from the precompile cache ...") && notes.contains(&format!("hookhost::compile: compiled {hook} in ")), "{lang}: {notes}");
+    }
+    let again = String::from_utf8_lossy(&test().stderr).to_string();
+    assert!(!again.contains("compiling"), "{lang}: the second run compiled again: {again}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{lang}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
     let expected = std::fs::read_to_string(project.join("scenarios.toml")).unwrap().matches("[[scenario]]").count();
     assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(expected as u64), Some(0)), "{lang}: {report:#}");

@@ -371,22 +371,42 @@ fn check_entry(path: &Path, key: &[u8; 32], name: &str) -> Entry {
     }
 }
 
-/// Components at least this large say when they are compiled: a language runtime inside
-/// (Python, JavaScript) takes seconds, which should not look like a hang.
-const COMPILE_NOTICE_BYTES: usize = 1 << 20;
+/// A compile still running after this long says so (target `hookhost::compile`, level info),
+/// then every [`COMPILE_PROGRESS_EVERY`]: a language runtime inside a component (Python,
+/// JavaScript, the bash adapter) takes seconds, which should not look like a hang.
+const COMPILE_NOTICE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+const COMPILE_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Run `compile` (of a component of `len` bytes), saying so (target `hookhost::compile`, level
-/// info) when the component is large.
+/// Run `compile` (of a component of `len` bytes), saying so once it has taken a second, how
+/// long it has been every few seconds after that, and how long it took.
 fn announced<T>(name: &str, len: usize, cached: bool, compile: impl FnOnce() -> wasmtime::Result<T>) -> wasmtime::Result<T> {
-    if len < COMPILE_NOTICE_BYTES {
-        return compile();
-    }
+    use std::sync::mpsc::RecvTimeoutError;
     let started = std::time::Instant::now();
     let after = if cached { "once: later loads map it from the precompile cache" } else { "on every load: no precompile cache is in use" };
-    tracing::info!(target: "hookhost::compile", "compiling {name} ({:.1} MiB), {after} ...", len as f64 / (1 << 20) as f64);
-    let compiled = compile()?;
-    tracing::info!(target: "hookhost::compile", "compiled {name} in {:.1} s", started.elapsed().as_secs_f64());
-    Ok(compiled)
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        let watcher = s.spawn(move || {
+            let mut said = false;
+            let mut wait = COMPILE_NOTICE_AFTER;
+            loop {
+                match finished.recv_timeout(wait) {
+                    Err(RecvTimeoutError::Timeout) if !said => {
+                        tracing::info!(target: "hookhost::compile", "compiling {name} ({:.1} MiB), {after} ...", len as f64 / (1 << 20) as f64);
+                        said = true;
+                        wait = COMPILE_PROGRESS_EVERY;
+                    }
+                    Err(RecvTimeoutError::Timeout) => tracing::info!(target: "hookhost::compile", "still compiling {name}: {:.0} s so far", started.elapsed().as_secs_f64()),
+                    _ => return said,
+                }
+            }
+        });
+        let compiled = compile();
+        drop(done);
+        if watcher.join().unwrap_or(false) && compiled.is_ok() {
+            tracing::info!(target: "hookhost::compile", "compiled {name} in {:.1} s", started.elapsed().as_secs_f64());
+        }
+        compiled
+    })
 }
 
 /// Compiled in memory, not written to the cache.
