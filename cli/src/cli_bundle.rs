@@ -353,6 +353,17 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
                 }
             }
             println!("pulled {} ({}); trusted signer(s): {}", fetched.bundle.manifest.id(), fetched.digest, fetched.signers.join(", "));
+            // Pre-warm: its plugins compiled into the precompile cache now, not on the agent's
+            // first event.
+            if let Some(cache) = &cache {
+                let engine = hookhost::Engine::shared()?;
+                let mut warmed = 0;
+                for (file, bytes) in &fetched.bundle.parts.files {
+                    engine.precompile(&format!("{}:{file}", r.name), bytes, cache).map_err(|e| anyhow::anyhow!("{e}"))?;
+                    warmed += 1;
+                }
+                println!("precompiled {warmed} plugin(s) into {}", cache.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         RegistryCommand::List { registry } => {

@@ -508,6 +508,11 @@ fn oci_push_pull_by_tag_and_digest_and_run() {
     // Pull by tag and by digest.
     let out = w.ok(&["registry", "pull", &format!("{}/acme/guard@1.0.0", reg.location()), "--key", "acme.pub"]);
     assert!(out.starts_with(&format!("pulled acme/guard@1.0.0 ({digest}); trusted signer(s): ")), "{out}");
+    // Pre-warmed: the plugin is compiled into the precompile cache by the pull.
+    assert!(out.ends_with(&format!("precompiled 1 plugin(s) into {}", w.path("cache").display())), "{out}");
+    let plugin = hookhost_types::ids::sha256_hex(hookhost::builtin_plugin("guard-destructive").unwrap());
+    let cached: Vec<String> = std::fs::read_dir(w.path("cache")).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    assert!(cached.iter().any(|f| f.starts_with(&plugin) && f.ends_with(".cwasm")), "{cached:?}");
     let out = w.ok(&["registry", "pull", &format!("{}/acme/guard@{digest}", reg.location()), "--key", "acme.pub"]);
     assert!(out.starts_with(&format!("pulled acme/guard@1.0.0 ({digest})")), "{out}");
     // Mirror into a local directory registry.

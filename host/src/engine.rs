@@ -121,6 +121,16 @@ impl Engine {
             .map_err(|source| LoadError::Engine { what: "cannot create the wasm engine", source })
     }
 
+    /// Compile a component into the precompile cache `cache` (checked private to this user
+    /// first), so the first hook call that loads it maps it instead of compiling: what
+    /// `hookhost registry pull` does for a bundle's plugins. `name` is for the progress note.
+    /// Already cached: nothing to do. A file that is not a component is an error.
+    pub fn precompile(&self, name: &str, bytes: &[u8], cache: &Path) -> Result<(), String> {
+        check_cache_dir(cache, true).map_err(|e| e.to_string())?;
+        let digest = hookhost_types::ids::sha256_hex(bytes);
+        load_component(&self.inner, name, bytes, &digest, Some(cache)).map(drop).map_err(|e| format!("{name}: {e:#}"))
+    }
+
     /// The wasmtime engine.
     pub(crate) fn wasmtime(&self) -> &WasmEngine {
         &self.inner
