@@ -386,11 +386,18 @@ fn check_entry(path: &Path, key: &[u8; 32], name: &str) -> Entry {
 /// JavaScript, the bash adapter) takes seconds, which should not look like a hang.
 const COMPILE_NOTICE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 const COMPILE_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+/// Smaller components never say so (they compile in well under a second; on a loaded machine
+/// a note about them would be noise).
+const COMPILE_NOTICE_BYTES: usize = 1 << 20;
 
 /// Run `compile` (of a component of `len` bytes), saying so once it has taken a second, how
-/// long it has been every few seconds after that, and how long it took.
+/// long it has been every few seconds after that, and how long it took (components of 1 MiB
+/// or more).
 fn announced<T>(name: &str, len: usize, cached: bool, compile: impl FnOnce() -> wasmtime::Result<T>) -> wasmtime::Result<T> {
     use std::sync::mpsc::RecvTimeoutError;
+    if len < COMPILE_NOTICE_BYTES {
+        return compile();
+    }
     let started = std::time::Instant::now();
     let after = if cached { "once: later loads map it from the precompile cache" } else { "on every load: no precompile cache is in use" };
     let (done, finished) = std::sync::mpsc::channel::<()>();
