@@ -135,12 +135,7 @@ fn comment(record: &str) -> String {
 /// Returns the entry to publish and the signing key's id.
 pub fn sign(record: &Record, secret_key: &str, password: Option<String>) -> Result<(Entry, String), String> {
     let text = serde_json::to_string(record).expect("json");
-    let boxed = minisign::SecretKeyBox::from_string(secret_key).map_err(|_| "not a minisign secret key".to_string())?;
-    let key = match password {
-        Some(pw) => boxed.into_secret_key(Some(pw)),
-        None => boxed.into_unencrypted_secret_key(),
-    }
-    .map_err(|_| "cannot open the secret key: it is encrypted (set HOOKHOST_KEY_PASSWORD) or damaged".to_string())?;
+    let key = super::trust::open_secret_key(secret_key, password)?;
     let sig = minisign::sign(None, &key, std::io::Cursor::new(text.as_bytes()), Some(&comment(&text)), Some("hookhost revocation"))
         .map_err(|e| format!("cannot sign: {e}"))?;
     let id = key_id(sig.keynum());

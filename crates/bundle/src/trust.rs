@@ -189,15 +189,20 @@ pub fn generate_key(label: &str) -> Result<(String, String, String), String> {
     Ok((secret, public, id))
 }
 
-/// Sign a bundle's manifest with a secret key (minisign format, unencrypted, or encrypted with
-/// the password in `password`). Returns the signature file text and the key id.
-pub fn sign(bundle: &Bundle, secret_key: &str, password: Option<String>) -> Result<(String, String), String> {
+/// A minisign secret key file's key, unencrypted or opened with `password`.
+pub(crate) fn open_secret_key(secret_key: &str, password: Option<String>) -> Result<minisign::SecretKey, String> {
     let boxed = minisign::SecretKeyBox::from_string(secret_key).map_err(|_| "not a minisign secret key".to_string())?;
-    let key = match password {
+    match password {
         Some(pw) => boxed.into_secret_key(Some(pw)),
         None => boxed.into_unencrypted_secret_key(),
     }
-    .map_err(|_| "cannot open the secret key: it is encrypted (set HOOKHOST_KEY_PASSWORD) or damaged".to_string())?;
+    .map_err(|_| "cannot open the secret key: it is encrypted (set HOOKHOST_KEY_PASSWORD) or damaged".to_string())
+}
+
+/// Sign a bundle's manifest with a secret key (minisign format, unencrypted, or encrypted with
+/// the password in `password`). Returns the signature file text and the key id.
+pub fn sign(bundle: &Bundle, secret_key: &str, password: Option<String>) -> Result<(String, String), String> {
+    let key = open_secret_key(secret_key, password)?;
     let sig = minisign::sign(None, &key, Cursor::new(&bundle.parts.manifest), Some(&trusted_comment(bundle)), Some(&format!("signature of hookhost bundle {}", bundle.manifest.id())))
         .map_err(|e| format!("cannot sign: {e}"))?;
     let id = key_id(sig.keynum());
