@@ -255,6 +255,10 @@ fn project_hooks_run_only_once_approved_and_again_after_each_change() {
     assert_eq!(outcome["decision"], "pass");
     assert!(stderr.starts_with(&format!("hookhost: project {root}: its hooks do not run: {}: not a hookhost approvals file (", approvals.display())) && stderr.ends_with("move it away and approve your projects again"), "{stderr}");
     std::fs::write(&approvals, kept).unwrap();
+    // The project's file given as the user's config is one layer, not two.
+    let (outcome, stderr) = m.dispatch("work/app", &["--config", ".hookhost/hooks.toml"], RM);
+    assert_eq!(ids(&outcome), ["user:guard"]);
+    assert_eq!(stderr, "");
     // Forgotten: it stops running.
     assert_eq!(m.ok_in("work/app", &["trust", "--forget"]), format!("project {root}: approval withdrawn; its hooks no longer run"));
     assert_eq!(m.dispatch("work/app", &args, RM).0["decision"], "pass");

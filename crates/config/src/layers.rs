@@ -178,7 +178,15 @@ impl Layers {
         if let Some(cwd) = &opts.project_from {
             let mut peers = managed_policy.project_peers.clone();
             peers.extend(user.policy.project_peers.iter().cloned());
-            if let Some(found) = project::find(cwd, &peers) {
+            // A project file given as the user's own config (`--config .hookhost/hooks.toml`)
+            // is that layer already: it is not read twice.
+            let same = |p: &Path| user_path.as_deref().and_then(|u| std::fs::canonicalize(u).ok()).is_some_and(|u| std::fs::canonicalize(p).is_ok_and(|p| p == u));
+            let found = project::find(cwd, &peers).and_then(|mut f| {
+                f.hooks_file = f.hooks_file.filter(|h| !same(h));
+                f.peer_files.retain(|(_, p)| !same(p));
+                (f.hooks_file.is_some() || !f.peer_files.is_empty()).then_some(f)
+            });
+            if let Some(found) = found {
                 files.extend(found.layer_files().into_iter().map(Path::to_path_buf));
                 let refused_by = [(managed.as_ref(), managed_policy), (Some(&user), &user.policy)]
                     .into_iter()
