@@ -115,10 +115,13 @@ impl Default for FetchOptions {
 
 /// [`fetch`] with options.
 pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, cache: Option<&Path>, policy: &Policy, progress: Option<&Arc<dyn Progress>>, opts: FetchOptions) -> Result<Fetched, BundleError> {
-    let refresh = opts.refresh;
     let from = format!("bundle {r}");
-    let check = |artifact: &Artifact, digest: Digest, list: &List| -> Result<Fetched, BundleError> {
-        let revoked = &revoke::verify(list, &r.name, policy);
+    // The list as read and what the trust policy honours of it, verified once per fetch.
+    let verified = |list: List| {
+        let revoked = revoke::verify(&list, &r.name, policy);
+        (list, revoked)
+    };
+    let check = |artifact: &Artifact, digest: Digest, (list, revoked): (List, Revoked)| -> Result<Fetched, BundleError> {
         let (bundle, signatures) = open_artifact(artifact, &from)?;
         if bundle.manifest.name != r.name.as_str() || !r.admits(&bundle.manifest.version) {
             return Err(BundleError::new(ErrorKind::Integrity, format!("{from}: the registry served {} instead; a registry may not substitute one bundle for another", bundle.manifest.id())));
@@ -133,47 +136,54 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
             ));
         }
         let signers = policy.check_revoked(&bundle, &signatures, &from, &revoked.keys)?;
-        Ok(Fetched { bundle, digest, signers, signatures, revocations: list.clone() })
+        Ok(Fetched { bundle, digest, signers, signatures, revocations: list })
     };
     let digest_hint = r.digest.as_ref().or(pinned);
     let parse_digest = |d: String| d.parse::<Digest>().map_err(|e| BundleError::new(ErrorKind::Registry, format!("{from}: {e}")));
     match registry {
         Registry::Dir(dir) => {
             let store = Store::new(dir);
+            let revocations = verified(dir_revocations(&store, &r.name)?);
             let digest = match digest_hint {
                 Some(d) => d.clone(),
-                None => parse_digest(resolve_dir_tag(&store, r, dir, policy)?)?,
+                None => parse_digest(resolve_dir_tag(&store, r, dir, &revocations.1)?)?,
             };
             let artifact = store.get(digest.as_str()).map_err(|e| match e.kind() {
                 ErrorKind::NotFound => BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {}", e.message())),
                 ErrorKind::Integrity => BundleError::new(ErrorKind::Integrity, format!("{from}: the registry is corrupt: {}; push the bundle again", e.message())),
                 _ => e.context(&from),
             })?;
-            let list = dir_revocations(&store, &r.name)?;
-            check(&artifact, digest, &list)
+            check(&artifact, digest, revocations)
         }
         Registry::Oci(location) => {
             let mut remote = Remote::new(location)?;
             remote.progress = progress.cloned();
+            let revocations_file = cache.map(|c| revocations_cache(c, &remote, &r.name));
+            // Asking the registry for the tag: its revocations are read now, once (a range
+            // skips revoked versions).
+            let mut revocations = None;
             let digest = match digest_hint {
                 Some(d) => d.clone(),
                 None => {
-                    let asked = async { remote.resolve(&r.name, &oci_tag(r, &remote, policy).await?).await.map_err(|e| e.context(&from)) }.await;
+                    let fresh = verified(oci_revocations(&remote, &r.name, revocations_file.as_deref()).await);
+                    let asked = async { remote.resolve(&r.name, &oci_tag(r, &remote, &fresh.1).await?).await.map_err(|e| e.context(&from)) }.await;
+                    revocations = Some(fresh);
                     parse_digest(remembered_resolution(cache, &remote, r, asked, opts.resolve_ttl)?)?
                 }
             };
             let cache_store = cache.map(|c| Store::new(c.join("bundles")));
-            let revocations_file = cache.map(|c| revocations_cache(c, &remote, &r.name));
             if let Some(cache_store) = &cache_store {
                 match cache_store.get(digest.as_str()) {
                     Ok(artifact) => {
-                        // Offline: the revocations cached when the registry was last asked.
-                        let list = match (refresh || digest_hint.is_none(), &revocations_file) {
-                            (true, _) => oci_revocations(&remote, &r.name, revocations_file.as_deref()).await,
-                            (false, Some(f)) => cached_revocations(f),
-                            (false, None) => List::default(),
+                        // Offline unless refreshing: the revocations cached when the registry was
+                        // last asked.
+                        let revocations = match (revocations, opts.refresh, &revocations_file) {
+                            (Some(read), _, _) => read,
+                            (None, true, _) => verified(oci_revocations(&remote, &r.name, revocations_file.as_deref()).await),
+                            (None, false, Some(f)) => verified(cached_revocations(f)),
+                            (None, false, None) => verified(List::default()),
                         };
-                        let fetched = check(&artifact, digest, &list)?;
+                        let fetched = check(&artifact, digest, revocations)?;
                         if let (Some(cache), None) = (cache, digest_hint) {
                             remember_resolution(cache, &remote, r, &fetched.digest);
                         }
@@ -190,8 +200,11 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
                 p.pulling(&r.name, &remote.registry, digest.as_str());
             }
             let artifact = remote.fetch(&r.name, digest.as_str()).await.map_err(|e| e.context(&from))?;
-            let list = oci_revocations(&remote, &r.name, revocations_file.as_deref()).await;
-            let fetched = check(&artifact, digest, &list)?;
+            let revocations = match revocations {
+                Some(read) => read,
+                None => verified(oci_revocations(&remote, &r.name, revocations_file.as_deref()).await),
+            };
+            let fetched = check(&artifact, digest, revocations)?;
             if let Some(cache_store) = &cache_store {
                 if let Err(e) = cache_store.put(&artifact, None) {
                     tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
@@ -257,13 +270,12 @@ fn ago(secs: u64) -> String {
 }
 
 /// The digest a directory registry's tag names.
-fn resolve_dir_tag(store: &Store, r: &BundleRef, dir: &Path, policy: &Policy) -> Result<String, BundleError> {
+fn resolve_dir_tag(store: &Store, r: &BundleRef, dir: &Path, revoked: &Revoked) -> Result<String, BundleError> {
     let from = format!("bundle {r}");
     let tag = match r.version.as_deref() {
         Some(_) if r.is_range() => {
             let tags: Vec<String> = store.list()?.into_iter().filter_map(|(reference, _)| reference.strip_prefix(&format!("{}:", r.name)).map(str::to_string)).collect();
-            let list = dir_revocations(store, &r.name)?;
-            newest(r, &tags, &revoke::verify(&list, &r.name, policy)).map_err(|why| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: the registry {} has {why}", dir.display())))?
+            newest(r, &tags, revoked).map_err(|why| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: the registry {} has {why}", dir.display())))?
         }
         v => tag_of(v.unwrap_or_default()),
     };
@@ -272,13 +284,12 @@ fn resolve_dir_tag(store: &Store, r: &BundleRef, dir: &Path, policy: &Policy) ->
 }
 
 /// The OCI tag of a reference: its version, or for a range the newest matching tag.
-async fn oci_tag(r: &BundleRef, remote: &Remote, policy: &Policy) -> Result<String, BundleError> {
+async fn oci_tag(r: &BundleRef, remote: &Remote, revoked: &Revoked) -> Result<String, BundleError> {
     let from = format!("bundle {r}");
     match r.version.as_deref() {
         Some(_) if r.is_range() => {
             let tags = remote.tags(&r.name).await.map_err(|e| e.context(&from))?;
-            let list = oci_revocations(remote, &r.name, None).await;
-            newest(r, &tags, &revoke::verify(&list, &r.name, policy)).map_err(|why| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {} has {why}", remote.registry)))
+            newest(r, &tags, revoked).map_err(|why| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {} has {why}", remote.registry)))
         }
         v => Ok(tag_of(v.unwrap_or_default())),
     }
