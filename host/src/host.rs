@@ -226,11 +226,10 @@ fn check_process_grant(spec: &HookSpec, imports_process: bool, granted: bool) ->
 }
 
 /// A capability a layer's policy took away: say so, rather than how to grant it.
-fn refused_by_policy(e: LoadError, restrictions: &[String]) -> LoadError {
+fn refused_by_policy(e: LoadError, refused: &std::collections::BTreeMap<(String, Capability), String>) -> LoadError {
     match e {
         LoadError::CapabilityNotGranted { hook, plugin, capability, why, fix } => {
-            let needle = format!(" hook {hook}: {capability} not granted: ");
-            let fix = match restrictions.iter().find_map(|r| r.split_once(&needle).map(|(_, why)| why.to_string())) {
+            let fix = match refused.get(&(hook.clone(), capability.clone())) {
                 Some(policy) => format!("a layer's policy refused the grant: {policy}"),
                 None => fix,
             };
@@ -269,7 +268,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
             None => {
                 let source = PluginSource::of(&spec, &plan)?;
                 // The capability first: a plugin that may not run is never compiled or cached.
-                check_process_grant(&spec, crate::plugin::imports_process(&source.bytes), granted).map_err(|e| refused_by_policy(e, &plan.restrictions))?;
+                check_process_grant(&spec, crate::plugin::imports_process(&source.bytes), granted).map_err(|e| refused_by_policy(e, &plan.refused_grants))?;
                 let p = Arc::new(loader.load(&spec.id, source)?);
                 tracing::debug!(plugin = %p.name, "plugin loaded");
                 plugins.insert(spec.plugin.clone(), p.clone());
@@ -277,7 +276,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
             }
         };
         // Again with what the compiled component imports (and for hooks sharing a plugin).
-        check_process_grant(&spec, plugin.imports_process(), granted).map_err(|e| refused_by_policy(e, &plan.restrictions))?;
+        check_process_grant(&spec, plugin.imports_process(), granted).map_err(|e| refused_by_policy(e, &plan.refused_grants))?;
         // Only a plugin that imports `process` can call it at all.
         let read_dir = match project_mount(&spec) {
             Some(dir) if dir.is_dir() => Some(dir),

@@ -93,6 +93,9 @@ pub struct ProjectState {
     pub project: project::Project,
     /// Whether its files are approved.
     pub approval: Approval,
+    /// The file whose `policy.allow_project_hooks = false` kept it out, if one did (its
+    /// approval is then not read).
+    pub refused_by: Option<PathBuf>,
 }
 
 /// Every layer found, checked, with the restrictions applied so far.
@@ -193,7 +196,7 @@ impl Layers {
                     .find_map(|(c, p)| (p.allow_project_hooks == Some(false)).then(|| c.map(|c| c.source.clone())).flatten());
                 if let Some(by) = refused_by {
                     restrictions.push(format!("project {}: not loaded: {} sets policy.allow_project_hooks = false", found.root.display(), by.display()));
-                    project_state = Some(ProjectState { project: found, approval: Approval::New });
+                    project_state = Some(ProjectState { project: found, approval: Approval::New, refused_by: Some(by) });
                 } else {
                     // Unreadable files or approvals: the project does not load, and says why;
                     // the other layers do.
@@ -201,7 +204,7 @@ impl Layers {
                     if approval == Approval::Approved {
                         project_layer = Some(load_project(&found, &mut restrictions)?);
                     }
-                    project_state = Some(ProjectState { project: found, approval });
+                    project_state = Some(ProjectState { project: found, approval, refused_by: None });
                 }
             }
         }
@@ -234,12 +237,11 @@ impl Layers {
 
     /// The message for a project that did not load because it is not approved, if so.
     pub fn unapproved(&self) -> Option<String> {
-        let state = self.project.as_ref()?;
+        let state = self.project.as_ref().filter(|p| p.refused_by.is_none())?;
         let root = state.project.root.display();
         let files: Vec<String> = state.project.layer_files().iter().map(|p| p.display().to_string()).collect();
         match &state.approval {
             Approval::Approved => None,
-            Approval::New if self.merge.restrictions.iter().any(|r| r.starts_with(&format!("project {root}: not loaded"))) => None,
             Approval::New => Some(format!("project {root}: its hooks ({}) are not approved, so they do not run; review them and run `hookhost trust {root}`", files.join(", "))),
             Approval::Changed(changes) => Some(format!("project {root}: its hook files changed since you approved them ({}), so they do not run; review them and run `hookhost trust {root}` again", changes.join(", "))),
             Approval::Unreadable(why) => Some(format!("project {root}: its hooks do not run: {why}")),
@@ -514,6 +516,7 @@ impl Merge {
         // Grants: each layer's reach its own hooks, as far as the layers above allow.
         let managed_policy = managed.as_ref().map(|(_, p)| p.clone()).unwrap_or_default();
         let managed_file = managed.as_ref().map(|(f, _)| f.clone()).unwrap_or_default();
+        let mut refused_grants = BTreeMap::new();
         for (kind, plan) in &mut plans {
             let kind = *kind;
             let grants = plan.settings.grants.clone();
@@ -526,6 +529,7 @@ impl Merge {
                     None => true,
                     Some(why) => {
                         restrictions.push(format!("{kind} hook {}: {c} not granted: {why}", h.id));
+                        refused_grants.insert((h.id.clone(), c.clone()), why);
                         false
                     }
                 });
@@ -551,6 +555,7 @@ impl Merge {
         }
         merged.layers = summaries;
         merged.restrictions = restrictions;
+        merged.refused_grants = refused_grants;
         Ok(merged)
     }
 }

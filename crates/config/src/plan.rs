@@ -44,6 +44,8 @@ pub struct Plan {
     pub layers: Vec<crate::layers::LayerSummary>,
     /// What a layer's policy removed or changed, and layers not loaded, one line each.
     pub restrictions: Vec<String>,
+    /// Each grant a layer's policy refused: (HookId, capability) → why (for load errors).
+    pub refused_grants: std::collections::BTreeMap<(String, Capability), String>,
 }
 
 impl Plan {
@@ -72,6 +74,7 @@ impl Plan {
             disabled_contributions: config.disabled_contributions,
             layers: Vec::new(),
             restrictions: Vec::new(),
+            refused_grants: Default::default(),
         }
     }
 
