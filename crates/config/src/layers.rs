@@ -103,8 +103,6 @@ pub struct ProjectState {
 pub struct Layers {
     /// The layers in merge order (managed, user, project).
     pub layers: Vec<Layer>,
-    /// The files read (every layer's, and an unapproved project's), for a daemon to watch.
-    pub files: Vec<PathBuf>,
     /// The project found, if any (loaded or not).
     pub project: Option<ProjectState>,
     merge: Merge,
@@ -132,7 +130,7 @@ impl Layers {
     /// One config as the only (user) layer: what a host built from a single file loads.
     pub fn single(config: ConfigFile) -> Layers {
         let merge = Merge { managed: None, user: (config.source.clone(), config.policy.clone()), restrictions: Vec::new(), summaries: vec![summary(LayerKind::User, &config)] };
-        Layers { files: vec![config.source.clone()], layers: vec![Layer { kind: LayerKind::User, config }], project: None, merge }
+        Layers { layers: vec![Layer { kind: LayerKind::User, config }], project: None, merge }
     }
 
     /// Find, read and check every layer. A managed file that exists (or that
@@ -140,7 +138,6 @@ impl Layers {
     /// never silently disappears. A project layer loads only when allowed and approved; when
     /// not, [`Layers::project`] says why and the other layers load.
     pub fn discover(opts: &LayerOptions) -> Result<Layers, ConfigError> {
-        let mut files = Vec::new();
         let mut restrictions = Vec::new();
         // Managed.
         let managed = if opts.skip_managed {
@@ -154,7 +151,6 @@ impl Layers {
                     }
                     e
                 })?;
-                files.push(path);
                 Some(config)
             } else {
                 None
@@ -164,7 +160,6 @@ impl Layers {
         let user_path = opts.user.clone().or_else(|| paths::user_config().filter(|p| p.is_file()));
         let mut user = match &user_path {
             Some(path) => {
-                files.push(path.clone());
                 ConfigFile::load_as(path, opts.format)?
             }
             None => ConfigFile::embedded_default(),
@@ -190,7 +185,6 @@ impl Layers {
                 (f.hooks_file.is_some() || !f.peer_files.is_empty()).then_some(f)
             });
             if let Some(found) = found {
-                files.extend(found.layer_files().into_iter().map(Path::to_path_buf));
                 let refused_by = [(managed.as_ref(), managed_policy), (Some(&user), &user.policy)]
                     .into_iter()
                     .find_map(|(c, p)| (p.allow_project_hooks == Some(false)).then(|| c.map(|c| c.source.clone())).flatten());
@@ -220,7 +214,7 @@ impl Layers {
         let managed = layers.iter().find(|l| l.kind == LayerKind::Managed).map(|l| (l.config.source.clone(), l.config.policy.clone()));
         let user = layers.iter().find(|l| l.kind == LayerKind::User).map(|l| (l.config.source.clone(), l.config.policy.clone())).expect("a user layer always exists");
         let summaries = layers.iter().map(|l| summary(l.kind, &l.config)).collect();
-        Ok(Layers { layers, files, project: project_state, merge: Merge { managed, user, restrictions, summaries } })
+        Ok(Layers { layers, project: project_state, merge: Merge { managed, user, restrictions, summaries } })
     }
 
     /// The layers, to resolve one by one, and what merges the results.
