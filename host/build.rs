@@ -1,4 +1,7 @@
-//! Builds the built-in plugins (`plugins/*`) from source and embeds them in the binary.
+//! Builds the built-in plugins (`plugins/*`) from source and embeds them in the binary — and,
+//! with the `precompiled-builtins` feature, their code compiled ahead of time, so the first
+//! use of a built-in maps code instead of compiling it (seconds and hundreds of MB for the bash
+//! adapter).
 
 use sha2::Digest as _;
 use std::path::PathBuf;
@@ -10,12 +13,20 @@ const BUILTINS: &[&[&str]] = &[&["guard-destructive", "redact-secrets"], &["bash
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest_dir.parent().unwrap().to_path_buf();
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     hookhost_guest_build::rerun_if_changed(&[root.join("plugins"), root.join("guest-sdk"), root.join("wit")]);
-    let target_dir = hookhost_guest_build::workspace_target_dir(&root).join("guests");
-    let built: Vec<_> = BUILTINS.iter().flat_map(|group| hookhost_guest_build::build(&root.join("Cargo.toml"), group, &target_dir)).collect();
+    let target_dir = hookhost_guest_build::workspace_target_dir(&root);
+    let built: Vec<_> = BUILTINS.iter().flat_map(|group| hookhost_guest_build::build(&root.join("Cargo.toml"), group, &target_dir.join("guests"))).collect();
+    let precompiled = match std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS") {
+        Some(_) => {
+            hookhost_guest_build::rerun_if_changed(&[manifest_dir.join("precompile"), manifest_dir.join("src/compile_settings.rs")]);
+            hookhost_guest_build::precompile(&root.join("Cargo.toml"), &built, &target_dir.join("precompile"), &out_dir)
+        }
+        None => Vec::new(),
+    };
     // The digests are computed here so that loading a built-in never hashes it at run time
     // (12 MB for the bash adapter: ~8 ms, most of a cached load).
-    let mut code = String::from("/// Built-in plugins: (name, component bytes, hex sha256).\npub static BUILTINS: &[(&str, &[u8], &str)] = &[\n");
+    let mut code = String::from("/// Built-in plugins: (name, component bytes, hex sha256, its code compiled at build time and\n/// zstd-packed, or empty).\npub static BUILTINS: &[(&str, &[u8], &str, &[u8])] = &[\n");
     for (name, path) in built {
         // The bytes are embedded by path and their digest is computed here: if anything else
         // rewrites the file (another build sharing the target directory), run again, so the
@@ -23,9 +34,12 @@ fn main() {
         println!("cargo:rerun-if-changed={}", path.display());
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("reading the built plugin {}: {e}", path.display()));
         let digest: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-        code.push_str(&format!("    ({name:?}, include_bytes!({:?}), {digest:?}),\n", path.display().to_string()));
+        let packed = match precompiled.iter().find(|(n, _)| *n == name) {
+            Some((_, file)) => format!("include_bytes!({:?})", file.display().to_string()),
+            None => "&[]".to_string(),
+        };
+        code.push_str(&format!("    ({name:?}, include_bytes!({:?}), {digest:?}, {packed}),\n", path.display().to_string()));
     }
     code.push_str("];\n");
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("builtins.rs");
-    std::fs::write(out, code).unwrap();
+    std::fs::write(out_dir.join("builtins.rs"), code).unwrap();
 }

@@ -240,7 +240,7 @@ pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config
 pub fn profile(profiles: &[hookhost::HookProfile]) -> String {
     let mut out = String::from("\nplugins (a fresh instance on a sample event of each hook's kind):\n");
     for p in profiles {
-        out.push_str(&format!("  {} — {}, {}, loaded in {}\n", p.id, p.plugin, human_bytes(p.size), human_micros(p.load_time)));
+        out.push_str(&format!("  {} — {}, {}, loaded in {} ({})\n", p.id, p.plugin, human_bytes(p.size), human_micros(p.load_time), p.code.describe()));
         match &p.sample {
             Ok((memory, fuel)) => out.push_str(&format!(
                 "    memory {} of {} (memory_mib); fuel {} of {} a call (fuel)\n",

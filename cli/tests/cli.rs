@@ -143,6 +143,48 @@ fn a_corrupted_precompile_cache_entry_is_replaced_not_executed() {
     }
 }
 
+/// A built-in's first use with an empty cache unpacks the code compiled when hookhost was built
+/// into the cache — no compile, for the 12 MB bash adapter as for the default config's
+/// plugins — and later uses map that entry. (A build without the `precompiled-builtins`
+/// feature, or a machine whose CPU the code does not suit, compiles instead: see
+/// `a_builtin_whose_embedded_code_is_refused_is_compiled` in the library.)
+#[test]
+fn a_builtins_first_use_maps_the_code_compiled_at_build_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let script = r#"jq -e '.tool_input.command | test("rm -rf")' >/dev/null && { echo 'no rm -rf' >&2; exit 2; }; exit 0"#;
+    let config = write(dir.path(), "hooks.toml", format!("[[hooks]]\nid = \"jq\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ dialect = \"claude-code\", command = {script:?} }} }}\n").as_bytes());
+    let run = |args: &[&str], stdin: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .args(args)
+            .env("HOOKHOST_CACHE_DIR", &cache)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("compil"), "nothing is compiled: {}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let rm = r#"{"event":"pre_tool_use","data":{"tool_name":"bash","arguments":{"command":"rm -rf /"}}}"#;
+    let first: serde_json::Value = serde_json::from_str(&run(&["run", "--config", &config], rm)).unwrap();
+    assert_eq!(first["decision"], "block", "{first}");
+    assert!(first["reason"].as_str().unwrap().contains("no rm -rf"), "{first}");
+    let entries = std::fs::read_dir(&cache).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "cwasm")).count();
+    assert_eq!(entries, 1, "the unpacked code is the cache's entry for the adapter");
+    let line = |text: &str| text.lines().find(|l| l.contains(" — builtin:bash-adapter, ")).unwrap_or_else(|| panic!("{text}")).to_string();
+    std::fs::remove_dir_all(&cache).unwrap();
+    let first = run(&["check", "-v", "--config", &config], "");
+    assert!(line(&first).ends_with(" (precompiled when hookhost was built)"), "{first}");
+    let again = run(&["check", "-v", "--config", &config], "");
+    assert!(line(&again).ends_with(" (from the precompile cache)"), "{again}");
+    let default = run(&["check", "-v"], "");
+    assert_eq!(default.matches(" (from the precompile cache)").count() + default.matches(" (precompiled when hookhost was built)").count(), 4, "{default}");
+}
+
 #[test]
 fn config_show_prints_the_normalised_chain_of_a_peer_file() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/config/peers/claude-settings.json");

@@ -5,7 +5,14 @@ include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 /// The component bytes of a built-in plugin and their hex sha256 (computed at build time).
 pub fn get(name: &str) -> Option<(&'static [u8], &'static str)> {
-    BUILTINS.iter().find(|(n, ..)| *n == name).map(|(_, bytes, digest)| (*bytes, *digest))
+    BUILTINS.iter().find(|(n, ..)| *n == name).map(|(_, bytes, digest, _)| (*bytes, *digest))
+}
+
+/// The zstd-packed code, compiled when hookhost was built, of the built-in whose component has
+/// this digest (`None` without the `precompiled-builtins` feature). Whether it suits this
+/// machine is for wasmtime to say at load.
+pub fn precompiled(digest: &str) -> Option<&'static [u8]> {
+    BUILTINS.iter().find(|(_, _, d, packed)| *d == digest && !packed.is_empty()).map(|(.., packed)| *packed)
 }
 
 /// The names of every built-in plugin.

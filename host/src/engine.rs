@@ -43,7 +43,7 @@ enum Allocation {
 
 fn config(allocation: Allocation) -> Config {
     let mut cfg = Config::new();
-    cfg.consume_fuel(true).epoch_interruption(true).max_wasm_stack(MAX_WASM_STACK);
+    crate::compile_settings::compile_settings(&mut cfg).max_wasm_stack(MAX_WASM_STACK);
     if !matches!(allocation, Allocation::OnDemand) {
         let scan = matches!(allocation, Allocation::PoolingScan);
         let mut pool = PoolingAllocationConfig::new();
@@ -174,8 +174,8 @@ fn engine_fingerprint(engine: &WasmEngine) -> String {
 /// `digest` is the hex sha256 of `bytes` (the caller has it already; hashing a 12 MB plugin
 /// costs tens of milliseconds).
 /// `name` is the plugin as the config names it, for the progress note a large compile logs.
-pub fn load_component(engine: &WasmEngine, name: &str, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
-    type Cell = Arc<OnceLock<Result<Component, String>>>;
+pub fn load_component(engine: &WasmEngine, name: &str, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<(Component, CodeSource)> {
+    type Cell = Arc<OnceLock<Result<(Component, CodeSource), String>>>;
     static LOADED: OnceLock<Mutex<HashMap<(String, Option<PathBuf>), Cell>>> = OnceLock::new();
     let key = (digest.to_string(), cache.map(Path::to_path_buf));
     let cell = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner()).entry(key).or_default().clone();
@@ -426,19 +426,125 @@ fn announced<T>(name: &str, len: usize, cached: bool, compile: impl FnOnce() -> 
     })
 }
 
-/// Compiled in memory, not written to the cache.
-fn in_memory(engine: &WasmEngine, name: &str, bytes: &[u8]) -> wasmtime::Result<Component> {
-    announced(name, bytes.len(), false, || Component::new(engine, bytes))
+/// Where a loaded plugin's native code came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeSource {
+    /// Compiled now (and written to the precompile cache when there is one).
+    Compiled,
+    /// Mapped from the precompile cache.
+    Cache,
+    /// A built-in's code compiled when hookhost was built, unpacked (into the cache when there
+    /// is one).
+    Builtin,
 }
 
-pub(crate) fn load_uncached(engine: &WasmEngine, name: &str, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<Component> {
+impl CodeSource {
+    /// How `hookhost check -v` says it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CodeSource::Compiled => "compiled",
+            CodeSource::Cache => "from the precompile cache",
+            CodeSource::Builtin => "precompiled when hookhost was built",
+        }
+    }
+}
+
+/// Compiled in memory, not written to the cache.
+fn in_memory(engine: &WasmEngine, name: &str, bytes: &[u8], digest: &str) -> wasmtime::Result<(Component, CodeSource)> {
+    if let Some(component) = builtin_in_memory(engine, name, digest) {
+        return Ok((component, CodeSource::Builtin));
+    }
+    announced(name, bytes.len(), false, || Component::new(engine, bytes)).map(|c| (c, CodeSource::Compiled))
+}
+
+/// Say that a built-in's embedded code was refused (another CPU, another build) and that it
+/// will be compiled instead; the compile's own progress notes follow.
+fn builtin_refused(name: &str, e: &wasmtime::Error) {
+    tracing::info!(target: "hookhost::compile", "the code of {name} compiled when hookhost was built does not suit this machine ({e:#}); compiling it here");
+}
+
+/// A built-in's embedded code, unpacked in memory, if this engine accepts it (no cache).
+fn builtin_in_memory(engine: &WasmEngine, name: &str, digest: &str) -> Option<Component> {
+    let packed = crate::builtin::precompiled(digest)?;
+    let code = match zstd::decode_all(packed) {
+        Ok(code) => code,
+        Err(e) => {
+            builtin_refused(name, &wasmtime::Error::msg(format!("cannot unpack it: {e}")));
+            return None;
+        }
+    };
+    // SAFETY: the code is part of this binary, output of `precompile_component` with the same
+    // compiler settings (`compile_settings.rs`); wasmtime checks its compatibility.
+    match unsafe { Component::deserialize(engine, &code) } {
+        Ok(c) => Some(c),
+        Err(e) => {
+            builtin_refused(name, &e);
+            None
+        }
+    }
+}
+
+/// Writes through to a file while computing the cache seal's code tag (the HMAC of
+/// [`mac`]'s layout: the entry name, then the code, each after its length).
+struct SealingWriter {
+    file: std::io::BufWriter<std::fs::File>,
+    mac: Mac,
+    written: u64,
+}
+
+impl std::io::Write for SealingWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use hmac::Mac as _;
+        let n = self.file.write(buf)?;
+        self.mac.update(&buf[..n]);
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Unpack a built-in's embedded code straight into the cache entry `path` (streamed: the
+/// 40 MiB of the bash adapter never sit in memory), seal it, and map it. An entry this engine
+/// refuses is removed again.
+fn builtin_into_cache(engine: &WasmEngine, packed: &[u8], key: &[u8; 32], dir: &Path, entry: &str, path: &Path) -> wasmtime::Result<Component> {
     use hmac::Mac as _;
-    let Some(dir) = cache else { return in_memory(engine, name, bytes) };
+    let len = match zstd::zstd_safe::get_frame_content_size(packed) {
+        Ok(Some(len)) => len,
+        _ => wasmtime::bail!("its packed code does not record its size"),
+    };
+    let tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut mac = Mac::new_from_slice(key).expect("HMAC takes any key length");
+    mac.update(&(entry.len() as u64).to_le_bytes());
+    mac.update(entry.as_bytes());
+    mac.update(&len.to_le_bytes());
+    let mut writer = SealingWriter { file: std::io::BufWriter::with_capacity(1 << 20, tmp.reopen()?), mac, written: 0 };
+    zstd::stream::copy_decode(packed, &mut writer)?;
+    std::io::Write::flush(&mut writer)?;
+    if writer.written != len {
+        wasmtime::bail!("its packed code unpacked to {} bytes, not the {len} it records", writer.written);
+    }
+    let code_tag = writer.mac.finalize().into_bytes();
+    tmp.persist(path).map_err(|e| e.error)?;
+    Seal::write(key, dir, entry, path, &code_tag)?;
+    // SAFETY: as in `builtin_in_memory`; the entry was just written by this process into this
+    // user's private directory and sealed.
+    unsafe { Component::deserialize_file(engine, path) }.inspect_err(|_| {
+        let _ = std::fs::remove_file(path);
+        let _ = std::fs::remove_file(seal_path(path));
+    })
+}
+
+pub(crate) fn load_uncached(engine: &WasmEngine, name: &str, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<(Component, CodeSource)> {
+    use hmac::Mac as _;
+    let Some(dir) = cache else { return in_memory(engine, name, bytes, digest) };
     let key = match check_cache_dir_text(dir, true).map_err(std::io::Error::other).and_then(|()| cache_key(dir)) {
         Ok(key) => key,
         Err(e) => {
             tracing::warn!(dir = %dir.display(), "not using the precompile cache: {e}");
-            return in_memory(engine, name, bytes);
+            return in_memory(engine, name, bytes, digest);
         }
     };
     let entry = format!("{digest}-{}.cwasm", engine_fingerprint(engine));
@@ -459,9 +565,15 @@ pub(crate) fn load_uncached(engine: &WasmEngine, name: &str, bytes: &[u8], diges
         Entry::Unusable => None,
     };
     match loaded {
-        Some(Ok(c)) => return Ok(c),
+        Some(Ok(c)) => return Ok((c, CodeSource::Cache)),
         Some(Err(e)) => tracing::warn!(path = %path.display(), "discarding unreadable cache entry: {e:#}"),
         None => {}
+    }
+    if let Some(packed) = crate::builtin::precompiled(digest) {
+        match builtin_into_cache(engine, packed, &key, dir, &entry, &path) {
+            Ok(c) => return Ok((c, CodeSource::Builtin)),
+            Err(e) => builtin_refused(name, &e),
+        }
     }
     let compiled = announced(name, bytes.len(), true, || engine.precompile_component(bytes))?;
     let code_tag = mac(&key, &[entry.as_bytes(), &compiled]).finalize().into_bytes();
@@ -475,5 +587,49 @@ pub(crate) fn load_uncached(engine: &WasmEngine, name: &str, bytes: &[u8], diges
         tracing::warn!(dir = %dir.display(), "cannot write the precompile cache ({e}); compiling in memory");
     }
     // SAFETY: bytes produced by `precompile_component` of this very engine.
-    unsafe { Component::deserialize(engine, &compiled) }
+    unsafe { Component::deserialize(engine, &compiled) }.map(|c| (c, CodeSource::Compiled))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard() -> (&'static [u8], &'static str) {
+        crate::builtin::get("guard-destructive").expect("the guard is built in")
+    }
+
+    /// The hookhost engine takes a built-in's embedded code as it is, in memory or unpacked
+    /// into a cache (sealed: the next load maps it).
+    #[test]
+    #[cfg(feature = "precompiled-builtins")]
+    fn a_builtins_embedded_code_loads_without_compiling() {
+        let engine = Engine::one_shot().unwrap();
+        let (bytes, digest) = guard();
+        assert!(crate::builtin::precompiled(digest).is_some(), "built with the precompiled-builtins feature");
+        let (_, source) = load_uncached(engine.wasmtime(), "builtin:guard-destructive", bytes, digest, None).unwrap();
+        assert_eq!(source, CodeSource::Builtin);
+        let cache = tempfile::tempdir().unwrap();
+        let (_, source) = load_uncached(engine.wasmtime(), "builtin:guard-destructive", bytes, digest, Some(cache.path())).unwrap();
+        assert_eq!(source, CodeSource::Builtin);
+        let (_, source) = load_uncached(engine.wasmtime(), "builtin:guard-destructive", bytes, digest, Some(cache.path())).unwrap();
+        assert_eq!(source, CodeSource::Cache);
+    }
+
+    /// Embedded code this engine refuses (here: compiled with fuel, for an engine without it;
+    /// in the field: another CPU or another build) is never used, and nothing of it stays in
+    /// the cache: the plugin is compiled instead.
+    #[test]
+    fn a_builtin_whose_embedded_code_is_refused_is_compiled() {
+        let mut cfg = Config::new();
+        cfg.epoch_interruption(true);
+        let engine = WasmEngine::new(&cfg).unwrap();
+        let (bytes, digest) = guard();
+        let (_, source) = load_uncached(&engine, "builtin:guard-destructive", bytes, digest, None).unwrap();
+        assert_eq!(source, CodeSource::Compiled);
+        let cache = tempfile::tempdir().unwrap();
+        let (_, source) = load_uncached(&engine, "builtin:guard-destructive", bytes, digest, Some(cache.path())).unwrap();
+        assert_eq!(source, CodeSource::Compiled);
+        let (_, source) = load_uncached(&engine, "builtin:guard-destructive", bytes, digest, Some(cache.path())).unwrap();
+        assert_eq!(source, CodeSource::Cache, "the compiled code replaced the refused entry");
+    }
 }

@@ -517,6 +517,8 @@ pub struct HookProfile {
     pub size: usize,
     /// Loading it: compiling (or mapping from the cache), checking, pre-linking.
     pub load_time: std::time::Duration,
+    /// Where its native code came from.
+    pub code: crate::CodeSource,
     /// What the component imports.
     pub imports: Vec<String>,
     /// The hook's memory limit (`memory_mib`), in bytes.
@@ -553,6 +555,7 @@ impl Host {
                 plugin: hook.plugin.name.clone(),
                 size: hook.plugin.size,
                 load_time: hook.plugin.load_time,
+                code: hook.plugin.code,
                 imports: hook.plugin.imports.clone(),
                 memory_limit: hook.spec.limits.memory_bytes,
                 fuel_limit: hook.spec.limits.fuel,

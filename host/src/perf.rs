@@ -8,13 +8,24 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Load a built-in plugin's component the way `Host::load` does, but skipping the in-process
-/// map of loaded components: from the disk cache when `cache` has an entry, else compiled (and,
-/// with a cache directory, written to it). Returns how long it took.
-pub fn load_builtin(name: &str, cache: Option<&Path>) -> Result<Duration, String> {
+/// map of loaded components: from the disk cache when `cache` has an entry, else from the code
+/// compiled when hookhost was built (or compiled now, without it), written to the cache when
+/// there is one. Returns how long it took and where the code came from.
+pub fn load_builtin(name: &str, cache: Option<&Path>) -> Result<(Duration, engine::CodeSource), String> {
     let engine = Engine::shared().map_err(|e| e.to_string())?;
     let (bytes, digest) = crate::builtin::get(name).ok_or_else(|| format!("no built-in plugin {name}"))?;
     let started = Instant::now();
-    engine::load_uncached(engine.wasmtime(), name, bytes, digest, cache).map_err(|e| format!("{e:#}"))?;
+    let (_, source) = engine::load_uncached(engine.wasmtime(), name, bytes, digest, cache).map_err(|e| format!("{e:#}"))?;
+    Ok((started.elapsed(), source))
+}
+
+/// Compile a built-in plugin's component now, in memory (what its first use costs without
+/// the code compiled at build time).
+pub fn compile_builtin(name: &str) -> Result<Duration, String> {
+    let engine = Engine::shared().map_err(|e| e.to_string())?;
+    let (bytes, _) = crate::builtin::get(name).ok_or_else(|| format!("no built-in plugin {name}"))?;
+    let started = Instant::now();
+    wasmtime::component::Component::new(engine.wasmtime(), bytes).map_err(|e| format!("{e:#}"))?;
     Ok(started.elapsed())
 }
 

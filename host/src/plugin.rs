@@ -33,6 +33,8 @@ pub struct Plugin {
     /// How long loading it took: compiling it (or mapping it from the precompile cache),
     /// checking and pre-linking it.
     pub load_time: std::time::Duration,
+    /// Where its native code came from (compiled now, the precompile cache, or built in).
+    pub code: engine::CodeSource,
     pre: HookPre<State>,
 }
 
@@ -276,7 +278,7 @@ impl Loader {
         }
         let started = Instant::now();
         let digest = digest.unwrap_or_else(|| hookhost_types::ids::sha256_hex(&bytes));
-        let component = engine::load_component(engine, &name, &bytes, &digest, self.cache.as_deref())
+        let (component, code) = engine::load_component(engine, &name, &bytes, &digest, self.cache.as_deref())
             .map_err(|e| not_component(format!("it does not validate ({})", chain(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
         let imports = check_shape(engine, &component, hook, &name)?;
         let linker = match imports.iter().any(|i| i.starts_with("wasi:http/")) {
@@ -299,7 +301,7 @@ impl Loader {
             expected: wit::HANDLER_EXPORT,
             found: chain(&e),
         })?;
-        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), pre })
+        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, pre })
     }
 }
 

@@ -63,16 +63,24 @@ fn dispatch(c: &mut Criterion) {
     g.finish();
 }
 
-/// Loading a plugin: from the precompile cache (mmap) against compiling it.
+/// Loading a plugin: from the precompile cache (mmap); a built-in's first use with an empty
+/// cache (its code compiled when hookhost was built, unpacked into the cache); and compiling
+/// it, which is what that first use cost before.
 fn load(c: &mut Criterion) {
     let cache = tempfile::tempdir().unwrap();
     let mut g = c.benchmark_group("load");
     for name in ["guard-destructive", "bash-adapter"] {
-        perf::load_builtin(name, Some(cache.path())).expect("populate the cache");
+        let (_, source) = perf::load_builtin(name, Some(cache.path())).expect("populate the cache");
+        assert_eq!(source, hookhost::CodeSource::Builtin, "{name}'s first use unpacks the code compiled at build time");
         g.bench_function(format!("{name}/from_cache"), |b| b.iter(|| perf::load_builtin(name, Some(cache.path())).unwrap()));
     }
     g.sample_size(10);
-    g.bench_function("guard-destructive/compile", |b| b.iter(|| perf::load_builtin("guard-destructive", None).unwrap()));
+    for name in ["guard-destructive", "bash-adapter"] {
+        g.bench_function(format!("{name}/first_use"), |b| {
+            b.iter_batched(|| tempfile::tempdir().unwrap(), |fresh| perf::load_builtin(name, Some(fresh.path())).unwrap(), criterion::BatchSize::PerIteration)
+        });
+    }
+    g.bench_function("guard-destructive/compile", |b| b.iter(|| perf::compile_builtin("guard-destructive").unwrap()));
     g.finish();
 }
 

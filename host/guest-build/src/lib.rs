@@ -46,7 +46,22 @@ pub fn build(manifest: &Path, packages: &[&str], target_dir: &Path) -> Vec<(Stri
     // resident between instances (no page faults per call). Overflow still traps: the stack
     // sits below the data (`--stack-first`).
     cmd.arg("--config").arg(format!("target.{TARGET}.rustflags=[\"-Clink-arg=-zstack-size={GUEST_STACK}\"]"));
-    // The outer build's flags, jobserver and wrappers are for the host target, not for guests.
+    clean_env(&mut cmd);
+    let status = cmd.status().unwrap_or_else(|e| panic!("could not run cargo to build guests: {e}"));
+    assert!(status.success(), "building guest components {packages:?} failed; see the cargo output above");
+    packages
+        .iter()
+        .map(|p| {
+            let file = target_dir.join(TARGET).join("release").join(format!("{}.wasm", p.replace('-', "_")));
+            assert!(file.exists(), "guest {p} built but {} is missing", file.display());
+            (p.to_string(), file)
+        })
+        .collect()
+}
+
+/// Remove what the outer build sets for itself from a nested cargo's environment: its flags,
+/// jobserver and wrappers are for another target and another target directory.
+fn clean_env(cmd: &mut Command) {
     for var in [
         "CARGO_ENCODED_RUSTFLAGS",
         "RUSTFLAGS",
@@ -62,16 +77,28 @@ pub fn build(manifest: &Path, packages: &[&str], target_dir: &Path) -> Vec<(Stri
     ] {
         cmd.env_remove(var);
     }
-    let status = cmd.status().unwrap_or_else(|e| panic!("could not run cargo to build guests: {e}"));
-    assert!(status.success(), "building guest components {packages:?} failed; see the cargo output above");
-    packages
-        .iter()
-        .map(|p| {
-            let file = target_dir.join(TARGET).join("release").join(format!("{}.wasm", p.replace('-', "_")));
-            assert!(file.exists(), "guest {p} built but {} is missing", file.display());
-            (p.to_string(), file)
-        })
-        .collect()
+}
+
+/// Compile `components` (`(name, path)`) ahead of time with `hookhost-precompile`, built from
+/// the workspace at `manifest` for this machine into `target_dir` (a directory of its own: the
+/// outer build holds its own directory's lock), and write `out/<name>.cwasm.zst` for each.
+/// Returns `(name, path of the packed code)`.
+pub fn precompile(manifest: &Path, components: &[(String, PathBuf)], target_dir: &Path, out: &Path) -> Vec<(String, PathBuf)> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "-p", "hookhost-precompile", "--manifest-path"]).arg(manifest).arg("--target-dir").arg(target_dir);
+    clean_env(&mut cmd);
+    let status = cmd.status().unwrap_or_else(|e| panic!("could not run cargo to build hookhost-precompile: {e}"));
+    assert!(status.success(), "building hookhost-precompile failed; see the cargo output above");
+    let tool = target_dir.join("debug").join("hookhost-precompile");
+    let mut run = Command::new(&tool);
+    run.arg(out);
+    for (name, path) in components {
+        run.arg(format!("{name}={}", path.display()));
+    }
+    let status = run.status().unwrap_or_else(|e| panic!("could not run {}: {e}", tool.display()));
+    assert!(status.success(), "precompiling the built-in plugins failed; see the output above");
+    components.iter().map(|(name, _)| (name.clone(), out.join(format!("{name}.cwasm.zst")))).collect()
 }
 
 /// Tell cargo to rerun the build script when anything under these paths changes.
