@@ -8,16 +8,6 @@
 
 use bashkit::parser::{AssignmentValue, Command, CompoundCommand, Parser, Word, WordPart};
 
-/// bashkit's clock on `wasm32-unknown-unknown` (where the lean guests are built: no WASI, no
-/// imports) is a symbol the embedder defines. The parser's own budget is counted in operations
-/// ([`MAX_PARSER_OPS`]), not time, and the host bounds every call with fuel and a deadline, so
-/// a clock that never moves is enough: it keeps the guard free of any import.
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-#[unsafe(no_mangle)]
-extern "Rust" fn __bashkit_host_now_micros() -> u64 {
-    0
-}
-
 /// Parse budget: AST depth and parser operations. A line beyond them is unparseable, which the
 /// guard treats conservatively.
 const MAX_DEPTH: usize = 64;
