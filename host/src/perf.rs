@@ -37,18 +37,32 @@ pub struct Loaded {
 
 /// Load a built-in plugin for the layer-by-layer benchmarks.
 pub fn load(name: &str, event: crate::EventName) -> Result<Loaded, String> {
+    let (bytes, digest) = crate::builtin::get(name).ok_or_else(|| format!("no built-in plugin {name}"))?;
+    load_source(PluginSource { name: name.to_string(), bytes: bytes.into(), digest: Some(digest.to_string()) }, event)
+}
+
+/// Load a plugin file (any hook component) for the layer-by-layer benchmarks.
+pub fn load_file(path: &Path, event: crate::EventName) -> Result<Loaded, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    load_source(PluginSource { name: path.display().to_string(), bytes: bytes.into(), digest: None }, event)
+}
+
+fn load_source(source: PluginSource<'_>, event: crate::EventName) -> Result<Loaded, String> {
     let engine = Engine::shared().map_err(|e| e.to_string())?;
     let loader = Loader::new(&engine, hookhost_types::paths::cache_dir(None)).map_err(|e| e.to_string())?;
-    let (bytes, digest) = crate::builtin::get(name).ok_or_else(|| format!("no built-in plugin {name}"))?;
-    let source = PluginSource { name: name.to_string(), bytes: bytes.into(), digest: Some(digest.to_string()) };
     let plugin = loader.load("bench", source).map_err(|e| e.to_string())?;
     // The default limits, as a config without a `limits` table gives them.
-    let toml = format!("[[hooks]]\nevent = \"{event}\"\nexecutor = {{ plugin = \"builtin:{name}\" }}\n");
+    let toml = format!("[[hooks]]\nevent = \"{event}\"\nexecutor = {{ plugin = \"builtin:guard-destructive\" }}\n");
     let config = crate::ConfigFile::parse(&toml, Path::new("bench.toml"), Path::new(".")).map_err(|e| e.to_string())?;
     Ok(Loaded { plugin, limits: config.hooks[0].limits })
 }
 
 impl Loaded {
+    /// A fresh store, dropped again: no instance.
+    pub fn store_only(&self) -> Result<(), String> {
+        self.plugin.store_only(&self.limits).map_err(|e| e.to_string())
+    }
+
     /// A fresh store and instance; no call.
     pub async fn instantiate(&self) -> Result<(), String> {
         self.plugin.instantiate_only(&self.limits).await.map_err(|e| e.to_string())
@@ -66,6 +80,33 @@ impl Loaded {
             live.push(Box::new(self.plugin.handle_and_keep(wit::Call::new(event, "bench", "{}", 0), &self.limits).await.map_err(|e| e.to_string())?));
         }
         Ok(LiveInstances(live))
+    }
+}
+
+/// The physical floor: an empty component (no modules, no imports, no exports) on the shared
+/// engine, instantiated in a bare store — what any instantiation costs on this machine before
+/// a plugin, WASI or hookhost adds anything.
+pub struct EmptyComponent {
+    pre: wasmtime::component::InstancePre<()>,
+}
+
+impl EmptyComponent {
+    /// Compile and pre-link the empty component.
+    pub fn new() -> Result<EmptyComponent, String> {
+        // The component preamble alone: magic, version 0x0d, layer 1.
+        const EMPTY: &[u8] = b"\0asm\x0d\0\x01\0";
+        let engine = Engine::shared().map_err(|e| e.to_string())?;
+        let component = wasmtime::component::Component::new(engine.wasmtime(), EMPTY).map_err(|e| format!("{e:#}"))?;
+        let linker = wasmtime::component::Linker::<()>::new(engine.wasmtime());
+        let pre = linker.instantiate_pre(&component).map_err(|e| format!("{e:#}"))?;
+        Ok(EmptyComponent { pre })
+    }
+
+    /// A fresh store (with fuel, which hookhost's engine requires) and an instance of it.
+    pub async fn instantiate(&self) -> Result<(), String> {
+        let mut store = wasmtime::Store::new(self.pre.engine(), ());
+        store.set_fuel(1_000_000).map_err(|e| format!("{e:#}"))?;
+        self.pre.instantiate_async(&mut store).await.map(drop).map_err(|e| format!("{e:#}"))
     }
 }
 

@@ -383,6 +383,13 @@ impl Plugin {
         Ok((store, hook))
     }
 
+    /// Create a fresh store (deny-by-default WASI, limiter, fuel, deadline) and drop it, without
+    /// instantiating: what the host itself adds to every call.
+    #[cfg(feature = "testing")]
+    pub(crate) fn store_only(&self, limits: &Limits) -> Result<(), HookError> {
+        self.store("bench", limits, &Access::default(), Instant::now()).map(drop)
+    }
+
     /// Create a fresh store and instantiate, calling nothing (the benchmarks' floor).
     #[cfg(feature = "testing")]
     pub(crate) async fn instantiate_only(&self, limits: &Limits) -> Result<(), HookError> {

@@ -57,9 +57,20 @@ fn dispatch(c: &mut Criterion) {
     // `handle` without the host's chain, matchers and bookkeeping.
     let plugin = perf::load("guard-destructive", hookhost::EventName::PreToolUse).unwrap();
     rt.block_on(plugin.handle(&ls)).unwrap();
+    let empty = perf::EmptyComponent::new().unwrap();
+    rt.block_on(empty.instantiate()).unwrap();
     let mut g = c.benchmark_group("floor");
+    g.bench_function("empty_component", |b| b.iter(|| rt.block_on(empty.instantiate()).unwrap()));
+    g.bench_function("store_only", |b| b.iter(|| plugin.store_only().unwrap()));
     g.bench_function("instantiate_only", |b| b.iter(|| rt.block_on(plugin.instantiate()).unwrap()));
     g.bench_function("instantiate_and_handle", |b| b.iter(|| rt.block_on(plugin.handle(&ls)).unwrap()));
+    // The same floor for any hook component: HOOKHOST_BENCH_PLUGIN=path/to/hook.wasm.
+    if let Some(path) = std::env::var_os("HOOKHOST_BENCH_PLUGIN") {
+        let other = perf::load_file(std::path::Path::new(&path), hookhost::EventName::PreToolUse).unwrap();
+        rt.block_on(other.handle(&ls)).unwrap();
+        g.bench_function("plugin/instantiate_only", |b| b.iter(|| rt.block_on(other.instantiate()).unwrap()));
+        g.bench_function("plugin/instantiate_and_handle", |b| b.iter(|| rt.block_on(other.handle(&ls)).unwrap()));
+    }
     g.finish();
 }
 
