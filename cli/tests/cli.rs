@@ -6,8 +6,14 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn hookhost(args: &[&str], stdin: &str) -> Output {
+    hookhost_with(args, stdin, &[])
+}
+
+/// `hookhost` with these environment variables set.
+fn hookhost_with(args: &[&str], stdin: &str, env: &[(&str, &std::path::Path)]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -155,16 +161,7 @@ fn a_builtins_first_use_maps_the_code_compiled_at_build_time() {
     let script = r#"jq -e '.tool_input.command | test("rm -rf")' >/dev/null && { echo 'no rm -rf' >&2; exit 2; }; exit 0"#;
     let config = write(dir.path(), "hooks.toml", format!("[[hooks]]\nid = \"jq\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ dialect = \"claude-code\", command = {script:?} }} }}\n").as_bytes());
     let run = |args: &[&str], stdin: &str| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-            .args(args)
-            .env("HOOKHOST_CACHE_DIR", &cache)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = hookhost_with(args, stdin, &[("HOOKHOST_CACHE_DIR", &cache)]);
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
         assert!(!stderr(&out).contains("compil"), "nothing is compiled: {}", stderr(&out));
         String::from_utf8_lossy(&out.stdout).into_owned()
