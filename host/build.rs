@@ -17,7 +17,13 @@ fn main() {
     hookhost_guest_build::rerun_if_changed(&[root.join("plugins"), root.join("guest-sdk"), root.join("wit")]);
     let target_dir = hookhost_guest_build::workspace_target_dir(&root);
     let built: Vec<_> = BUILTINS.iter().flat_map(|group| hookhost_guest_build::build(&root.join("Cargo.toml"), group, &target_dir.join("guests"))).collect();
-    let precompiled = match std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS") {
+    // The code is compiled for the machine that builds: useless to a cross-compiled binary
+    // (wasmtime would refuse it there and compile anyway), so not embedded in one.
+    let native = std::env::var("TARGET").ok() == std::env::var("HOST").ok();
+    if !native && std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS").is_some() {
+        println!("cargo:warning=cross-compiling: the built-in plugins are not precompiled (they compile on first use)");
+    }
+    let precompiled = match std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS").filter(|_| native) {
         Some(_) => {
             hookhost_guest_build::rerun_if_changed(&[manifest_dir.join("precompile"), manifest_dir.join("src/compile_settings.rs")]);
             hookhost_guest_build::precompile(&root.join("Cargo.toml"), &built, &target_dir.join("precompile"), &out_dir)
