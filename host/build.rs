@@ -20,15 +20,16 @@ fn main() {
     // The code is compiled for the machine that builds: useless to a cross-compiled binary
     // (wasmtime would refuse it there and compile anyway), so not embedded in one.
     let native = std::env::var("TARGET").ok() == std::env::var("HOST").ok();
-    if !native && std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS").is_some() {
-        println!("cargo:warning=cross-compiling: the built-in plugins are not precompiled (they compile on first use)");
-    }
-    let precompiled = match std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS").filter(|_| native) {
-        Some(_) => {
+    let precompiled = match (std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS").is_some(), native) {
+        (true, true) => {
             hookhost_guest_build::rerun_if_changed(&[manifest_dir.join("precompile"), manifest_dir.join("src/compile_settings.rs")]);
             hookhost_guest_build::precompile(&root.join("Cargo.toml"), &built, &target_dir.join("precompile"), &out_dir)
         }
-        None => Vec::new(),
+        (true, false) => {
+            println!("cargo:warning=cross-compiling: the built-in plugins are not precompiled (they compile on first use)");
+            Vec::new()
+        }
+        (false, _) => Vec::new(),
     };
     // The digests are computed here so that loading a built-in never hashes it at run time
     // (12 MB for the bash adapter: ~8 ms, most of a cached load).

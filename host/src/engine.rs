@@ -516,9 +516,8 @@ fn builtin_into_cache(engine: &WasmEngine, packed: &[u8], key: &[u8; 32], dir: &
         _ => wasmtime::bail!("its packed code does not record its size"),
     };
     let tmp = tempfile::NamedTempFile::new_in(dir)?;
-    let mut mac = Mac::new_from_slice(key).expect("HMAC takes any key length");
-    mac.update(&(entry.len() as u64).to_le_bytes());
-    mac.update(entry.as_bytes());
+    // `mac(key, &[entry, code])`, with the code streamed in after its length.
+    let mut mac = mac(key, &[entry.as_bytes()]);
     mac.update(&len.to_le_bytes());
     let mut writer = SealingWriter { file: std::io::BufWriter::with_capacity(1 << 20, tmp.reopen()?), mac, written: 0 };
     zstd::stream::copy_decode(packed, &mut writer)?;

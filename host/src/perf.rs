@@ -36,25 +36,23 @@ pub struct Loaded {
 }
 
 /// Load a built-in plugin for the layer-by-layer benchmarks.
-pub fn load(name: &str, event: crate::EventName) -> Result<Loaded, String> {
+pub fn load(name: &str) -> Result<Loaded, String> {
     let (bytes, digest) = crate::builtin::get(name).ok_or_else(|| format!("no built-in plugin {name}"))?;
-    load_source(PluginSource { name: name.to_string(), bytes: bytes.into(), digest: Some(digest.to_string()) }, event)
+    load_source(PluginSource { name: name.to_string(), bytes: bytes.into(), digest: Some(digest.to_string()) })
 }
 
 /// Load a plugin file (any hook component) for the layer-by-layer benchmarks.
-pub fn load_file(path: &Path, event: crate::EventName) -> Result<Loaded, String> {
+pub fn load_file(path: &Path) -> Result<Loaded, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    load_source(PluginSource { name: path.display().to_string(), bytes: bytes.into(), digest: None }, event)
+    load_source(PluginSource { name: path.display().to_string(), bytes: bytes.into(), digest: None })
 }
 
-fn load_source(source: PluginSource<'_>, event: crate::EventName) -> Result<Loaded, String> {
+fn load_source(source: PluginSource<'_>) -> Result<Loaded, String> {
     let engine = Engine::shared().map_err(|e| e.to_string())?;
     let loader = Loader::new(&engine, hookhost_types::paths::cache_dir(None)).map_err(|e| e.to_string())?;
     let plugin = loader.load("bench", source).map_err(|e| e.to_string())?;
     // The default limits, as a config without a `limits` table gives them.
-    let toml = format!("[[hooks]]\nevent = \"{event}\"\nexecutor = {{ plugin = \"builtin:guard-destructive\" }}\n");
-    let config = crate::ConfigFile::parse(&toml, Path::new("bench.toml"), Path::new(".")).map_err(|e| e.to_string())?;
-    Ok(Loaded { plugin, limits: config.hooks[0].limits })
+    Ok(Loaded { plugin, limits: Limits::default() })
 }
 
 impl Loaded {

@@ -55,7 +55,7 @@ fn dispatch(c: &mut Criterion) {
 
     // The layers under one guard dispatch: a fresh store + instance alone, then instance +
     // `handle` without the host's chain, matchers and bookkeeping.
-    let plugin = perf::load("guard-destructive", hookhost::EventName::PreToolUse).unwrap();
+    let plugin = perf::load("guard-destructive").unwrap();
     rt.block_on(plugin.handle(&ls)).unwrap();
     let empty = perf::EmptyComponent::new().unwrap();
     rt.block_on(empty.instantiate()).unwrap();
@@ -66,7 +66,7 @@ fn dispatch(c: &mut Criterion) {
     g.bench_function("instantiate_and_handle", |b| b.iter(|| rt.block_on(plugin.handle(&ls)).unwrap()));
     // The same floor for any hook component: HOOKHOST_BENCH_PLUGIN=path/to/hook.wasm.
     if let Some(path) = std::env::var_os("HOOKHOST_BENCH_PLUGIN") {
-        let other = perf::load_file(std::path::Path::new(&path), hookhost::EventName::PreToolUse).unwrap();
+        let other = perf::load_file(std::path::Path::new(&path)).unwrap();
         rt.block_on(other.handle(&ls)).unwrap();
         g.bench_function("plugin/instantiate_only", |b| b.iter(|| rt.block_on(other.instantiate()).unwrap()));
         g.bench_function("plugin/instantiate_and_handle", |b| b.iter(|| rt.block_on(other.handle(&ls)).unwrap()));

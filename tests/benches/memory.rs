@@ -24,7 +24,7 @@ fn main() {
     let mut kept = Vec::new();
     for name in ["guard-destructive", "redact-secrets"] {
         // One instance first, so code pages and one-time set-up are not counted.
-        let plugin = perf::load(name, hookhost::EventName::PreToolUse).unwrap();
+        let plugin = perf::load(name).unwrap();
         let warm = rt.block_on(plugin.live_instances(&ls, 1)).unwrap();
         let before = perf::resident_bytes().unwrap();
         let live = rt.block_on(plugin.live_instances(&ls, LIVE)).unwrap();

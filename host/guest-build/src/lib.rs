@@ -35,8 +35,7 @@ pub fn workspace_target_dir(workspace_root: &Path) -> PathBuf {
 /// and return `(package, path to its .wasm)` for each.
 pub fn build(manifest: &Path, packages: &[&str], target_dir: &Path) -> Vec<(String, PathBuf)> {
     ensure_target();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
+    let mut cmd = nested_cargo();
     cmd.arg("build").arg("--release").arg("--target").arg(TARGET).arg("--manifest-path").arg(manifest).arg("--target-dir").arg(target_dir);
     for p in packages {
         cmd.arg("-p").arg(p);
@@ -46,7 +45,6 @@ pub fn build(manifest: &Path, packages: &[&str], target_dir: &Path) -> Vec<(Stri
     // resident between instances (no page faults per call). Overflow still traps: the stack
     // sits below the data (`--stack-first`).
     cmd.arg("--config").arg(format!("target.{TARGET}.rustflags=[\"-Clink-arg=-zstack-size={GUEST_STACK}\"]"));
-    clean_env(&mut cmd);
     let status = cmd.status().unwrap_or_else(|e| panic!("could not run cargo to build guests: {e}"));
     assert!(status.success(), "building guest components {packages:?} failed; see the cargo output above");
     packages
@@ -59,9 +57,10 @@ pub fn build(manifest: &Path, packages: &[&str], target_dir: &Path) -> Vec<(Stri
         .collect()
 }
 
-/// Remove what the outer build sets for itself from a nested cargo's environment: its flags,
-/// jobserver and wrappers are for another target and another target directory.
-fn clean_env(cmd: &mut Command) {
+/// The cargo running this build, for a nested invocation: without what the outer build sets for
+/// itself (its flags, jobserver and wrappers are for another target and target directory).
+fn nested_cargo() -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     for var in [
         "CARGO_ENCODED_RUSTFLAGS",
         "RUSTFLAGS",
@@ -77,6 +76,7 @@ fn clean_env(cmd: &mut Command) {
     ] {
         cmd.env_remove(var);
     }
+    cmd
 }
 
 /// Compile `components` (`(name, path)`) ahead of time with `hookhost-precompile`, built from
@@ -84,10 +84,8 @@ fn clean_env(cmd: &mut Command) {
 /// outer build holds its own directory's lock), and write `out/<name>.cwasm.zst` for each.
 /// Returns `(name, path of the packed code)`.
 pub fn precompile(manifest: &Path, components: &[(String, PathBuf)], target_dir: &Path, out: &Path) -> Vec<(String, PathBuf)> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
+    let mut cmd = nested_cargo();
     cmd.args(["build", "-p", "hookhost-precompile", "--manifest-path"]).arg(manifest).arg("--target-dir").arg(target_dir);
-    clean_env(&mut cmd);
     let status = cmd.status().unwrap_or_else(|e| panic!("could not run cargo to build hookhost-precompile: {e}"));
     assert!(status.success(), "building hookhost-precompile failed; see the cargo output above");
     let tool = target_dir.join("debug").join("hookhost-precompile");
