@@ -3,12 +3,16 @@
 //! use of a built-in maps code instead of compiling it (seconds and hundreds of MB for the bash
 //! adapter).
 
+use hookhost_guest_build::Target;
 use sha2::Digest as _;
 use std::path::PathBuf;
 
 /// Built in separate cargo invocations: the bash adapter enables the SDK's `process` feature,
-/// which must not unify into the other plugins (they must not import `process`).
-const BUILTINS: &[&[&str]] = &[&["guard-destructive", "redact-secrets"], &["bash-adapter"]];
+/// which must not unify into the other plugins (they must not import `process`). The guard and
+/// the redactor run on every tool call of the default config and need nothing from WASI, so
+/// they are built lean (one core module, no WASI imports: a cheaper fresh instance); the
+/// adapter's shell uses WASI (clock, randomness) and stays on wasip2.
+const BUILTINS: &[(&[&str], Target)] = &[(&["guard-destructive", "redact-secrets"], Target::Lean), (&["bash-adapter"], Target::Wasi)];
 
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -16,7 +20,7 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     hookhost_guest_build::rerun_if_changed(&[root.join("plugins"), root.join("guest-sdk"), root.join("wit")]);
     let target_dir = hookhost_guest_build::workspace_target_dir(&root);
-    let built: Vec<_> = BUILTINS.iter().flat_map(|group| hookhost_guest_build::build(&root.join("Cargo.toml"), group, &target_dir.join("guests"))).collect();
+    let built: Vec<_> = BUILTINS.iter().flat_map(|(group, target)| hookhost_guest_build::build(&root.join("Cargo.toml"), group, *target, &target_dir.join("guests"))).collect();
     // The code is compiled for the machine that builds: useless to a cross-compiled binary
     // (wasmtime would refuse it there and compile anyway), so not embedded in one.
     let native = std::env::var("TARGET").ok() == std::env::var("HOST").ok();

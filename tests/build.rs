@@ -1,19 +1,25 @@
 //! Builds the test-only guests (tests/guests, their own workspace) and generates a path
 //! constant per fixture. A fixture that no test under tests/tests/ names fails the build.
 
+use hookhost_guest_build::Target;
 use std::path::PathBuf;
 
 /// Built together; `process-user` (which enables the SDK's `process` feature) separately, so that
-/// feature does not leak into the others.
-const FIXTURES: &[&[&str]] = &[&["scripted", "hostile", "wrong-world", "start-loop", "big-memory", "future-wit", "foreign-import"], &["process-user"]];
+/// feature does not leak into the others; `lean` for wasm32-unknown-unknown, as the built-in
+/// guard and redactor are.
+const FIXTURES: &[(&[&str], Target)] = &[
+    (&["scripted", "hostile", "wrong-world", "start-loop", "big-memory", "future-wit", "foreign-import"], Target::Wasi),
+    (&["process-user"], Target::Wasi),
+    (&["lean"], Target::Lean),
+];
 
 fn main() {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = dir.parent().unwrap();
     let guests = dir.join("guests");
-    hookhost_guest_build::rerun_if_changed(&[guests.join("Cargo.toml"), guests.join("scripted"), guests.join("hostile"), guests.join("wrong-world"), guests.join("process-user"), guests.join("start-loop"), guests.join("big-memory"), guests.join("future-wit"), guests.join("foreign-import"), dir.join("tests"), root.join("guest-sdk"), root.join("wit")]);
+    hookhost_guest_build::rerun_if_changed(&[guests.join("Cargo.toml"), guests.join("scripted"), guests.join("hostile"), guests.join("wrong-world"), guests.join("process-user"), guests.join("start-loop"), guests.join("big-memory"), guests.join("future-wit"), guests.join("foreign-import"), guests.join("lean"), dir.join("tests"), root.join("guest-sdk"), root.join("wit")]);
     let target = hookhost_guest_build::workspace_target_dir(root).join("test-guests");
-    let built: Vec<_> = FIXTURES.iter().flat_map(|group| hookhost_guest_build::build(&guests.join("Cargo.toml"), group, &target)).collect();
+    let built: Vec<_> = FIXTURES.iter().flat_map(|(group, kind)| hookhost_guest_build::build(&guests.join("Cargo.toml"), group, *kind, &target)).collect();
 
     let mut tests_text = String::new();
     for entry in std::fs::read_dir(dir.join("tests")).unwrap() {

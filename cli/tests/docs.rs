@@ -33,6 +33,11 @@ fn every_toml_config_in_the_docs_is_valid() {
             if block.contains("[package]") {
                 continue; // a Cargo.toml, not a hookhost config
             }
+            if block.contains("[target.") {
+                // A .cargo/config.toml: at least valid TOML.
+                toml::from_str::<toml::Value>(&block).unwrap_or_else(|e| panic!("{doc}: a cargo config block does not parse: {e}\n{block}"));
+                continue;
+            }
             if block.contains("[[scenario]]") {
                 // A `hookhost test` scenario file: every event must be one hookhost reads.
                 let file: toml::Value = toml::from_str(&block).unwrap_or_else(|e| panic!("{doc}: a scenario block does not parse: {e}\n{block}"));

@@ -30,14 +30,30 @@ fn parse(what: &str, text: &str) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|e| format!("host sent invalid JSON in {what}: {e}"))
 }
 
+/// A lean build (`wasm32-unknown-unknown`) has no stderr, where std's panic message would go:
+/// send it through `log` at error level instead, which the host adds to the trap it reports.
+/// A fresh instance handles each call, so this runs once per instance.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+fn report_panics() {
+    use std::sync::Once;
+    static ONCE: Once = Once::new();
+    // "panicked at src/lib.rs:3:5:\nmessage", on one line.
+    ONCE.call_once(|| std::panic::set_hook(Box::new(|info| crate::log::error(&info.to_string().replace('\n', " ")))));
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+fn report_panics() {}
+
 /// Entry point behind `export_hook!` for `validate-settings`.
 pub fn validate_settings<H: Hook>(settings: &str) -> Result<(), String> {
+    report_panics();
     let value = if settings.trim().is_empty() { Value::Object(Default::default()) } else { parse("settings", settings)? };
     H::validate_settings(&value)
 }
 
 /// Entry point behind `export_hook!` for `handle`.
 pub fn handle<H: Hook>(event: wit::Event, ctx: wit::Context) -> Result<wit::Decision, String> {
+    report_panics();
     let event = event_from_wit(event)?;
     let ctx = context_from_wit(ctx)?;
     H::handle(event, ctx).map(decision_to_wit)

@@ -24,6 +24,8 @@
 
 mod decision;
 mod event;
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "heap"))]
+mod heap;
 pub mod log;
 #[cfg(feature = "process")]
 pub mod process;
@@ -58,7 +60,10 @@ pub mod prelude {
 
 /// Export a [`Hook`] implementation as this component's `hookhost:hooks/handler`.
 ///
-/// Use it once per plugin crate (a `cdylib` built for `wasm32-wasip2`).
+/// Use it once per plugin crate, a `cdylib` built either lean — for `wasm32-unknown-unknown`
+/// with the toolchain's `wasm-component-ld` as linker: one core module that imports nothing but
+/// hookhost's interfaces, the cheapest to instantiate; panics reach the host through `log` — or
+/// for `wasm32-wasip2`, when the hook uses WASI (stdio, clocks, randomness, environment).
 #[macro_export]
 macro_rules! export_hook {
     ($hook:ty) => {

@@ -60,6 +60,9 @@ pub(crate) struct State {
     log_left: usize,
     /// The "cap reached" note has been logged.
     log_capped: bool,
+    /// The last error-level line the guest logged: where a lean guest (no stderr) puts its
+    /// panic message, which a trap's error then carries.
+    last_error: Option<String>,
     /// Whether this hook may call `process.run` (capability `process:exec`).
     process_granted: bool,
     /// When the invocation's time is up.
@@ -142,7 +145,10 @@ impl wit::hookhost::hooks::log::Host for State {
             Level::Debug => tracing::debug!(target: "hookhost::guest", hook, "{message}"),
             Level::Info => tracing::info!(target: "hookhost::guest", hook, "{message}"),
             Level::Warn => tracing::warn!(target: "hookhost::guest", hook, "{message}"),
-            Level::Error => tracing::error!(target: "hookhost::guest", hook, "{message}"),
+            Level::Error => {
+                tracing::error!(target: "hookhost::guest", hook, "{message}");
+                self.last_error = Some(message.into_owned());
+            }
         }
     }
 }
@@ -359,6 +365,7 @@ impl Plugin {
             hook_id: hook_id.to_string(),
             log_left: LOG_CAP,
             log_capped: false,
+            last_error: None,
             process_granted,
             deadline: started + limits.timeout,
             http: wasmtime_wasi_http::WasiHttpCtx::new(),
@@ -426,7 +433,10 @@ impl Plugin {
         let result = match outcome {
             Err(_elapsed) => Err(HookError::Timeout(limits.timeout)),
             Ok(Ok(r)) => Ok(r),
-            Ok(Err((e, instantiating))) => Err(classify(&e, instantiating, limits, store.data().limiter.hit, &stderr.contents())),
+            Ok(Err((e, instantiating))) => {
+                let state = store.data();
+                Err(classify(&e, instantiating, limits, state.limiter.hit, &stderr.contents(), state.last_error.as_deref()))
+            }
         };
         (result, usage)
     }
@@ -452,8 +462,9 @@ fn first_line(e: &wasmtime::Error) -> String {
     text.lines().next().unwrap_or_default().to_string()
 }
 
-/// Turn a wasmtime error into a typed hook error, with the guest's stderr tail (panic text).
-fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hit: Option<usize>, stderr: &[u8]) -> HookError {
+/// Turn a wasmtime error into a typed hook error, with the guest's stderr tail (panic text) or,
+/// from a guest without stderr, its last error-level log line.
+fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hit: Option<usize>, stderr: &[u8], last_error: Option<&str>) -> HookError {
     if let Some(wanted) = memory_hit {
         return HookError::MemoryLimit { limit: limits.memory_bytes, wanted };
     }
@@ -475,6 +486,9 @@ fn classify(e: &wasmtime::Error, instantiating: bool, limits: &Limits, memory_hi
         let text = hookhost_types::text::printable(&tail.join(" | ")).into_owned();
         let cut = text.char_indices().nth(500).map_or(text.len(), |(i, _)| i);
         msg.push_str(&format!(" (guest stderr: {})", &text[..cut]));
+    } else if let Some(line) = last_error {
+        let cut = line.char_indices().nth(500).map_or(line.len(), |(i, _)| i);
+        msg.push_str(&format!(" (guest log: {})", &line[..cut]));
     }
     HookError::Trap(msg)
 }

@@ -1,28 +1,70 @@
 //! Used by build scripts (the host's built-in plugins, the test fixtures) to build guest
-//! components from source with a nested `cargo build --target wasm32-wasip2` into a target
+//! components from source with a nested `cargo build --target wasm32-…` into a target
 //! directory of their own, so the outer build's locks and flags never interfere.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub const TARGET: &str = "wasm32-wasip2";
+/// How a guest is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// `wasm32-wasip2`: Rust std on WASI 0.2 (stdio, clocks, random, environment). What a hook
+    /// needs when it uses WASI; std imports a dozen WASI interfaces and the component holds
+    /// three core modules (the hook, the preview-1 adapter and its shims).
+    Wasi,
+    /// `wasm32-unknown-unknown`, linked into a component by the toolchain's own
+    /// `wasm-component-ld`: one core module that imports only what the hook's WIT world names.
+    /// A fresh instance of it is ~5 µs cheaper to create (docs/PERFORMANCE.md). std has no
+    /// stdio, clock or randomness there; hookhost-sdk sends panics through `log` and gives the
+    /// allocator a heap in the initial memory.
+    Lean,
+}
 
-/// Shadow-stack size of the guests built here (see `build`).
+impl Target {
+    pub fn triple(self) -> &'static str {
+        match self {
+            Target::Wasi => "wasm32-wasip2",
+            Target::Lean => "wasm32-unknown-unknown",
+        }
+    }
+
+    /// The `--config` values of a nested build for this target.
+    fn cargo_config(self) -> Vec<String> {
+        let triple = self.triple();
+        // A 128 KiB shadow stack instead of rustc's 1 MiB default keeps everything a small hook
+        // touches within the first few hundred KiB of its memory, which the host's pool keeps
+        // resident between instances (no page faults per call). Overflow still traps: the stack
+        // sits below the data (`--stack-first`).
+        let stack = format!("\"-Clink-arg=-zstack-size={GUEST_STACK}\"");
+        match self {
+            Target::Wasi => vec![format!("target.{triple}.rustflags=[{stack}]")],
+            // getrandom (pulled in by bashkit) has no source of randomness on this target; the
+            // hooks built this way never ask it for any.
+            Target::Lean => vec![
+                format!("target.{triple}.linker=\"wasm-component-ld\""),
+                format!("target.{triple}.rustflags=[{stack}, \"--cfg\", \"getrandom_backend=\\\"unsupported\\\"\"]"),
+            ],
+        }
+    }
+}
+
+/// Shadow-stack size of the guests built here (see `Target::cargo_config`).
 pub const GUEST_STACK: usize = 128 << 10;
 
 /// Make sure the wasm target is installed. rustup does not install the toolchain file's
 /// targets by itself on every machine (`RUSTUP_AUTO_INSTALL=0`), so ask it explicitly.
-pub fn ensure_target() {
+pub fn ensure_target(target: Target) {
+    let triple = target.triple();
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let libdir = Command::new(&rustc).args(["--print", "target-libdir", "--target", TARGET]).output();
+    let libdir = Command::new(&rustc).args(["--print", "target-libdir", "--target", triple]).output();
     let installed = matches!(&libdir, Ok(out) if out.status.success() && Path::new(String::from_utf8_lossy(&out.stdout).trim()).exists());
     if installed {
         return;
     }
-    let status = Command::new("rustup").args(["target", "add", TARGET]).status();
+    let status = Command::new("rustup").args(["target", "add", triple]).status();
     match status {
         Ok(s) if s.success() => {}
-        other => panic!("the {TARGET} target is missing and `rustup target add {TARGET}` failed ({other:?}); install it by hand"),
+        other => panic!("the {triple} target is missing and `rustup target add {triple}` failed ({other:?}); install it by hand"),
     }
 }
 
@@ -31,26 +73,25 @@ pub fn workspace_target_dir(workspace_root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace_root.join("target"))
 }
 
-/// Build `packages` of the workspace at `manifest` (release, wasm32-wasip2) into `target_dir`
+/// Build `packages` of the workspace at `manifest` (release, for `target`) into `target_dir`
 /// and return `(package, path to its .wasm)` for each.
-pub fn build(manifest: &Path, packages: &[&str], target_dir: &Path) -> Vec<(String, PathBuf)> {
-    ensure_target();
+pub fn build(manifest: &Path, packages: &[&str], target: Target, target_dir: &Path) -> Vec<(String, PathBuf)> {
+    ensure_target(target);
+    let triple = target.triple();
     let mut cmd = nested_cargo();
-    cmd.arg("build").arg("--release").arg("--target").arg(TARGET).arg("--manifest-path").arg(manifest).arg("--target-dir").arg(target_dir);
+    cmd.arg("build").arg("--release").arg("--target").arg(triple).arg("--manifest-path").arg(manifest).arg("--target-dir").arg(target_dir);
     for p in packages {
         cmd.arg("-p").arg(p);
     }
-    // A 128 KiB shadow stack instead of rustc's 1 MiB default keeps everything a small hook
-    // touches within the first few hundred KiB of its memory, which the host's pool keeps
-    // resident between instances (no page faults per call). Overflow still traps: the stack
-    // sits below the data (`--stack-first`).
-    cmd.arg("--config").arg(format!("target.{TARGET}.rustflags=[\"-Clink-arg=-zstack-size={GUEST_STACK}\"]"));
+    for value in target.cargo_config() {
+        cmd.arg("--config").arg(value);
+    }
     let status = cmd.status().unwrap_or_else(|e| panic!("could not run cargo to build guests: {e}"));
-    assert!(status.success(), "building guest components {packages:?} failed; see the cargo output above");
+    assert!(status.success(), "building guest components {packages:?} for {triple} failed; see the cargo output above");
     packages
         .iter()
         .map(|p| {
-            let file = target_dir.join(TARGET).join("release").join(format!("{}.wasm", p.replace('-', "_")));
+            let file = target_dir.join(triple).join("release").join(format!("{}.wasm", p.replace('-', "_")));
             assert!(file.exists(), "guest {p} built but {} is missing", file.display());
             (p.to_string(), file)
         })

@@ -1,0 +1,72 @@
+//! Hooks built lean — `wasm32-unknown-unknown` linked by `wasm-component-ld`: one core module, no
+//! WASI imports — as the built-in guard and redactor are, and an SDK fixture built the same way.
+//! What that build changes is checked here: what they import, their heap (an arena in the
+//! initial memory, then `memory.grow`, still under the hook's memory limit) and where a panic's
+//! message goes (no stderr: through `log`, into the hook's error).
+
+use hookhost::{HookError, VerdictKind};
+use hookhost_tests::{bash, fixtures, host};
+
+fn lean_hook(memory_mib: u32) -> String {
+    format!("[[hooks]]\nid = \"lean\"\nevent = \"pre_tool_use\"\non_error = \"block\"\nexecutor = {{ plugin = {:?}, memory_mib = {memory_mib} }}\n", fixtures::LEAN)
+}
+
+#[tokio::test]
+async fn the_lean_builds_import_only_hookhosts_interfaces() {
+    let config = format!(
+        "{}[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:guard-destructive\" }}\n\
+         [[hooks]]\nid = \"redact\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:redact-secrets\" }}\n\
+         [[hooks]]\nid = \"wasi\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = {:?} }}\n",
+        lean_hook(16),
+        fixtures::SCRIPTED
+    );
+    let profiles = host(&config).await.profile().await;
+    let ids: Vec<&str> = profiles.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["user:lean", "user:guard", "user:redact", "user:wasi"]);
+    for p in &profiles[..3] {
+        assert!(!p.imports.is_empty() && p.imports.iter().all(|i| i.starts_with("hookhost:hooks/")), "{} ({}) imports {:?}", p.id, p.plugin, p.imports);
+        let (memory, fuel) = p.sample.clone().unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        assert!(fuel > 0 && memory > 0, "{}: sampled {memory} bytes, {fuel} fuel", p.id);
+    }
+    // For contrast, the same SDK built for wasm32-wasip2 brings std's WASI imports.
+    assert!(profiles[3].imports.iter().any(|i| i.starts_with("wasi:cli/")), "{:?}", profiles[3].imports);
+}
+
+#[tokio::test]
+async fn a_lean_guest_decides_and_its_heap_grows_past_the_arena_within_the_limit() {
+    let host = host(&lean_hook(16)).await;
+    let out = host.dispatch(&bash("rm -rf build")).await;
+    assert_eq!((out.decision, out.reason.as_deref()), (VerdictKind::Block, Some("lean guest blocks: rm -rf build")), "{out:?}");
+    assert_eq!(host.dispatch(&bash("ls")).await.decision, VerdictKind::Pass);
+
+    // 4 MiB is far past the 256 KiB arena: dlmalloc goes on with memory.grow.
+    let out = host.dispatch(&bash("grow 4")).await;
+    let sum: u64 = (1..=4).map(|fill| fill << 20).sum();
+    assert_eq!((out.decision, out.reason.as_deref()), (VerdictKind::Allow, Some(format!("grew 4 MiB, sum {sum}").as_str())), "{out:?}");
+    assert!(out.hooks[0].error.is_none());
+
+    // Past the hook's 16 MiB the growth is refused like any guest's.
+    let out = host.dispatch(&bash("grow 32")).await;
+    assert_eq!(out.decision, VerdictKind::Block, "{out:?}");
+    let err = out.hooks[0].error.clone().expect("a memory-limit error");
+    let limit = HookError::MemoryLimit { limit: 16 << 20, wanted: 0 }.to_string();
+    let prefix = limit.split(": it asked for").next().unwrap();
+    assert!(err.contains(prefix), "{err}");
+
+    // Every event gets a fresh instance: the next one starts from the pristine arena.
+    let out = host.dispatch(&bash("grow 1")).await;
+    assert_eq!(out.reason.as_deref(), Some(format!("grew 1 MiB, sum {}", 1u64 << 20).as_str()), "{out:?}");
+}
+
+#[tokio::test]
+async fn a_lean_guests_panic_message_reaches_the_error_through_log() {
+    let host = host(&lean_hook(16)).await;
+    let out = host.dispatch(&bash("panic now")).await;
+    assert_eq!(out.decision, VerdictKind::Block, "on_error = block: {out:?}");
+    let err = out.hooks[0].error.clone().expect("a trap");
+    assert!(err.contains("trapped: "), "{err}");
+    assert!(err.contains("(guest log: panicked at lean/src/lib.rs:") && err.ends_with(": lean guest panicked on purpose: panic now)"), "{err}");
+    assert_eq!(out.reason.as_deref(), Some(format!("hook failed: {}", err.trim_start_matches(fixtures::LEAN).trim()).as_str()));
+    // The instance that panicked is gone; the next event is served normally.
+    assert_eq!(host.dispatch(&bash("ls")).await.decision, VerdictKind::Pass);
+}
