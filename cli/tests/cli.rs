@@ -474,8 +474,8 @@ fn check_verbose_profiles_each_plugin() {
         assert!(lines[1].starts_with("    memory ") && lines[1].contains(" of 64.0 MiB (memory_mib); fuel ") && lines[1].ends_with(" a call (fuel)"), "{lines:?}");
         let fuel: u64 = lines[1].split("; fuel ").nth(1).unwrap().split(" of ").next().unwrap().replace(',', "").parse().unwrap();
         assert!(fuel > 1000, "a real call burns fuel: {lines:?}");
-        // The built-ins are lean builds: hookhost's own interfaces, nothing from WASI.
-        assert_eq!(lines[2], "    imports (2): hookhost:hooks/log@0.1.0, hookhost:hooks/types@0.1.0", "{lines:?}");
+        // The built-ins are lean builds: hookhost's types, nothing from WASI.
+        assert_eq!(lines[2], "    imports (1): hookhost:hooks/types@0.1.0", "{lines:?}");
     }
     let plain = hookhost(&["check"], "");
     assert!(!String::from_utf8_lossy(&plain.stdout).contains("plugins (a fresh instance"), "only with -v");

@@ -33,7 +33,7 @@ fn parse(what: &str, text: &str) -> Result<Value, String> {
 /// A lean build (`wasm32-unknown-unknown`) has no stderr, where std's panic message would go:
 /// send it through `log` at error level instead, which the host adds to the trap it reports.
 /// A fresh instance handles each call, so this runs once per instance.
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "panic-message"))]
 fn report_panics() {
     use std::sync::Once;
     static ONCE: Once = Once::new();
@@ -41,7 +41,7 @@ fn report_panics() {
     ONCE.call_once(|| std::panic::set_hook(Box::new(|info| crate::log::error(&info.to_string().replace('\n', " ")))));
 }
 
-#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown", feature = "panic-message")))]
 fn report_panics() {}
 
 /// Entry point behind `export_hook!` for `validate-settings`.
