@@ -29,6 +29,19 @@ pub fn compile_builtin(name: &str) -> Result<Duration, String> {
     Ok(started.elapsed())
 }
 
+/// A loader and the linker a built-in plugin needs, set up from nothing, as a one-shot
+/// `hookhost run` does for each plugin kind (`hookhost:hooks/*` alone for a lean plugin; WASI
+/// too for a `wasm32-wasip2` one).
+pub fn linker_for_builtin(name: &str) -> Result<Duration, String> {
+    let engine = Engine::shared().map_err(|e| e.to_string())?;
+    let (bytes, _) = crate::builtin::get(name).ok_or_else(|| format!("no built-in plugin {name}"))?;
+    let imports = crate::plugin::outer_imports(bytes).unwrap_or_default();
+    let started = Instant::now();
+    let loader = Loader::new(&engine, None).map_err(|e| e.to_string())?;
+    loader.linker_for(&imports).map_err(|e| e.to_string())?;
+    Ok(started.elapsed())
+}
+
 /// A built-in plugin loaded on its own (no host), with the default limits.
 pub struct Loaded {
     plugin: crate::plugin::Plugin,

@@ -180,20 +180,26 @@ impl ResourceLimiter for MemoryLimiter {
     }
 }
 
-/// The linker every plugin links against: deny-by-default WASI plus `hookhost:hooks/*`.
-/// `wasi:http` is added by [`with_http`] for the plugins that import it.
+/// The linker every plugin links against: `hookhost:hooks/*`. [`with_wasi`] and [`with_http`]
+/// add the rest for the plugins that import it.
 pub(crate) fn linker(engine: &wasmtime::Engine) -> wasmtime::Result<Linker<State>> {
     let mut linker = Linker::new(engine);
-    wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
     Hook::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)?;
     Ok(linker)
 }
 
-/// `base` plus `wasi:http` (deny-by-default: [`crate::net::NetPolicy`] decides each request).
-/// Kept apart because it is a third of the linker's set-up time, which a one-shot run whose
-/// plugins make no HTTP requests need not pay.
-fn with_http(base: &Linker<State>) -> wasmtime::Result<Linker<State>> {
+/// `base` plus deny-by-default WASI 0.2. Kept apart because it is most of the linker's set-up
+/// time, which a one-shot run of lean plugins (no WASI imports: the built-ins) need not pay.
+fn with_wasi(base: &Linker<State>) -> wasmtime::Result<Linker<State>> {
     let mut linker = base.clone();
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+    Ok(linker)
+}
+
+/// `with_wasi`'s linker plus `wasi:http` (deny-by-default: [`crate::net::NetPolicy`] decides
+/// each request).
+fn with_http(wasi: &Linker<State>) -> wasmtime::Result<Linker<State>> {
+    let mut linker = wasi.clone();
     wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
     Ok(linker)
 }
@@ -258,7 +264,9 @@ impl<'a> PluginSource<'a> {
 pub struct Loader {
     engine: Engine,
     linker: Linker<State>,
-    /// `linker` with `wasi:http`, made when the first plugin that imports it loads.
+    /// `linker` with WASI, made when the first plugin that imports any of it loads.
+    wasi_linker: std::sync::OnceLock<Result<Linker<State>, crate::error::EngineFailure>>,
+    /// That with `wasi:http`, made when the first plugin that imports it loads.
     http_linker: std::sync::OnceLock<Result<Linker<State>, crate::error::EngineFailure>>,
     cache: Option<PathBuf>,
 }
@@ -267,7 +275,7 @@ impl Loader {
     /// A loader for `engine`, caching compiled code in `cache`.
     pub fn new(engine: &Engine, cache: Option<PathBuf>) -> Result<Loader, LoadError> {
         let linker = linker(engine.wasmtime()).map_err(|e| LoadError::Engine { what: "cannot set up the linker", source: e.into() })?;
-        Ok(Loader { engine: engine.clone(), linker, http_linker: std::sync::OnceLock::new(), cache })
+        Ok(Loader { engine: engine.clone(), linker, wasi_linker: std::sync::OnceLock::new(), http_linker: std::sync::OnceLock::new(), cache })
     }
 
     /// Load a plugin for `hook`: check the bytes are a component, compile it (or load it from
@@ -287,14 +295,7 @@ impl Loader {
         let (component, code) = engine::load_component(engine, &name, &bytes, &digest, self.cache.as_deref())
             .map_err(|e| not_component(format!("it does not validate ({})", chain(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
         let imports = check_shape(engine, &component, hook, &name)?;
-        let linker = match imports.iter().any(|i| i.starts_with("wasi:http/")) {
-            false => &self.linker,
-            true => self
-                .http_linker
-                .get_or_init(|| with_http(&self.linker).map_err(Into::into))
-                .as_ref()
-                .map_err(|e| LoadError::Engine { what: "cannot set up the wasi:http linker", source: e.clone() })?,
-        };
+        let linker = self.linker_for(&imports)?;
         let instance_pre = linker.instantiate_pre(&component).map_err(|e| LoadError::UnsupportedImport {
             hook: hook.into(),
             plugin: name.clone(),
@@ -308,6 +309,27 @@ impl Loader {
             found: chain(&e),
         })?;
         Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, pre })
+    }
+}
+
+impl Loader {
+    /// The smallest linker that provides what a component imports.
+    pub(crate) fn linker_for(&self, imports: &[String]) -> Result<&Linker<State>, LoadError> {
+        if !imports.iter().any(|i| i.starts_with("wasi:")) {
+            return Ok(&self.linker);
+        }
+        let wasi = self
+            .wasi_linker
+            .get_or_init(|| with_wasi(&self.linker).map_err(Into::into))
+            .as_ref()
+            .map_err(|e| LoadError::Engine { what: "cannot set up the WASI linker", source: e.clone() })?;
+        if !imports.iter().any(|i| i.starts_with("wasi:http/")) {
+            return Ok(wasi);
+        }
+        self.http_linker
+            .get_or_init(|| with_http(wasi).map_err(Into::into))
+            .as_ref()
+            .map_err(|e| LoadError::Engine { what: "cannot set up the wasi:http linker", source: e.clone() })
     }
 }
 
@@ -601,6 +623,29 @@ mod tests {
         assert_eq!(unsupported("acme:probe/telemetry"), Some("hookhost does not provide it"));
         let adapter = outer_imports(crate::builtin::get("bash-adapter").unwrap().0).unwrap();
         assert!(adapter.iter().any(|i| i == wit::PROCESS_IMPORT) && adapter.iter().all(|i| unsupported(i).is_none()), "{adapter:?}");
+    }
+
+    /// A loader links WASI only once a plugin imports it: the lean built-ins load (and run)
+    /// without it; the bash adapter (wasm32-wasip2) brings it in.
+    #[tokio::test]
+    async fn wasi_is_linked_only_for_the_plugins_that_import_it() {
+        let loader = Loader::new(&Engine::shared().unwrap(), hookhost_types::paths::cache_dir(None)).unwrap();
+        let load = |name: &str| {
+            let (bytes, digest) = crate::builtin::get(name).unwrap();
+            loader.load("user:h", PluginSource { name: format!("builtin:{name}"), bytes: bytes.into(), digest: Some(digest.into()) }).unwrap()
+        };
+        let guard = load("guard-destructive");
+        let redactor = load("redact-secrets");
+        assert!(loader.wasi_linker.get().is_none(), "lean plugins import no WASI: {:?} {:?}", guard.imports, redactor.imports);
+        let limits = Limits { timeout: std::time::Duration::from_secs(5), fuel: 100_000_000, memory_bytes: 64 << 20 };
+        let call = wit::Call::new(&HookEvent::pre_tool_use("bash", serde_json::json!({"command": "rm -rf /"})), "user:h", "{}", 0);
+        let decision = guard.handle("user:h", call, &limits, &Access::default()).await.0.unwrap();
+        assert_eq!(decision.verdict.kind, hookhost_types::VerdictKind::Block, "{decision:?}");
+        let adapter = load("bash-adapter");
+        assert!(adapter.imports.iter().any(|i| i.starts_with("wasi:cli/")));
+        assert!(loader.wasi_linker.get().is_some_and(Result::is_ok));
+        let http = adapter.imports.iter().any(|i| i.starts_with("wasi:http/"));
+        assert_eq!(loader.http_linker.get().is_some(), http, "wasi:http is linked only for a plugin that imports it");
     }
 
     /// The grant is checked again when the guest calls `process.run`: the bash adapter asked to

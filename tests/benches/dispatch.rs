@@ -91,6 +91,11 @@ fn load(c: &mut Criterion) {
             b.iter_batched(|| tempfile::tempdir().unwrap(), |fresh| perf::load_builtin(name, Some(fresh.path())).unwrap(), criterion::BatchSize::PerIteration)
         });
     }
+    // What a one-shot run pays to link each kind of plugin: a lean built-in needs hookhost's
+    // interfaces only, the bash adapter (wasm32-wasip2) WASI as well.
+    for name in ["guard-destructive", "bash-adapter"] {
+        g.bench_function(format!("{name}/linker"), |b| b.iter(|| perf::linker_for_builtin(name).unwrap()));
+    }
     g.bench_function("guard-destructive/compile", |b| b.iter(|| perf::compile_builtin("guard-destructive").unwrap()));
     g.finish();
 }
