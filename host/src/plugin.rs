@@ -35,6 +35,8 @@ pub struct Plugin {
     pub load_time: std::time::Duration,
     /// Where its native code came from (compiled now, the precompile cache, or built in).
     pub code: engine::CodeSource,
+    /// It imports WASI: its stores get a WASI context (a lean plugin's never would use one).
+    wasi: bool,
     pre: HookPre<State>,
 }
 
@@ -53,7 +55,9 @@ pub struct Access {
 
 /// Per-store data: deny-by-default WASI, the limiter and the log budget.
 pub(crate) struct State {
-    wasi: WasiCtx,
+    /// Deny-by-default WASI with captured stdio, for plugins that import WASI; `None` for the
+    /// others, which never reach it (WASI is not even linked for them).
+    wasi: Option<WasiCtx>,
     table: ResourceTable,
     limiter: MemoryLimiter,
     hook_id: String,
@@ -74,7 +78,10 @@ pub(crate) struct State {
 
 impl WasiView for State {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+        // Only plugins that import WASI are linked to it, and their stores have a context; an
+        // empty one (no stdio, files, network or environment) would be as closed.
+        let ctx = self.wasi.get_or_insert_with(|| WasiCtx::builder().build());
+        WasiCtxView { ctx, table: &mut self.table }
     }
 }
 
@@ -308,7 +315,8 @@ impl Loader {
             expected: wit::HANDLER_EXPORT,
             found: chain(&e),
         })?;
-        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, pre })
+        let wasi = imports.iter().any(|i| i.starts_with("wasi:"));
+        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, wasi, pre })
     }
 }
 
@@ -367,18 +375,23 @@ impl Plugin {
         (answer, usage)
     }
 
-    /// A fresh store with the hook's limits: deny-by-default WASI with captured stdio, the
-    /// memory limiter, fuel and the epoch deadline. Also returns the captured stderr.
-    fn store(&self, hook_id: &str, limits: &Limits, access: &Access, started: Instant) -> Result<(Store<State>, MemoryOutputPipe), HookError> {
-        let stderr = MemoryOutputPipe::new(STDIO_CAP);
-        let mut wasi = WasiCtx::builder();
-        wasi.stdout(MemoryOutputPipe::new(STDIO_CAP)).stderr(stderr.clone());
-        if let Some(dir) = &access.read_dir {
-            let guest = dir.to_string_lossy();
-            wasi.preopened_dir(dir, &guest, wasmtime_wasi::FsPerms::ReadOnly)
-                .map_err(|e| HookError::Instantiate(format!("cannot open the project directory {} for the sandbox: {e}", dir.display())))?;
-        }
-        let wasi = wasi.build();
+    /// A fresh store with the hook's limits: deny-by-default WASI with captured stdio (for a
+    /// plugin that imports WASI), the memory limiter, fuel and the epoch deadline. Also returns
+    /// the captured stderr.
+    fn store(&self, hook_id: &str, limits: &Limits, access: &Access, started: Instant) -> Result<(Store<State>, Option<MemoryOutputPipe>), HookError> {
+        let (wasi, stderr) = if self.wasi {
+            let stderr = MemoryOutputPipe::new(STDIO_CAP);
+            let mut wasi = WasiCtx::builder();
+            wasi.stdout(MemoryOutputPipe::new(STDIO_CAP)).stderr(stderr.clone());
+            if let Some(dir) = &access.read_dir {
+                let guest = dir.to_string_lossy();
+                wasi.preopened_dir(dir, &guest, wasmtime_wasi::FsPerms::ReadOnly)
+                    .map_err(|e| HookError::Instantiate(format!("cannot open the project directory {} for the sandbox: {e}", dir.display())))?;
+            }
+            (Some(wasi.build()), Some(stderr))
+        } else {
+            (None, None)
+        };
         let process_granted = access.process;
         let state = State {
             wasi,
@@ -457,7 +470,8 @@ impl Plugin {
             Ok(Ok(r)) => Ok(r),
             Ok(Err((e, instantiating))) => {
                 let state = store.data();
-                Err(classify(&e, instantiating, limits, state.limiter.hit, &stderr.contents(), state.last_error.as_deref()))
+                let stderr = stderr.map(|pipe| pipe.contents()).unwrap_or_default();
+                Err(classify(&e, instantiating, limits, state.limiter.hit, &stderr, state.last_error.as_deref()))
             }
         };
         (result, usage)
