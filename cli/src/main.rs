@@ -669,14 +669,28 @@ async fn replay(host: &Host, session: &Path, json: bool) -> Result<ExitCode> {
         };
         let outcome: Outcome = host.dispatch(&event).await;
         if json {
-            println!("{}", serde_json::to_string(&outcome)?);
+            if !to_stdout(&format!("{}\n", serde_json::to_string(&outcome)?))? {
+                return Ok(ExitCode::SUCCESS);
+            }
         } else {
             rows.push(table::Row::new(lineno, &event, &outcome));
         }
         host.dispatch_background(&event).await;
     }
-    if !json {
-        print!("{}", table::render(&rows));
+    if !json && !to_stdout(&table::render(&rows))? {
+        return Ok(ExitCode::SUCCESS);
     }
     Ok(if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Write `text` to stdout. `false` when the reader has gone (`hookhost replay --json | head`):
+/// the output ends there, quietly, as with any Unix filter — never a panic.
+fn to_stdout(text: &str) -> std::io::Result<bool> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(e),
+    }
 }

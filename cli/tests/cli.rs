@@ -71,6 +71,27 @@ fn replay_prints_a_table_and_json_lines() {
     assert_eq!(lines[4]["decision"], "block");
 }
 
+/// `hookhost replay --json | head -1`: the reader goes away after one line; the output stops
+/// there quietly (exit 0, nothing on stderr), as with any Unix filter — never a panic.
+#[test]
+fn replay_into_a_closed_pipe_stops_quietly() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let line = r#"{"event":"pre_tool_use","data":{"tool_name":"bash","tool_call_id":"c","arguments":{"command":"ls"}}}"#;
+    let session = write(dir.path(), "long.jsonl", format!("{line}\n").repeat(2000).as_bytes());
+    for json in [true, false] {
+        let args: &[&str] = if json { &["replay", "--json", &session] } else { &["replay", &session] };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost")).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+        assert!(!first.is_empty());
+        // The read end is dropped here, with most of the output still to come.
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "json = {json}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "json = {json}");
+    }
+}
+
 #[test]
 fn malformed_config_names_file_line_and_problem() {
     let dir = tempfile::tempdir().unwrap();
