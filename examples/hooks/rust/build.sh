@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 # rustup does not always add a toolchain's targets by itself.
-rustup target add wasm32-wasip2 >/dev/null
-cargo build --release --locked --target wasm32-wasip2
-cp "${CARGO_TARGET_DIR:-target}/wasm32-wasip2/release/hook.wasm" hook.wasm
+rustup target add wasm32-unknown-unknown >/dev/null
+# The lean build (.cargo/config.toml): one core module, no WASI imports.
+cargo build --release --locked --target wasm32-unknown-unknown
+cp "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/hook.wasm" hook.wasm
 echo "built hook.wasm ($(wc -c < hook.wasm) bytes)"

@@ -4,6 +4,13 @@
 
 use serde_json::Value;
 
+// Lean build only (wasm32-unknown-unknown): an allocator that uses the heap reserved in the
+// initial memory (`--initial-heap` in .cargo/config.toml) before growing memory. std's
+// allocator there grows memory on its first allocation, in every fresh instance.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[global_allocator]
+static HEAP: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+
 wit_bindgen::generate!({ path: "wit", world: "hook" });
 
 use exports::hookhost::hooks::handler::Guest;
