@@ -318,9 +318,7 @@ impl Loader {
         let wasi = imports.iter().any(|i| i.starts_with("wasi:"));
         Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, wasi, pre })
     }
-}
 
-impl Loader {
     /// The smallest linker that provides what a component imports.
     pub(crate) fn linker_for(&self, imports: &[String]) -> Result<&Linker<State>, LoadError> {
         if !imports.iter().any(|i| i.starts_with("wasi:")) {
