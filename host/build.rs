@@ -20,20 +20,47 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     hookhost_guest_build::rerun_if_changed(&[root.join("plugins"), root.join("guest-sdk"), root.join("wit")]);
     let target_dir = hookhost_guest_build::workspace_target_dir(&root);
-    let built: Vec<_> = BUILTINS.iter().flat_map(|(group, target)| hookhost_guest_build::build(&root.join("Cargo.toml"), group, *target, &target_dir.join("guests"))).collect();
+    let manifest = root.join("Cargo.toml");
     // The code is compiled for the machine that builds: useless to a cross-compiled binary
     // (wasmtime would refuse it there and compile anyway), so not embedded in one.
     let native = std::env::var("TARGET").ok() == std::env::var("HOST").ok();
-    let precompiled = match (std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS").is_some(), native) {
+    let precompile = match (std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS").is_some(), native) {
         (true, true) => {
             hookhost_guest_build::rerun_if_changed(&[manifest_dir.join("precompile"), manifest_dir.join("src/compile_settings.rs")]);
-            hookhost_guest_build::precompile(&root.join("Cargo.toml"), &built, &target_dir.join("precompile"), &out_dir)
+            true
         }
         (true, false) => {
             println!("cargo:warning=cross-compiling: the built-in plugins are not precompiled (they compile on first use)");
-            Vec::new()
+            false
         }
-        (false, _) => Vec::new(),
+        (false, _) => false,
+    };
+    // Three nested builds that need nothing from one another — the lean guests, the wasip2
+    // guest, the precompile tool (a compile-only wasmtime) — each in a target directory of its
+    // own, at the same time: they take turns on the cores instead of queueing behind one lock.
+    // rustup is asked for missing targets here, one at a time, before the builds start.
+    for (_, target) in BUILTINS {
+        hookhost_guest_build::ensure_target(*target);
+    }
+    let (built, tool) = std::thread::scope(|s| {
+        let tool = precompile.then(|| s.spawn(|| hookhost_guest_build::build_precompiler(&manifest, &target_dir.join("precompile"))));
+        let groups: Vec<_> = BUILTINS
+            .iter()
+            .map(|(group, target)| {
+                let dir = target_dir.join(match target {
+                    Target::Lean => "guests-lean",
+                    Target::Wasi => "guests",
+                });
+                let manifest = &manifest;
+                s.spawn(move || hookhost_guest_build::build(manifest, group, *target, &dir))
+            })
+            .collect();
+        let built: Vec<_> = groups.into_iter().flat_map(|g| g.join().expect("a guest build panicked; see its message above")).collect();
+        (built, tool.map(|t| t.join().expect("building the precompile tool panicked; see its message above")))
+    });
+    let precompiled = match tool {
+        Some(tool) => hookhost_guest_build::precompile(&tool, &built, &out_dir),
+        None => Vec::new(),
     };
     // The digests are computed here so that loading a built-in never hashes it at run time
     // (12 MB for the bash adapter: ~8 ms, most of a cached load).

@@ -120,17 +120,21 @@ fn nested_cargo() -> Command {
     cmd
 }
 
-/// Compile `components` (`(name, path)`) ahead of time with `hookhost-precompile`, built from
-/// the workspace at `manifest` for this machine into `target_dir` (a directory of its own: the
-/// outer build holds its own directory's lock), and write `out/<name>.cwasm.zst` for each.
-/// Returns `(name, path of the packed code)`.
-pub fn precompile(manifest: &Path, components: &[(String, PathBuf)], target_dir: &Path, out: &Path) -> Vec<(String, PathBuf)> {
+/// Build `hookhost-precompile` from the workspace at `manifest`, for this machine, into
+/// `target_dir` (a directory of its own: the outer build holds its own directory's lock), and
+/// return the tool's path. It needs nothing from the guests, so it can build while they do.
+pub fn build_precompiler(manifest: &Path, target_dir: &Path) -> PathBuf {
     let mut cmd = nested_cargo();
     cmd.args(["build", "-p", "hookhost-precompile", "--manifest-path"]).arg(manifest).arg("--target-dir").arg(target_dir);
     let status = cmd.status().unwrap_or_else(|e| panic!("could not run cargo to build hookhost-precompile: {e}"));
     assert!(status.success(), "building hookhost-precompile failed; see the cargo output above");
-    let tool = target_dir.join("debug").join("hookhost-precompile");
-    let mut run = Command::new(&tool);
+    target_dir.join("debug").join("hookhost-precompile")
+}
+
+/// Compile `components` (`(name, path)`) ahead of time with the `tool` [`build_precompiler`]
+/// made, and write `out/<name>.cwasm.zst` for each. Returns `(name, path of the packed code)`.
+pub fn precompile(tool: &Path, components: &[(String, PathBuf)], out: &Path) -> Vec<(String, PathBuf)> {
+    let mut run = Command::new(tool);
     run.arg(out);
     for (name, path) in components {
         run.arg(format!("{name}={}", path.display()));
