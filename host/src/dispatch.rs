@@ -4,13 +4,15 @@
 use crate::audit::AuditRecord;
 use crate::error::HookError;
 use crate::host::{Host, LoadedHook};
-use crate::plugin::Usage;
+use crate::plugin::{Access, Plugin, Usage};
 use crate::wit;
 use hookhost_types::event::now_rfc3339;
 use hookhost_types::spec::{AuditFailure, HookSpec, OnError};
 use hookhost_types::{Decision, Effect, EventName, HookEvent, Verdict, VerdictKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// What one invocation did to the chain.
 struct Step {
@@ -96,15 +98,21 @@ impl Host {
         // Hooks (by chain position) that ran on a payload that was rewritten after them.
         let mut stale: Vec<usize> = Vec::new();
         let mut stopped = false;
-        for (i, hook) in chain.iter().enumerate() {
-            let Some(step) = self.step(hook, &mut ev, loop_count, can_block, false, &mut patch, &mut outcome, &mut audit_error).await else { continue };
-            if step.rewrote && can_block {
-                // Every earlier hook saw an older payload (a matcher that missed may hit now).
-                stale = (0..i).collect();
-            }
-            if step.stops {
-                stopped = true;
-                break;
+        let runners = self.runners(&name, chain.len());
+        if runners > 1 {
+            // Nothing to re-check: no hook of this event can rewrite the payload.
+            self.run_concurrently(&chain, runners, &mut ev, &mut patch, &mut outcome, &mut audit_error).await;
+        } else {
+            for (i, hook) in chain.iter().enumerate() {
+                let Some(step) = self.step(hook, &mut ev, loop_count, can_block, false, &mut patch, &mut outcome, &mut audit_error).await else { continue };
+                if step.rewrote && can_block {
+                    // Every earlier hook saw an older payload (a matcher that missed may hit now).
+                    stale = (0..i).collect();
+                }
+                if step.stops {
+                    stopped = true;
+                    break;
+                }
             }
         }
         // Re-check: the hooks that saw an older payload run again on the final one.
@@ -143,6 +151,52 @@ impl Host {
             self.audit_failed(&error, can_block, &mut outcome);
         }
         outcome
+    }
+
+    /// How many of this event's hooks run at the same time: more than one only when they
+    /// cannot affect one another (the event cannot block, so no verdict ends the chain, and it
+    /// honours no rewrite, so every hook sees the same payload), there are at least two, and
+    /// the runtime has more than one worker thread to run them on.
+    fn runners(&self, name: &EventName, hooks: usize) -> usize {
+        if !self.limits.concurrent_advisory || hooks < 2 || name.can_block() || name.honours_a_rewrite() {
+            return 1;
+        }
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) if rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => rt.metrics().num_workers().min(hooks),
+            _ => 1,
+        }
+    }
+
+    /// The chain of an advisory event without rewrites, on `runners` workers
+    /// ([`Host::runners`]): every hook's invocation is prepared in chain order (matchers,
+    /// `once`); `runners` tasks each take the next invocation not yet taken until none is
+    /// left; then the answers are settled in chain order, so the outcome,
+    /// its effects, the trace and the audit log read exactly as a sequential run's would.
+    #[allow(clippy::too_many_arguments)]
+    async fn run_concurrently(&self, chain: &[&LoadedHook], runners: usize, ev: &mut std::borrow::Cow<'_, HookEvent>, patch: &mut Map<String, Value>, outcome: &mut Outcome, audit_error: &mut Option<String>) {
+        let (hooks, jobs): (Vec<&LoadedHook>, Vec<Job>) = chain
+            .iter()
+            .filter_map(|hook| self.prepare(hook, ev, 0, false).map(|invocation| (*hook, Job::new(hook, invocation))))
+            .unzip();
+        let queue = Arc::new(Queue { next: AtomicUsize::new(0), jobs });
+        // Every runner is a task of its own and this one waits: a task spawned from a worker
+        // goes to that worker's LIFO slot, which other workers do not steal from, so a runner
+        // left there would start only when this task yields — after doing all the work itself.
+        let runners: Vec<Spawned> = (0..runners.min(hooks.len()))
+            .map(|_| {
+                let queue = queue.clone();
+                Spawned(tokio::spawn(async move { queue.work().await }))
+            })
+            .collect();
+        for mut runner in runners {
+            // A runner that panicked leaves its invocation unanswered (settled as an error below).
+            let _ = (&mut runner.0).await;
+        }
+        for (hook, job) in hooks.into_iter().zip(&queue.jobs) {
+            let answered = job.answer.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let (answer, usage) = answered.unwrap_or_else(|| (Err(HookError::Trap("its task did not finish".into())), Usage::default()));
+            self.settle(hook, ev, answer, usage, false, false, patch, outcome, audit_error);
+        }
     }
 
     /// Whether any hook runs in the background on this event (a caller that would hand
@@ -198,6 +252,14 @@ impl Host {
         outcome: &mut Outcome,
         audit_error: &mut Option<String>,
     ) -> Option<Step> {
+        let invocation = self.prepare(hook, ev, loop_count, recheck)?;
+        let (answer, usage) = invocation.run(hook).await;
+        Some(self.settle(hook, ev, answer, usage, can_block, recheck, patch, outcome, audit_error))
+    }
+
+    /// The invocation of one hook on the current payload, or `None` when its matcher misses
+    /// (or it is a `once` hook that already ran in this session).
+    fn prepare(&self, hook: &LoadedHook, ev: &HookEvent, loop_count: u32, recheck: bool) -> Option<Invocation> {
         if let Some(m) = &hook.spec.matcher {
             if !m.matches_event(ev) {
                 return None;
@@ -214,15 +276,31 @@ impl Host {
         tracing::debug!(name: "hook.invoked", hook_id = %hook.spec.id, event = %ev.name, recheck, "hook.invoked");
         let call = wit::Call::new(ev, &hook.spec.id, &hook.settings_json, loop_count);
         let payload = call.payload_len();
-        let (answer, usage) = if payload > self.limits.max_event_bytes {
-            (Err(HookError::EventTooLarge { size: payload, limit: self.limits.max_event_bytes }), Usage::default())
-        } else {
-            // Fuel bounds runaway code, not honest work on a large input: the budget grows
-            // with the payload the hook must read (and may rewrite).
-            let mut limits = hook.spec.limits;
-            limits.fuel = limits.fuel.saturating_add(self.limits.fuel_per_payload_byte.saturating_mul(payload as u64));
-            hook.plugin.handle(&hook.spec.id, call, &limits, &hook.access).await
-        };
+        if payload > self.limits.max_event_bytes {
+            return Some(Invocation::Refused(HookError::EventTooLarge { size: payload, limit: self.limits.max_event_bytes }));
+        }
+        // Fuel bounds runaway code, not honest work on a large input: the budget grows with
+        // the payload the hook must read (and may rewrite).
+        let mut limits = hook.spec.limits;
+        limits.fuel = limits.fuel.saturating_add(self.limits.fuel_per_payload_byte.saturating_mul(payload as u64));
+        Some(Invocation::Call(call, limits))
+    }
+
+    /// Apply one hook's answer: `on_error` for a failure, the audit record, its effects, its
+    /// verdict merged into the outcome, and its trace.
+    #[allow(clippy::too_many_arguments)]
+    fn settle(
+        &self,
+        hook: &LoadedHook,
+        ev: &mut std::borrow::Cow<'_, HookEvent>,
+        answer: Result<Decision, HookError>,
+        usage: Usage,
+        can_block: bool,
+        recheck: bool,
+        patch: &mut Map<String, Value>,
+        outcome: &mut Outcome,
+        audit_error: &mut Option<String>,
+    ) -> Step {
         let (decision, error) = match answer {
             Ok(d) => (d, None),
             Err(e) => (on_error(&hook.spec, &e, ev), Some(format!("{} {e}", hook.plugin.name))),
@@ -252,7 +330,7 @@ impl Host {
             if verdict.kind == VerdictKind::Block {
                 tracing::info!(hook_id = %hook.spec.id, event = %ev.name, "block ignored on an advisory event");
             }
-            return Some(Step { rewrote, stops: false });
+            return Step { rewrote, stops: false };
         }
         if verdict.kind > outcome.decision || (verdict.kind == outcome.decision && outcome.reason.is_none()) {
             outcome.decision = verdict.kind;
@@ -262,7 +340,7 @@ impl Host {
         if verdict.stops_chain() {
             tracing::info!(name: "hook.blocked", hook_id = %hook.spec.id, event = %ev.name, recheck, reason = %hookhost_types::text::printable(verdict.reason.as_deref().unwrap_or("")), "hook.blocked");
         }
-        Some(Step { rewrote, stops: verdict.stops_chain() })
+        Step { rewrote, stops: verdict.stops_chain() }
     }
 
     /// A session's consecutive stop-block count: the larger of what was recorded (across
@@ -337,6 +415,69 @@ impl Host {
             on_error: error.map(|_| hook.spec.on_error.as_str()),
             recheck,
         }, durable)
+    }
+}
+
+/// One hook's invocation, prepared on the payload it will see.
+enum Invocation {
+    /// Run it with these (payload-adjusted) limits.
+    Call(wit::Call, hookhost_types::spec::Limits),
+    /// Not run: the answer is this error (its `on_error` decides).
+    Refused(HookError),
+}
+
+type Answer = (Result<Decision, HookError>, Usage);
+
+impl Invocation {
+    async fn run_as(self, plugin: &Plugin, hook_id: &str, access: &Access) -> Answer {
+        match self {
+            Invocation::Call(call, limits) => plugin.handle(hook_id, call, &limits, access).await,
+            Invocation::Refused(e) => (Err(e), Usage::default()),
+        }
+    }
+
+    async fn run(self, hook: &LoadedHook) -> Answer {
+        self.run_as(&hook.plugin, &hook.spec.id, &hook.access).await
+    }
+}
+
+/// One invocation of a concurrent chain, owning what it needs (the plugin is shared).
+struct Job {
+    plugin: Arc<Plugin>,
+    hook_id: String,
+    access: Access,
+    invocation: Mutex<Option<Invocation>>,
+    answer: Mutex<Option<Answer>>,
+}
+
+impl Job {
+    fn new(hook: &LoadedHook, invocation: Invocation) -> Job {
+        Job { plugin: hook.plugin.clone(), hook_id: hook.spec.id.clone(), access: hook.access.clone(), invocation: Mutex::new(Some(invocation)), answer: Mutex::new(None) }
+    }
+}
+
+/// A concurrent chain's invocations; each runner takes the next one not yet taken.
+struct Queue {
+    next: AtomicUsize,
+    jobs: Vec<Job>,
+}
+
+impl Queue {
+    async fn work(&self) {
+        while let Some(job) = self.jobs.get(self.next.fetch_add(1, Ordering::Relaxed)) {
+            let Some(invocation) = job.invocation.lock().unwrap_or_else(|e| e.into_inner()).take() else { continue };
+            let answer = invocation.run_as(&job.plugin, &job.hook_id, &job.access).await;
+            *job.answer.lock().unwrap_or_else(|e| e.into_inner()) = Some(answer);
+        }
+    }
+}
+
+/// A runner task of a concurrent chain; dropping it (the dispatch was cancelled) cancels it.
+struct Spawned(tokio::task::JoinHandle<()>);
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

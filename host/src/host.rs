@@ -31,11 +31,17 @@ pub struct HostLimits {
     pub fuel_per_payload_byte: u64,
     /// Re-check rounds before a chain that keeps rewriting blocks ([`MAX_RECHECK_ROUNDS`]).
     pub max_recheck_rounds: usize,
+    /// Run the hooks of one chain at the same time on an event whose hooks cannot affect one
+    /// another — one that cannot block and honours no rewrite (`session_start`,
+    /// `notification`, `custom:*`, ...) — when the host runs on a multi-threaded tokio
+    /// runtime (default `true`). Results, effects, traces and audit records stay in chain
+    /// order.
+    pub concurrent_advisory: bool,
 }
 
 impl Default for HostLimits {
     fn default() -> HostLimits {
-        HostLimits { max_event_bytes: MAX_EVENT_BYTES, fuel_per_payload_byte: FUEL_PER_PAYLOAD_BYTE, max_recheck_rounds: MAX_RECHECK_ROUNDS }
+        HostLimits { max_event_bytes: MAX_EVENT_BYTES, fuel_per_payload_byte: FUEL_PER_PAYLOAD_BYTE, max_recheck_rounds: MAX_RECHECK_ROUNDS, concurrent_advisory: true }
     }
 }
 

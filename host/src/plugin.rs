@@ -37,6 +37,11 @@ pub struct Plugin {
     pub code: engine::CodeSource,
     /// It imports WASI: its stores get a WASI context (a lean plugin's never would use one).
     wasi: bool,
+    /// Some import can park the guest (WASI's poll, `process`, `wasi:http`): its calls need a
+    /// timer besides the epoch deadline, which stops only running wasm. A plugin importing
+    /// only `hookhost:hooks/types` and `log` cannot park, and arming a tokio timer per call
+    /// costs a worker's wake-up on a multi-threaded runtime.
+    parks: bool,
     pre: HookPre<State>,
 }
 
@@ -316,7 +321,8 @@ impl Loader {
             found: chain(&e),
         })?;
         let wasi = imports.iter().any(|i| i.starts_with("wasi:"));
-        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, wasi, pre })
+        let parks = imports.iter().any(|i| !(i.starts_with("hookhost:hooks/types@") || i.starts_with("hookhost:hooks/log@")));
+        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, wasi, parks, pre })
     }
 
     /// The smallest linker that provides what a component imports.
@@ -454,9 +460,9 @@ impl Plugin {
             let hook = self.pre.instantiate_async(&mut store).await.map_err(|e| (e, true))?;
             call(&hook, &mut store).await.map_err(|e| (e, false))
         };
-        // The epoch deadline stops wasm that runs; this timeout also stops a guest parked in an
-        // async host call.
-        let outcome = tokio::time::timeout(limits.timeout, work).await;
+        // The epoch deadline stops wasm that runs; a timer also stops a guest parked in an
+        // async host call, where it can park in one.
+        let outcome = if self.parks { tokio::time::timeout(limits.timeout, work).await } else { Ok(work.await) };
         let fuel_left = store.get_fuel().unwrap_or(0);
         let usage = Usage {
             duration: started.elapsed(),

@@ -1,11 +1,12 @@
 //! Criterion benchmarks of the dispatch fast path: a matcher miss, one hook in a fresh
 //! instance (allow and block), a chain of 10 hooks, a hook that rewrites the input, loading a
-//! plugin from the precompile cache against compiling it, and throughput with 1 and 2 threads.
+//! plugin from the precompile cache against compiling it, throughput with 1 and 2 threads, and
+//! an advisory chain run one hook after the other against all at once.
 //!
 //! Run: `cargo bench -p hookhost --bench dispatch` (docs/PERFORMANCE.md has the figures).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use hookhost::{perf, ConfigFile, HookEvent, Host};
+use hookhost::{perf, ConfigFile, HookEvent, Host, HostLimits};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -130,9 +131,52 @@ fn threads(c: &mut Criterion) {
     g.finish();
 }
 
+/// Chains on an advisory event (`session_start`: cannot block, honours no rewrite),
+/// dispatched from a task of a 2-worker runtime as `hookhost serve` does: one hook after the
+/// other against all at the same time (`HostLimits::concurrent_advisory`). Ten built-in guards
+/// (~10 µs each) and four sandboxed shell hooks (~0.7 ms each).
+fn advisory(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let ev = Arc::new(HookEvent::from_json(r#"{"event":"session_start","session_id":"bench"}"#).unwrap());
+    let guards: String = (0..10).map(|i| format!("[[hooks]]\nid = \"guard{i}\"\nevent = \"session_start\"\nexecutor = {{ plugin = \"builtin:guard-destructive\" }}\n")).collect();
+    let shells: String = (0..4).map(|i| format!("[[hooks]]\nid = \"shell{i}\"\nevent = \"session_start\"\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ command = \"echo started {i} >/dev/null\" }} }}\n")).collect();
+    for (group, toml, hooks) in [("advisory_chain_of_10", guards, 10), ("advisory_shell_chain_of_4", shells, 4)] {
+        let mut g = c.benchmark_group(group);
+        for concurrent in [false, true] {
+            let config = ConfigFile::parse(&toml, Path::new("bench.toml"), Path::new(".")).expect("bench config");
+            let limits = HostLimits { concurrent_advisory: concurrent, ..HostLimits::default() };
+            let host = Arc::new(rt.block_on(Host::builder().config(config).limits(limits).build()).expect("bench host loads"));
+            // `iters` dispatches one after another inside one task (waking the bench's thread
+            // per dispatch would cost more than the chain of guards).
+            let run = |iters: u64| {
+                let (host, ev) = (host.clone(), ev.clone());
+                rt.block_on(rt.spawn(async move {
+                    let started = Instant::now();
+                    for _ in 0..iters {
+                        let out = host.dispatch(&ev).await;
+                        assert_eq!(out.hooks.len(), hooks);
+                    }
+                    started.elapsed()
+                }))
+                .unwrap()
+            };
+            let out = rt.block_on(host.dispatch(&ev));
+            assert!(out.hooks.iter().all(|h| h.error.is_none()), "{out:?}");
+            run(1);
+            g.bench_function(if concurrent { "concurrent" } else { "sequential" }, |b| b.iter_custom(run));
+            if !concurrent {
+                // The same chain on a current-thread runtime (`hookhost run`'s): always sequential.
+                let single = self::rt();
+                g.bench_function("sequential_current_thread", |b| b.iter(|| single.block_on(host.dispatch(&ev))));
+            }
+        }
+        g.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().measurement_time(Duration::from_secs(4));
-    targets = dispatch, load, threads
+    targets = dispatch, load, threads, advisory
 }
 criterion_main!(benches);

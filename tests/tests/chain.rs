@@ -145,3 +145,68 @@ async fn audit_log_gets_one_record_per_invocation() {
     assert!(lines[0]["fuel"].as_u64().unwrap() > 0);
     assert!(lines[0]["peak_memory"].as_u64().unwrap() > 0);
 }
+
+/// The hooks of an advisory event that honours no rewrite run at the same time on a
+/// multi-threaded runtime; what the runtime gets back is what a sequential run gives, in
+/// chain order: effects, ignored verdicts, `on_error`, traces and audit records.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_advisory_chains_answer_as_the_sequential_chain_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let chain = [
+        scripted("one", "session_start", r#"{ add_context = "first" }"#, "warn"),
+        scripted("two", "session_start", r#"{ verdict = "block", reason = "ignored here" }"#, "warn"),
+        scripted("three", "session_start", r#"{ fail = "boom" }"#, "warn"),
+        scripted("four", "session_start", r#"{ add_context = "fourth" }"#, "block"),
+    ]
+    .concat();
+    let ev = hookhost::HookEvent::from_json(r#"{"event":"session_start","session_id":"s1"}"#).unwrap();
+    let mut answers = Vec::new();
+    for concurrent in [true, false] {
+        let log = dir.path().join(format!("audit-{concurrent}.jsonl"));
+        let toml = format!("audit_log = {:?}\n{chain}", log.display().to_string());
+        let limits = hookhost::HostLimits { concurrent_advisory: concurrent, ..Default::default() };
+        let host = hookhost::Host::builder().config(hookhost_tests::config(&toml, std::path::Path::new("."))).limits(limits).build().await.unwrap();
+        let out = host.dispatch(&ev).await;
+        let traces: Vec<_> = out.hooks.iter().map(|t| (t.id.clone(), t.decision, t.ignored, t.error.clone())).collect();
+        let audit: Vec<String> = std::fs::read_to_string(&log).unwrap().lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["hook_id"].as_str().unwrap().to_string()).collect();
+        answers.push((out.decision, out.reason.clone(), out.effects.clone(), out.patch.clone(), traces, audit));
+    }
+    let (decision, reason, effects, patch, traces, audit) = &answers[0];
+    assert_eq!(answers[0], answers[1], "concurrent and sequential chains differ");
+    assert_eq!((*decision, reason.as_deref(), patch), (VerdictKind::Pass, None, &None));
+    assert_eq!(effects, &[hookhost::Effect::AddContext { text: "first".into() }, hookhost::Effect::AddContext { text: "fourth".into() }]);
+    let ids: Vec<&str> = traces.iter().map(|t| t.0.as_str()).collect();
+    assert_eq!(ids, ["user:one", "user:two", "user:three", "user:four"]);
+    assert_eq!(*audit, ids);
+    assert_eq!((traces[1].1, traces[1].2), (VerdictKind::Block, true), "the block is ignored on an advisory event");
+    assert!(traces[2].3.as_deref().unwrap().ends_with("returned an error: boom"), "{:?}", traces[2].3);
+}
+
+/// Proof that they do run at the same time: two host-mode shell hooks meet at a named pipe —
+/// the first writes to it, the second reads from it. One after the other, the writer waits
+/// for a reader until its timeout; at the same time, both finish.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advisory_hooks_run_at_the_same_time() {
+    if !(hookhost_tests::have("bash") && hookhost_tests::have("mkfifo")) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("meet");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let hook = |id: &str, cmd: &str| hookhost_tests::shell_hook(id, "notification", "timeout_ms = 1500\non_error = \"warn\"", &[("command", cmd), ("mode", "host")]);
+    let writer = hook("writer", &format!("printf met > '{}'", fifo.display()));
+    let reader = hook("reader", &format!("cat '{}' >/dev/null", fifo.display()));
+    let toml = format!("{writer}{reader}{}", hookhost_tests::GRANT_PROCESS);
+    let ev = hookhost::HookEvent::from_json(r#"{"event":"notification","message":"idle"}"#).unwrap();
+    for concurrent in [true, false] {
+        let limits = hookhost::HostLimits { concurrent_advisory: concurrent, ..Default::default() };
+        let host = hookhost::Host::builder().config(hookhost_tests::config(&toml, std::path::Path::new("."))).limits(limits).build().await.unwrap();
+        let out = host.dispatch(&ev).await;
+        let errors: Vec<Option<String>> = out.hooks.iter().map(|t| t.error.clone()).collect();
+        if concurrent {
+            assert_eq!(errors, [None, None], "both met at the pipe");
+        } else {
+            assert_eq!(errors[0].as_deref(), Some("builtin:bash-adapter returned an error: hook timed out"), "the writer waited alone");
+        }
+    }
+}

@@ -148,6 +148,13 @@ impl EventName {
         matches!(kind, K::NotifyUser | K::Annotate)
             || self.row().map(|row| row.3.contains(&kind)).unwrap_or(matches!(kind, K::AddContext))
     }
+
+    /// Whether any effect that changes the payload (tool input, prompt, tool output, summary)
+    /// is honoured on this event: when none is, no hook of the chain can change what the next
+    /// one sees.
+    pub fn honours_a_rewrite(&self) -> bool {
+        [K::RewriteInput, K::RewritePrompt, K::RewriteOutput, K::ReplaceSummary].into_iter().any(|k| self.honours(k))
+    }
 }
 
 impl fmt::Display for EventName {
@@ -421,6 +428,13 @@ mod tests {
         assert!(matches!(HookEvent::from_json(r#"{"event":"PostToolUseFailure"}"#), Err(EventError::UnknownName { .. })));
         let n = HookEvent::from_json(r#"{"hook_event_name":"Notification","message":"m","notification_type":"idle_prompt"}"#).unwrap();
         assert_eq!(n.data["kind"], "idle_prompt", "Claude Code's notification_type is the canonical kind");
+    }
+
+    #[test]
+    fn which_events_can_have_their_payload_rewritten() {
+        let rewritable: Vec<&str> = EventName::canonical_names().filter(|n| EventName::from_canonical(n).unwrap().honours_a_rewrite()).collect();
+        assert_eq!(rewritable, ["user_prompt_submit", "pre_tool_use", "permission_request", "tool_result_transform", "post_tool_use", "pre_compact"]);
+        assert!(!EventName::Custom("deploy".into()).honours_a_rewrite());
     }
 
     #[test]
