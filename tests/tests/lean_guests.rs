@@ -74,3 +74,17 @@ async fn a_lean_guests_panic_message_reaches_the_error_through_log() {
     // The instance that panicked is gone; the next event is served normally.
     assert_eq!(host.dispatch(&bash("ls")).await.decision, VerdictKind::Pass);
 }
+
+/// A lean guest imports nothing that can park it, so its calls run without a tokio timer: the
+/// epoch deadline alone must stop one that spins, at its `timeout_ms`, whatever its fuel.
+#[tokio::test]
+async fn a_lean_guest_that_spins_is_stopped_at_its_timeout() {
+    let config = format!("[[hooks]]\nid = \"spin\"\nevent = \"pre_tool_use\"\ntimeout_ms = 300\non_error = \"block\"\nexecutor = {{ plugin = {:?}, fuel = 1000000000000000 }}\n", fixtures::LEAN);
+    let host = host(&config).await;
+    let started = std::time::Instant::now();
+    let out = host.dispatch(&bash("spin")).await;
+    let want = HookError::Timeout(std::time::Duration::from_millis(300)).to_string();
+    assert_eq!(out.decision, VerdictKind::Block);
+    assert_eq!(out.hooks[0].error.as_deref(), Some(format!("{} {want}", fixtures::LEAN).as_str()));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "stopped near its deadline, not by fuel: {:?}", started.elapsed());
+}

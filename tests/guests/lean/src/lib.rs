@@ -4,6 +4,7 @@
 //! On `pre_tool_use` with a shell command:
 //! - `panic ...`: panics with a message naming the command;
 //! - `grow N`: allocates and fills N MiB (beyond the arena), then allows with the sum of bytes;
+//! - `spin`: loops forever (only the wall-clock limit stops it when its fuel is ample);
 //! - `rm ...`: blocks; anything else: passes.
 
 use hookhost_sdk::prelude::*;
@@ -22,6 +23,9 @@ impl Hook for Lean {
                 let sum: u64 = blocks.iter().map(|b| b.iter().map(|&x| u64::from(x)).sum::<u64>()).sum();
                 Ok(Decision::allow_because(format!("grew {mib} MiB, sum {sum}")))
             }
+            Some("spin") => loop {
+                std::hint::black_box(&cmd);
+            },
             Some("rm") => Ok(Decision::block(format!("lean guest blocks: {cmd}"))),
             _ => Ok(Decision::pass()),
         }
