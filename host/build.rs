@@ -55,7 +55,7 @@ fn main() {
                 s.spawn(move || hookhost_guest_build::build(manifest, group, *target, &dir))
             })
             .collect();
-        let built: Vec<_> = groups.into_iter().flat_map(|g| g.join().expect("a guest build panicked; see its message above")).collect();
+        let built: Vec<_> = groups.into_iter().flat_map(|g| g.join().expect("a guest build panicked; see its message above")).map(|(name, path)| (name.clone(), private_copy(&path, &out_dir, &name))).collect();
         (built, tool.map(|t| t.join().expect("building the precompile tool panicked; see its message above")))
     });
     let precompiled = match tool {
@@ -66,10 +66,6 @@ fn main() {
     // (12 MB for the bash adapter: ~8 ms, most of a cached load).
     let mut code = String::from("/// Built-in plugins: (name, component bytes, hex sha256, its code compiled at build time and\n/// zstd-packed, or empty).\npub static BUILTINS: &[(&str, &[u8], &str, &[u8])] = &[\n");
     for (name, path) in built {
-        // The bytes are embedded by path and their digest is computed here: if anything else
-        // rewrites the file (another build sharing the target directory), run again, so the
-        // digest never goes stale against the embedded bytes.
-        println!("cargo:rerun-if-changed={}", path.display());
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("reading the built plugin {}: {e}", path.display()));
         let digest: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
         let packed = match precompiled.iter().find(|(n, _)| *n == name) {
@@ -80,4 +76,15 @@ fn main() {
     }
     code.push_str("];\n");
     std::fs::write(out_dir.join("builtins.rs"), code).unwrap();
+}
+
+/// A copy of a built plugin in this script's own `OUT_DIR`, which is what gets embedded and
+/// hashed: nothing else writes there, so the embedded bytes and their digest cannot drift apart
+/// (another build sharing the guests' target directory may rewrite the original). Watching the
+/// original instead (`rerun-if-changed`) made every build after a guest rebuild run this
+/// script again, since the file is newer than the script's start.
+fn private_copy(built: &std::path::Path, out_dir: &std::path::Path, name: &str) -> PathBuf {
+    let copy = out_dir.join(format!("{name}.wasm"));
+    std::fs::copy(built, &copy).unwrap_or_else(|e| panic!("copying the built plugin {} to {}: {e}", built.display(), copy.display()));
+    copy
 }
