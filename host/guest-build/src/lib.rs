@@ -126,6 +126,10 @@ fn nested_cargo() -> Command {
 pub fn build_precompiler(manifest: &Path, target_dir: &Path) -> PathBuf {
     let mut cmd = nested_cargo();
     cmd.args(["build", "-p", "hookhost-precompile", "--manifest-path"]).arg(manifest).arg("--target-dir").arg(target_dir);
+    // Its wasmtime and cranelift at opt-level 1, not the workspace's 3: the tool runs once per
+    // build, and its output is the same either way. Measured alone on 2 cores: 317 s to build
+    // instead of 388 s, 21.8 s to compile the three built-ins instead of 17.6 s.
+    cmd.args(["--config", "profile.dev.package.\"*\".opt-level=1"]);
     let status = cmd.status().unwrap_or_else(|e| panic!("could not run cargo to build hookhost-precompile: {e}"));
     assert!(status.success(), "building hookhost-precompile failed; see the cargo output above");
     target_dir.join("debug").join("hookhost-precompile")
