@@ -194,8 +194,8 @@ impl Host {
         }
         for (hook, job) in hooks.into_iter().zip(&queue.jobs) {
             let answered = job.answer.lock().unwrap_or_else(|e| e.into_inner()).take();
-            let (answer, usage) = answered.unwrap_or_else(|| (Err(HookError::Trap("its task did not finish".into())), Usage::default()));
-            self.settle(hook, ev, answer, usage, false, false, patch, outcome, audit_error);
+            let answer = answered.unwrap_or_else(|| (Err(HookError::Trap("its task did not finish".into())), Usage::default()));
+            self.settle(hook, ev, answer, false, false, patch, outcome, audit_error);
         }
     }
 
@@ -253,8 +253,8 @@ impl Host {
         audit_error: &mut Option<String>,
     ) -> Option<Step> {
         let invocation = self.prepare(hook, ev, loop_count, recheck)?;
-        let (answer, usage) = invocation.run(hook).await;
-        Some(self.settle(hook, ev, answer, usage, can_block, recheck, patch, outcome, audit_error))
+        let answer = invocation.run(hook).await;
+        Some(self.settle(hook, ev, answer, can_block, recheck, patch, outcome, audit_error))
     }
 
     /// The invocation of one hook on the current payload, or `None` when its matcher misses
@@ -293,8 +293,7 @@ impl Host {
         &self,
         hook: &LoadedHook,
         ev: &mut std::borrow::Cow<'_, HookEvent>,
-        answer: Result<Decision, HookError>,
-        usage: Usage,
+        (answer, usage): Answer,
         can_block: bool,
         recheck: bool,
         patch: &mut Map<String, Value>,
