@@ -170,8 +170,8 @@ impl Host {
     /// The chain of an advisory event without rewrites, on `runners` workers
     /// ([`Host::runners`]): every hook's invocation is prepared in chain order (matchers,
     /// `once`); `runners` tasks each take the next invocation not yet taken until none is
-    /// left; then the answers are settled in chain order, so the outcome,
-    /// its effects, the trace and the audit log read exactly as a sequential run's would.
+    /// left; then the answers are settled in chain order, so the outcome, its effects, the
+    /// trace and the audit log read exactly as a sequential run's would.
     #[allow(clippy::too_many_arguments)]
     async fn run_concurrently(&self, chain: &[&LoadedHook], runners: usize, ev: &mut std::borrow::Cow<'_, HookEvent>, patch: &mut Map<String, Value>, outcome: &mut Outcome, audit_error: &mut Option<String>) {
         let (hooks, jobs): (Vec<&LoadedHook>, Vec<Job>) = chain
