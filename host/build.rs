@@ -55,7 +55,7 @@ fn main() {
                 s.spawn(move || hookhost_guest_build::build(manifest, group, *target, &dir))
             })
             .collect();
-        let built: Vec<_> = groups.into_iter().flat_map(|g| g.join().expect("a guest build panicked; see its message above")).map(|(name, path)| (name.clone(), private_copy(&path, &out_dir, &name))).collect();
+        let built: Vec<_> = groups.into_iter().flat_map(|g| g.join().expect("a guest build panicked; see its message above")).map(|built| private_copy(built, &out_dir)).collect();
         (built, tool.map(|t| t.join().expect("building the precompile tool panicked; see its message above")))
     });
     let precompiled = match tool {
@@ -83,8 +83,8 @@ fn main() {
 /// (another build sharing the guests' target directory may rewrite the original). Watching the
 /// original instead (`rerun-if-changed`) made every build after a guest rebuild run this
 /// script again, since the file is newer than the script's start.
-fn private_copy(built: &std::path::Path, out_dir: &std::path::Path, name: &str) -> PathBuf {
+fn private_copy((name, built): (String, PathBuf), out_dir: &std::path::Path) -> (String, PathBuf) {
     let copy = out_dir.join(format!("{name}.wasm"));
-    std::fs::copy(built, &copy).unwrap_or_else(|e| panic!("copying the built plugin {} to {}: {e}", built.display(), copy.display()));
-    copy
+    std::fs::copy(&built, &copy).unwrap_or_else(|e| panic!("copying the built plugin {} to {}: {e}", built.display(), copy.display()));
+    (name, copy)
 }

@@ -4,7 +4,7 @@
 use crate::audit::AuditRecord;
 use crate::error::HookError;
 use crate::host::{Host, LoadedHook};
-use crate::plugin::{Access, Plugin, Usage};
+use crate::plugin::Usage;
 use crate::wit;
 use hookhost_types::event::now_rfc3339;
 use hookhost_types::spec::{AuditFailure, HookSpec, OnError};
@@ -94,7 +94,7 @@ impl Host {
             self.set_stop_count(&ev.session_id, 0);
         }
         // Background hooks run after the decision (`dispatch_background`).
-        let chain: Vec<&LoadedHook> = self.hooks.iter().filter(|h| h.spec.event == name && !h.spec.background).collect();
+        let chain: Vec<&Arc<LoadedHook>> = self.hooks.iter().filter(|h| h.spec.event == name && !h.spec.background).collect();
         // Hooks (by chain position) that ran on a payload that was rewritten after them.
         let mut stale: Vec<usize> = Vec::new();
         let mut stopped = false;
@@ -173,16 +173,13 @@ impl Host {
     /// left; then the answers are settled in chain order, so the outcome, its effects, the
     /// trace and the audit log read exactly as a sequential run's would.
     #[allow(clippy::too_many_arguments)]
-    async fn run_concurrently(&self, chain: &[&LoadedHook], runners: usize, ev: &mut std::borrow::Cow<'_, HookEvent>, patch: &mut Map<String, Value>, outcome: &mut Outcome, audit_error: &mut Option<String>) {
-        let (hooks, jobs): (Vec<&LoadedHook>, Vec<Job>) = chain
-            .iter()
-            .filter_map(|hook| self.prepare(hook, ev, 0, false).map(|invocation| (*hook, Job::new(hook, invocation))))
-            .unzip();
+    async fn run_concurrently(&self, chain: &[&Arc<LoadedHook>], runners: usize, ev: &mut std::borrow::Cow<'_, HookEvent>, patch: &mut Map<String, Value>, outcome: &mut Outcome, audit_error: &mut Option<String>) {
+        let jobs: Vec<Job> = chain.iter().filter_map(|hook| self.prepare(hook, ev, 0, false).map(|invocation| Job::new(hook, invocation))).collect();
         let queue = Arc::new(Queue { next: AtomicUsize::new(0), jobs });
         // Every runner is a task of its own and this one waits: a task spawned from a worker
         // goes to that worker's LIFO slot, which other workers do not steal from, so a runner
         // left there would start only when this task yields — after doing all the work itself.
-        let runners: Vec<Spawned> = (0..runners.min(hooks.len()))
+        let runners: Vec<Spawned> = (0..runners.min(queue.jobs.len()))
             .map(|_| {
                 let queue = queue.clone();
                 Spawned(tokio::spawn(async move { queue.work().await }))
@@ -192,10 +189,10 @@ impl Host {
             // A runner that panicked leaves its invocation unanswered (settled as an error below).
             let _ = (&mut runner.0).await;
         }
-        for (hook, job) in hooks.into_iter().zip(&queue.jobs) {
+        for job in &queue.jobs {
             let answered = job.answer.lock().unwrap_or_else(|e| e.into_inner()).take();
             let answer = answered.unwrap_or_else(|| (Err(HookError::Trap("its task did not finish".into())), Usage::default()));
-            self.settle(hook, ev, answer, false, false, patch, outcome, audit_error);
+            self.settle(&job.hook, ev, answer, false, false, patch, outcome, audit_error);
         }
     }
 
@@ -418,6 +415,8 @@ impl Host {
 }
 
 /// One hook's invocation, prepared on the payload it will see.
+// Built once and moved into its run: boxing the large variant would add an allocation per hook.
+#[allow(clippy::large_enum_variant)]
 enum Invocation {
     /// Run it with these (payload-adjusted) limits.
     Call(wit::Call, hookhost_types::spec::Limits),
@@ -428,30 +427,24 @@ enum Invocation {
 type Answer = (Result<Decision, HookError>, Usage);
 
 impl Invocation {
-    async fn run_as(self, plugin: &Plugin, hook_id: &str, access: &Access) -> Answer {
+    async fn run(self, hook: &LoadedHook) -> Answer {
         match self {
-            Invocation::Call(call, limits) => plugin.handle(hook_id, call, &limits, access).await,
+            Invocation::Call(call, limits) => hook.plugin.handle(&hook.spec.id, call, &limits, &hook.access).await,
             Invocation::Refused(e) => (Err(e), Usage::default()),
         }
     }
-
-    async fn run(self, hook: &LoadedHook) -> Answer {
-        self.run_as(&hook.plugin, &hook.spec.id, &hook.access).await
-    }
 }
 
-/// One invocation of a concurrent chain, owning what it needs (the plugin is shared).
+/// One invocation of a concurrent chain and, once a runner has made it, its answer.
 struct Job {
-    plugin: Arc<Plugin>,
-    hook_id: String,
-    access: Access,
+    hook: Arc<LoadedHook>,
     invocation: Mutex<Option<Invocation>>,
     answer: Mutex<Option<Answer>>,
 }
 
 impl Job {
-    fn new(hook: &LoadedHook, invocation: Invocation) -> Job {
-        Job { plugin: hook.plugin.clone(), hook_id: hook.spec.id.clone(), access: hook.access.clone(), invocation: Mutex::new(Some(invocation)), answer: Mutex::new(None) }
+    fn new(hook: &Arc<LoadedHook>, invocation: Invocation) -> Job {
+        Job { hook: hook.clone(), invocation: Mutex::new(Some(invocation)), answer: Mutex::new(None) }
     }
 }
 
@@ -465,7 +458,7 @@ impl Queue {
     async fn work(&self) {
         while let Some(job) = self.jobs.get(self.next.fetch_add(1, Ordering::Relaxed)) {
             let Some(invocation) = job.invocation.lock().unwrap_or_else(|e| e.into_inner()).take() else { continue };
-            let answer = invocation.run_as(&job.plugin, &job.hook_id, &job.access).await;
+            let answer = invocation.run(&job.hook).await;
             *job.answer.lock().unwrap_or_else(|e| e.into_inner()) = Some(answer);
         }
     }

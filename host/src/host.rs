@@ -47,7 +47,8 @@ impl Default for HostLimits {
 
 /// A loaded hook chain, ready to dispatch. `Send + Sync`: share it across tasks and threads.
 pub struct Host {
-    pub(crate) hooks: Vec<LoadedHook>,
+    /// Shared so a concurrent chain's runner tasks can hold them (`dispatch::Job`).
+    pub(crate) hooks: Vec<Arc<LoadedHook>>,
     pub(crate) audit: Option<AuditLog>,
     /// What a dispatch does when its audit record cannot be written.
     pub(crate) audit_failure: AuditFailure,
@@ -298,7 +299,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
         let settings_json = spec.settings.to_string();
         if accepted.known(&plugin.digest, &settings_json, &spec.limits, &access) {
             tracing::debug!(hook_id = %spec.id, "hook settings accepted before");
-            hooks.push(LoadedHook { spec, plugin, settings_json, access });
+            hooks.push(Arc::new(LoadedHook { spec, plugin, settings_json, access }));
             continue;
         }
         match plugin.validate_settings(&spec.id, &settings_json, &spec.limits, &access).await {
@@ -311,7 +312,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
             Err(error) => return Err(LoadError::SettingsCheckFailed { hook: spec.id, plugin: plugin.name.clone(), error }),
         }
         tracing::debug!(hook_id = %spec.id, "hook settings checked");
-        hooks.push(LoadedHook { spec, plugin, settings_json, access });
+        hooks.push(Arc::new(LoadedHook { spec, plugin, settings_json, access }));
     }
     match rejected.len() {
         0 => {}
