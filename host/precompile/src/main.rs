@@ -2,12 +2,17 @@
 //! compiler settings ([`compile_settings`], the same file the host uses) and write
 //! `OUT_DIR/NAME.cwasm.zst`, the zstd-compressed code, for the host to embed.
 //!
+//! A component that exports `wizer-initialize` is pre-initialised first ([`preinit`]): the
+//! file `COMPONENT` is replaced by its pre-initialised form, which is what gets compiled — and
+//! what the host embeds.
+//!
 //! Run by the host's build script. At load, wasmtime's own compatibility check decides whether
 //! the embedded code suits the running machine (same wasmtime, same settings, a CPU with the
 //! features it was compiled for); when it does not, hookhost compiles as it would without it.
 
 #[path = "../../src/compile_settings.rs"]
 mod compile_settings;
+mod preinit;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,7 +40,13 @@ fn run() -> Result<(), String> {
     for arg in args {
         let arg = arg.to_string_lossy().into_owned();
         let (name, path) = arg.split_once('=').ok_or_else(|| format!("{arg:?} is not NAME=COMPONENT"))?;
-        let bytes = std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))?;
+        let mut bytes = std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))?;
+        if preinit::wants_preinit(&bytes).map_err(|e| format!("{path}: {e}"))? {
+            let started = std::time::Instant::now();
+            bytes = preinit::preinit(&engine, &bytes).map_err(|e| format!("pre-initialising {path}: {e}"))?;
+            std::fs::write(path, &bytes).map_err(|e| format!("writing {path}: {e}"))?;
+            eprintln!("hookhost-precompile: {name}: pre-initialised through `{}` in {:.1} s", preinit::INIT, started.elapsed().as_secs_f64());
+        }
         let started = std::time::Instant::now();
         let code = engine.precompile_component(&bytes).map_err(|e| format!("compiling {path}: {e:#}"))?;
         let packed = zstd::bulk::compress(&code, LEVEL).map_err(|e| format!("compressing {name}: {e}"))?;

@@ -338,5 +338,26 @@ impl Hook for BashAdapter {
 
 export_hook!(BashAdapter);
 
+/// `wizer-initialize`: builds the sandbox's interpreter ahead of any call. hookhost's build runs
+/// it once and snapshots the result (see `sandbox::prepare`); the pre-initialised component
+/// no longer exports it.
+#[cfg(target_arch = "wasm32")]
+mod init {
+    wit_bindgen::generate!({
+        inline: "package hookhost:bash-adapter; world init { export wizer-initialize: func(); }",
+        world: "init",
+    });
+
+    struct Init;
+
+    impl Guest for Init {
+        fn wizer_initialize() {
+            crate::sandbox::prepare();
+        }
+    }
+
+    export!(Init);
+}
+
 #[cfg(test)]
 mod tests;

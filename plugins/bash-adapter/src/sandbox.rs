@@ -5,6 +5,7 @@
 use crate::dialect::{Delivery, Exit, Run};
 use bashkit::{Bash, ExecOptions};
 use std::path::Path;
+use std::sync::{Mutex, OnceLock};
 
 /// Where the payload file lives in the virtual filesystem.
 pub const PAYLOAD_PATH: &str = "/tmp/hookhost-payload.json";
@@ -20,7 +21,95 @@ const MAX_SCRIPT_DEPTH: usize = 3;
 /// sandbox's filesystem starts empty. `vars` are substituted in file names
 /// (`$CLAUDE_PROJECT_DIR`). Names hidden from analysis (`$cmd`) are not reported.
 pub fn unrunnable(script: &str, project: Option<&Path>, vars: &[(&str, &str)]) -> Result<(), String> {
-    gap(&Bash::builder().build().builtin_names(), script, project, vars)
+    gap(builtin_names(), script, project, vars)
+}
+
+/// An interpreter built ahead of the call that needs it, and the names of its built-ins.
+///
+/// Building bashkit's interpreter (its built-ins registered, its virtual filesystem laid out) is
+/// most of what a short hook costs. The host builds hookhost with the bash adapter
+/// pre-initialised: at build time it calls [`prepare`] through the component's
+/// `wizer-initialize` export and snapshots the instance's memory (`wasmtime-wizer`), so every
+/// fresh instance starts with the interpreter already built. Without that step (a build that
+/// does not precompile the built-ins, or a native test) each call builds its own, as before.
+struct Ready {
+    bash: Option<Bash>,
+    builtins: Vec<String>,
+}
+
+static READY: Mutex<Option<Ready>> = Mutex::new(None);
+
+/// Build the interpreter a call will take, and remember its built-ins' names. What the
+/// interpreter takes from the clock and randomness here is the build's (the snapshot's): each
+/// call gives it its own working directory, environment and `$RANDOM` seed (see [`take`]).
+pub fn prepare() {
+    let bash = prepared();
+    let builtins = bash.builtin_names();
+    *lock() = Some(Ready { bash: Some(bash), builtins });
+}
+
+/// The interpreter [`prepare`] keeps: as [`fresh`] builds it, with a session budget one exec
+/// call and one command larger, which [`ready_for_call`]'s seeding of `$RANDOM` spends.
+pub(crate) fn prepared() -> Bash {
+    let budget = bashkit::SessionLimits::default();
+    let limits = bashkit::SessionLimits::new().max_total_commands(budget.max_total_commands + 1).max_exec_calls(budget.max_exec_calls + 1);
+    Bash::builder().session_limits(limits).build()
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Option<Ready>> {
+    READY.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The names of the interpreter's built-ins (`jq`, `grep`, `sed`, ...), sorted.
+fn builtin_names() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| match lock().as_ref() {
+        Some(ready) => ready.builtins.clone(),
+        None => Bash::builder().build().builtin_names(),
+    })
+}
+
+/// The prepared interpreter, or a new one when there is none (this instance already took it,
+/// or was not pre-initialised), set up for this call.
+async fn take<'a>(working_dir: &str, env: impl Iterator<Item = (&'a str, &'a str)>) -> Result<Bash, String> {
+    let prepared = lock().as_mut().and_then(|ready| ready.bash.take());
+    match prepared {
+        Some(bash) => ready_for_call(bash, working_dir, env).await,
+        None => Ok(fresh(working_dir, env)),
+    }
+}
+
+/// An interpreter built for this call.
+pub(crate) fn fresh<'a>(working_dir: &str, env: impl Iterator<Item = (&'a str, &'a str)>) -> Bash {
+    env.fold(Bash::builder().cwd(working_dir), |builder, (k, v)| builder.env(k, v)).build()
+}
+
+/// A prepared interpreter given what [`fresh`] builds in: the working directory (and `$PWD`),
+/// the environment, and a `$RANDOM` seed of its own — the snapshot's is the same in every
+/// instance.
+pub(crate) async fn ready_for_call<'a>(mut bash: Bash, working_dir: &str, env: impl Iterator<Item = (&'a str, &'a str)>) -> Result<Bash, String> {
+    let mut state = bash.shell_state();
+    state.cwd = working_dir.into();
+    if let Some(pwd) = state.env.get_mut("PWD") {
+        *pwd = working_dir.to_string();
+    }
+    bash.restore_shell_state(&state);
+    for (k, v) in env {
+        bash.set_env(k, v);
+    }
+    bash.exec(&format!("RANDOM={}", random_seed())).await.map_err(|e| format!("sandbox bash could not seed $RANDOM: {e}"))?;
+    Ok(bash)
+}
+
+#[cfg(target_arch = "wasm32")]
+fn random_seed() -> u32 {
+    wasip2::random::random::get_random_u64() as u32
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn random_seed() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new().build_hasher().finish() as u32
 }
 
 /// The variables a script's file names may use: `$CLAUDE_PROJECT_DIR`, when there is a project.
@@ -130,21 +219,18 @@ pub fn run(script: &str, delivery: &Delivery, env: &[(String, String)], working_
 async fn run_async(script: &str, delivery: &Delivery, env: &[(String, String)], working_dir: &str, project: Option<&str>, check_first: bool) -> Run {
     let failed = |why: String| Run { exit: Exit::StartFailed(why), stdout: String::new(), stderr: String::new() };
     let named_project = project;
-    let mut builder = Bash::builder().cwd(working_dir);
     // Only a directory the host preopened for this instance is visible here at all.
     let project = project.filter(|p| Path::new(p).is_dir());
-    for (k, v) in env.iter().chain(delivery.env.iter()) {
-        builder = builder.env(k.clone(), v.clone());
-    }
-    if let Some(var) = delivery.file_var {
-        builder = builder.env(var, PAYLOAD_PATH);
-    }
-    let mut bash = builder.build();
     if check_first {
-        if let Err(why) = gap(&bash.builtin_names(), script, named_project.map(Path::new), &project_vars(named_project)) {
+        if let Err(why) = gap(builtin_names(), script, named_project.map(Path::new), &project_vars(named_project)) {
             return failed(why);
         }
     }
+    let vars = env.iter().chain(delivery.env.iter()).map(|(k, v)| (k.as_str(), v.as_str()));
+    let mut bash = match take(working_dir, vars.chain(delivery.file_var.map(|var| (var, PAYLOAD_PATH)))).await {
+        Ok(bash) => bash,
+        Err(why) => return failed(why),
+    };
     if let Some(dir) = project {
         let fs = std::sync::Arc::new(bashkit::PosixFs::new(crate::projectfs::ProjectFs::new(Path::new(dir))));
         if let Err(e) = bash.mount(dir, fs) {

@@ -196,6 +196,28 @@ fn sandbox_has_no_host_tools_or_files() {
     assert_eq!(env, Decision::allow(), "no host environment");
 }
 
+/// The interpreter the build prepares (see `sandbox::prepare`) answers every call as one built
+/// for that call would: same working directory and `$PWD`, environment, variables, exit codes,
+/// command counts (its `$RANDOM` seeding is not the hook's).
+#[test]
+fn a_prepared_interpreter_runs_as_one_built_for_the_call() {
+    let script = r#"echo "pwd=$PWD $(pwd) home=$HOME user=$USER x=$X seconds=$SECONDS exit=$? lineno=$LINENO"; cd ..; echo "now=$PWD old=$OLDPWD"; env | grep -v '^_=' | sort; set | grep -c . ; ls -d /tmp /home/user 2>&1; false; echo "status=$?""#;
+    let env = [("X", "y z"), ("EVERRUNS_HOOK_EVENT", "pre_tool_use")];
+    let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+    let run = |mut bash: bashkit::Bash| {
+        let result = rt.block_on(bash.exec(script)).unwrap();
+        let (commands, execs) = bash.session_counters();
+        (result.exit_code, result.stdout.to_string(), result.stderr.to_string(), commands, execs)
+    };
+    let fresh = run(crate::sandbox::fresh("/work/dir", env.into_iter()));
+    let prepared = rt.block_on(crate::sandbox::ready_for_call(crate::sandbox::prepared(), "/work/dir", env.into_iter())).unwrap();
+    // The seeding is one exec call and one command of the prepared interpreter's budget, which
+    // is that much larger.
+    let (code, out, err, commands, execs) = run(prepared);
+    assert_eq!((code, out, err, commands - 1, execs - 1), fresh);
+    assert!(fresh.1.starts_with("pwd=/work/dir /work/dir home=/home/sandbox user=sandbox x=y z seconds=0 exit=0 lineno=1\n"), "{}", fresh.1);
+}
+
 #[test]
 fn settings_are_checked() {
     assert!(BashAdapter::validate_settings(&json!({"command": "true", "dialect": "claude-code", "mode": "host"})).is_ok());
