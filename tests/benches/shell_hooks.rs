@@ -15,8 +15,12 @@ const GUARD_RM: &str = r#"echo '{"decision":"block","reason":"rm -rf is not allo
 const SECRET_GUARD: &str = r#"msg=$(echo "$EVERRUNS_HOOK_PAYLOAD_JSON" | jq -r '.data.message'); if printf '%s' "$msg" | grep -qiE 'BEGIN (RSA|OPENSSH|EC|DSA) PRIVATE KEY'; then echo '{"decision":"block","reason":"prompt contains a private key"}'; else echo '{}'; fi"#;
 
 fn host(rt: &tokio::runtime::Runtime, event: &str, script: &str, mode: &str) -> Host {
+    host_of(rt, "builtin:bash-adapter", event, script, mode)
+}
+
+fn host_of(rt: &tokio::runtime::Runtime, plugin: &str, event: &str, script: &str, mode: &str) -> Host {
     let toml = format!(
-        "[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n[[hooks]]\nevent = \"{event}\"\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ mode = \"{mode}\", command = {script:?} }} }}\n"
+        "[grants]\n{plugin:?} = [\"process:exec\"]\n[[hooks]]\nevent = \"{event}\"\nexecutor = {{ plugin = {plugin:?}, settings = {{ mode = \"{mode}\", command = {script:?} }} }}\n"
     );
     let config = ConfigFile::parse(&toml, Path::new("bench.toml"), Path::new(".")).expect("bench config");
     rt.block_on(Host::from_config(config)).expect("bench host loads")
@@ -29,7 +33,18 @@ fn spawn_bash(script: &str, payload: &str, env: &[(&str, &str)]) -> String {
     String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
 }
 
+/// The bash adapter as its guest build left it, before hookhost's build pre-initialised it:
+/// the same code, whose every call builds its interpreter. Benched beside the built-in
+/// (`sandbox_built_per_call`) when the workspace's guest build is at hand.
+fn adapter_built_per_call() -> Option<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| root.join("target"));
+    let file = target.join("guests/wasm32-wasip2/release/bash_adapter.wasm");
+    file.exists().then(|| file.display().to_string())
+}
+
 fn bench(c: &mut Criterion) {
+    let per_call = adapter_built_per_call();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let rm = HookEvent::pre_tool_use("bash", serde_json::json!({"commands": "rm -rf /tmp/x"}));
     let prompt = HookEvent::from_value(serde_json::json!({"event": "user_prompt_submit", "data": {"message": "hello there"}})).unwrap();
@@ -42,6 +57,11 @@ fn bench(c: &mut Criterion) {
         assert!(rt.block_on(h.dispatch(&rm)).is_block(), "{mode}");
         g.bench_function(mode, |b| b.iter(|| rt.block_on(h.dispatch(&rm))));
     }
+    if let Some(plugin) = &per_call {
+        let h = host_of(&rt, plugin, "pre_tool_use", GUARD_RM, "sandbox");
+        assert!(rt.block_on(h.dispatch(&rm)).is_block());
+        g.bench_function("sandbox_built_per_call", |b| b.iter(|| rt.block_on(h.dispatch(&rm))));
+    }
     assert!(spawn_bash(GUARD_RM, "{}", &[]).contains("block"));
     g.bench_function("plain_bash_spawn", |b| b.iter(|| spawn_bash(GUARD_RM, "{}", &[])));
     g.finish();
@@ -53,6 +73,11 @@ fn bench(c: &mut Criterion) {
         let out = rt.block_on(h.dispatch(&prompt));
         assert!(out.hooks[0].error.is_none(), "{mode}: {out:?}");
         g.bench_function(mode, |b| b.iter(|| rt.block_on(h.dispatch(&prompt))));
+    }
+    if let Some(plugin) = &per_call {
+        let h = host_of(&rt, plugin, "user_prompt_submit", SECRET_GUARD, "sandbox");
+        assert!(rt.block_on(h.dispatch(&prompt)).hooks[0].error.is_none());
+        g.bench_function("sandbox_built_per_call", |b| b.iter(|| rt.block_on(h.dispatch(&prompt))));
     }
     let env = [("EVERRUNS_HOOK_PAYLOAD_JSON", payload.as_str())];
     assert_eq!(spawn_bash(SECRET_GUARD, "", &env).trim(), "{}");
