@@ -210,10 +210,12 @@ fn a_prepared_interpreter_runs_as_one_built_for_the_call() {
         (result.exit_code, result.stdout.to_string(), result.stderr.to_string(), commands, execs)
     };
     let fresh = run(crate::sandbox::fresh("/work/dir", env.into_iter()));
-    let prepared = rt.block_on(crate::sandbox::ready_for_call(crate::sandbox::prepared(), "/work/dir", env.into_iter())).unwrap();
-    // The seeding is one exec call and one command of the prepared interpreter's budget, which
-    // is that much larger.
-    let (code, out, err, commands, execs) = run(prepared);
+    let prepared = rt.block_on(crate::sandbox::ready_for_call(crate::sandbox::prepared(), "/work/dir", env.into_iter(), false)).unwrap();
+    assert_eq!(run(prepared), fresh);
+    // Reseeding `$RANDOM` is one exec call and one command of the prepared interpreter's
+    // budget, which is that much larger.
+    let reseeded = rt.block_on(crate::sandbox::ready_for_call(crate::sandbox::prepared(), "/work/dir", env.into_iter(), true)).unwrap();
+    let (code, out, err, commands, execs) = run(reseeded);
     assert_eq!((code, out, err, commands - 1, execs - 1), fresh);
     assert!(fresh.1.starts_with("pwd=/work/dir /work/dir home=/home/sandbox user=sandbox x=y z seconds=0 exit=0 lineno=1\n"), "{}", fresh.1);
 }
