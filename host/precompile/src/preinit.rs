@@ -63,13 +63,16 @@ pub fn preinit(engine: &Engine, bytes: &[u8]) -> Result<Vec<u8>, String> {
     block_on(wizer.snapshot_component(&cx, &mut state)).map_err(|e| format!("snapshotting it: {e:#}"))
 }
 
+/// What a function answers, from its arguments.
+type Answer = fn(&[Val]) -> Val;
+
 /// The clocks and randomness the initialiser may read, at fixed values.
 fn fixed_answers(linker: &mut Linker<()>, component: &Component, engine: &Engine) -> Result<(), String> {
     let fail = |e: wasmtime::Error| format!("linking it: {e:#}");
     for (name, item) in component.component_type().imports(engine) {
         let ComponentItem::ComponentInstance(_) = item.ty else { continue };
         let interface = name.split('@').next().unwrap_or(name);
-        let answers: &[(&str, fn(&[Val]) -> Val)] = match interface {
+        let answers: &[(&str, Answer)] = match interface {
             "wasi:clocks/monotonic-clock" => &[("now", |_| Val::U64(0)), ("resolution", |_| Val::U64(1))],
             "wasi:clocks/wall-clock" => &[("now", |_| datetime()), ("resolution", |_| datetime())],
             "wasi:random/insecure-seed" => &[("insecure-seed", |_| Val::Tuple(vec![Val::U64(0x6b6f_6f68_7473_6f68), Val::U64(0x7a69_7261_6e65_7262)]))],

@@ -42,6 +42,8 @@ static READY: Mutex<Option<Ready>> = Mutex::new(None);
 /// Build the interpreter a call will take, and remember its built-ins' names. What the
 /// interpreter takes from the clock and randomness here is the build's (the snapshot's): each
 /// call gives it its own working directory, environment and `$RANDOM` seed (see [`take`]).
+/// The component's `wizer-initialize` export calls this.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub fn prepare() {
     let bash = prepared();
     let builtins = bash.builtin_names();
@@ -50,6 +52,7 @@ pub fn prepare() {
 
 /// The interpreter [`prepare`] keeps: as [`fresh`] builds it, with a session budget one exec
 /// call and one command larger, which [`ready_for_call`]'s seeding of `$RANDOM` spends.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) fn prepared() -> Bash {
     let budget = bashkit::SessionLimits::default();
     let limits = bashkit::SessionLimits::new().max_total_commands(budget.max_total_commands + 1).max_exec_calls(budget.max_exec_calls + 1);
