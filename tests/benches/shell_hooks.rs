@@ -38,8 +38,9 @@ fn spawn_bash(script: &str, payload: &str, env: &[(&str, &str)]) -> String {
 /// (`sandbox_built_per_call`) when the workspace's guest build is at hand.
 fn adapter_built_per_call() -> Option<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| root.join("target"));
-    let file = target.join("guests/wasm32-wasip2/release/bash_adapter.wasm");
+    let target = hookhost_guest_build::workspace_target_dir(root);
+    // Where the host's build script has the guest build put it (host/build.rs).
+    let file = target.join("guests").join(hookhost_guest_build::Target::Wasi.triple()).join("release/bash_adapter.wasm");
     file.exists().then(|| file.display().to_string())
 }
 

@@ -267,8 +267,8 @@ async fn host_mode_payload_file_is_owner_only_and_removed_and_the_environment_is
 /// hookhost's build pre-initialises the bash adapter (its interpreter built, then snapshotted:
 /// `host/precompile/src/preinit.rs`), so a fresh instance starts ready. Each call still gets
 /// its own working directory, environment, `$RANDOM` seed and `$SECONDS` count, and an
-/// `exit 0` hook costs about a quarter of the fuel it did when each call built the interpreter
-/// (~0.7 M against 2.56 M) — the check that the snapshot is what runs.
+/// `exit 0` hook costs about a fifth of the fuel it does when each call builds the interpreter
+/// (~0.51 M against ~2.63 M) — the check that the snapshot is what runs.
 #[tokio::test]
 async fn the_sandbox_starts_ready_and_each_call_gets_its_own_shell() {
     let script = r#"echo "$RANDOM$RANDOM $SECONDS $PWD $(pwd) $X" >&2; exit 2"#;

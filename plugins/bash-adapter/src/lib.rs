@@ -339,8 +339,8 @@ impl Hook for BashAdapter {
 export_hook!(BashAdapter);
 
 /// `wizer-initialize`: builds the sandbox's interpreter ahead of any call. hookhost's build runs
-/// it once and snapshots the result (see `sandbox::prepare`); the pre-initialised component
-/// no longer exports it.
+/// it once and snapshots the result (see `sandbox::prepare`). The pre-initialised component
+/// still exports it (see `host/precompile/src/preinit.rs`); the host never calls it.
 #[cfg(target_arch = "wasm32")]
 mod init {
     wit_bindgen::generate!({

@@ -24,7 +24,7 @@ pub fn unrunnable(script: &str, project: Option<&Path>, vars: &[(&str, &str)]) -
     gap(builtin_names(), script, project, vars)
 }
 
-/// An interpreter built ahead of the call that needs it, and the names of its built-ins.
+/// An interpreter built ahead of the call that needs it.
 ///
 /// Building bashkit's interpreter (its built-ins registered, its virtual filesystem laid out) is
 /// most of what a short hook costs. The host builds hookhost with the bash adapter
@@ -32,22 +32,21 @@ pub fn unrunnable(script: &str, project: Option<&Path>, vars: &[(&str, &str)]) -
 /// `wizer-initialize` export and snapshots the instance's memory (`wasmtime-wizer`), so every
 /// fresh instance starts with the interpreter already built. Without that step (a build that
 /// does not precompile the built-ins, or a native test) each call builds its own, as before.
-struct Ready {
-    bash: Option<Bash>,
-    builtins: Vec<String>,
-}
+static READY: Mutex<Option<Bash>> = Mutex::new(None);
 
-static READY: Mutex<Option<Ready>> = Mutex::new(None);
+/// The names of the interpreter's built-ins (`jq`, `grep`, `sed`, ...), sorted; set by
+/// [`prepare`] when there is a prepared interpreter.
+static NAMES: OnceLock<Vec<String>> = OnceLock::new();
 
-/// Build the interpreter a call will take, and remember its built-ins' names. What the
-/// interpreter takes from the clock and randomness here is the build's (the snapshot's): each
-/// call gives it its own working directory, environment and `$RANDOM` seed (see [`take`]).
-/// The component's `wizer-initialize` export calls this.
+/// Build the interpreter a call will take, and its built-ins' names. What the interpreter takes
+/// from the clock and randomness here is the build's (the snapshot's): each call gives it its
+/// own working directory, environment and `$RANDOM` seed (see [`take`]). The component's
+/// `wizer-initialize` export calls this.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub fn prepare() {
     let bash = prepared();
-    let builtins = bash.builtin_names();
-    *lock() = Some(Ready { bash: Some(bash), builtins });
+    let _ = NAMES.set(bash.builtin_names());
+    *lock() = Some(bash);
 }
 
 /// The interpreter [`prepare`] keeps: as [`fresh`] builds it, with a session budget one exec
@@ -59,24 +58,19 @@ pub(crate) fn prepared() -> Bash {
     Bash::builder().session_limits(limits).build()
 }
 
-fn lock() -> std::sync::MutexGuard<'static, Option<Ready>> {
+fn lock() -> std::sync::MutexGuard<'static, Option<Bash>> {
     READY.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The names of the interpreter's built-ins (`jq`, `grep`, `sed`, ...), sorted.
 fn builtin_names() -> &'static [String] {
-    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
-    NAMES.get_or_init(|| match lock().as_ref() {
-        Some(ready) => ready.builtins.clone(),
-        None => Bash::builder().build().builtin_names(),
-    })
+    NAMES.get_or_init(|| Bash::builder().build().builtin_names())
 }
 
 /// The prepared interpreter, or a new one when there is none (this instance already took it,
 /// or was not pre-initialised), set up for this call. `reseed`: whether the script may read
 /// `$RANDOM` (see [`ready_for_call`]).
 async fn take<'a>(working_dir: &str, env: impl Iterator<Item = (&'a str, &'a str)>, reseed: bool) -> Result<Bash, String> {
-    let prepared = lock().as_mut().and_then(|ready| ready.bash.take());
+    let prepared = lock().take();
     match prepared {
         Some(bash) => ready_for_call(bash, working_dir, env, reseed).await,
         None => Ok(fresh(working_dir, env)),
