@@ -12,9 +12,12 @@
 //!
 //! 5. `serve`: a `hookhost serve` daemon with the wasm hook, one keep-alive loopback HTTP
 //!    connection (`POST /v1/hooks/claude-code`);
-//! 6. `send`: `hookhost-send --output claude-code` spawned per call against that daemon (what
+//! 6. `http-floor`, for scale: the same client against a bare responder thread in this process
+//!    that reads each request and answers `{}` at once — one HTTP exchange over loopback with
+//!    no decision, the floor under `serve` on this machine;
+//! 7. `send`: `hookhost-send --output claude-code` spawned per call against that daemon (what
 //!    a command-hook runtime runs);
-//! 7. `run`: `hookhost run --output claude-code` spawned per call with the embedded default
+//! 8. `run`: `hookhost run --output claude-code` spawned per call with the embedded default
 //!    config (the one-shot way, no daemon).
 //!
 //! With `--plugin FILE` (repeatable), each given hook runs the same mix as one more way after the
@@ -130,6 +133,10 @@ pub async fn run(seconds: f64, plugins: &[PathBuf]) -> Result<Report> {
     std::fs::write(&config, "[[hooks]]\nid = \"bench\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n")?;
     let daemon = Daemon::start(&exe, &config)?;
     ways.push(finish("serve", "hookhost serve, loopback HTTP keep-alive", Ok(over_http(&daemon.addr, payloads.clone(), budget).await?)));
+    // The floor makes no decision: every payload expects its `{}` (an allow).
+    let undecided: Vec<(String, bool)> = payloads.iter().map(|(p, _)| (p.clone(), false)).collect();
+    let floor = Responder::start()?;
+    ways.push(finish("http-floor", "for scale: loopback HTTP, no decision", Ok(over_http(&floor.addr, undecided, budget).await?)));
     let send = match exe.parent().map(|d| d.join("hookhost-send")).filter(|p| p.is_file()) {
         Some(path) => {
             let argv = vec![path.into_os_string(), "--server".into(), format!("http://{}", daemon.addr).into(), "--output".into(), "claude-code".into()];
@@ -260,6 +267,57 @@ impl Drop for Daemon {
     }
 }
 
+/// A bare HTTP/1.1 responder on a loopback port, in a thread of this process: it reads each
+/// request (headers, then a `Content-Length` body) and answers `{}` with one write. What is
+/// left of `serve`'s time once the daemon's work is taken out: the kernel's loopback path and
+/// the two wake-ups a round trip costs.
+struct Responder {
+    addr: String,
+}
+
+impl Responder {
+    fn start() -> Result<Responder> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        let addr = listener.local_addr()?.to_string();
+        // Serves connections one after the other until the process exits.
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let _ = Responder::answer(stream);
+            }
+        });
+        Ok(Responder { addr })
+    }
+
+    fn answer(stream: std::net::TcpStream) -> std::io::Result<()> {
+        use std::io::{BufRead, Read};
+        stream.set_nodelay(true)?;
+        let mut writer = stream.try_clone()?;
+        let mut reader = std::io::BufReader::new(stream);
+        let mut line = String::new();
+        loop {
+            let mut length = 0usize;
+            loop {
+                line.clear();
+                if reader.read_line(&mut line)? == 0 {
+                    return Ok(());
+                }
+                let header = line.trim_end();
+                if header.is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = header.split_once(':') {
+                    if name.eq_ignore_ascii_case("content-length") {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body)?;
+            writer.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}")?;
+        }
+    }
+}
+
 /// Claude Code's answer: a deny is a block; an empty answer (or `{}`) an allow.
 fn claude_block(stdout: &[u8]) -> Result<bool> {
     let text = String::from_utf8_lossy(stdout);
@@ -270,7 +328,7 @@ fn claude_block(stdout: &[u8]) -> Result<bool> {
     }
 }
 
-/// POST each payload to the daemon's Claude Code route over one keep-alive connection.
+/// POST each payload to a daemon's Claude Code route over one keep-alive connection.
 async fn over_http(addr: &str, payloads: Vec<(String, bool)>, budget: Duration) -> Result<Vec<Duration>> {
     let addr = addr.to_string();
     tokio::task::spawn_blocking(move || {
