@@ -289,32 +289,13 @@ impl Responder {
     }
 
     fn answer(stream: std::net::TcpStream) -> std::io::Result<()> {
-        use std::io::{BufRead, Read};
         stream.set_nodelay(true)?;
         let mut writer = stream.try_clone()?;
         let mut reader = std::io::BufReader::new(stream);
-        let mut line = String::new();
-        loop {
-            let mut length = 0usize;
-            loop {
-                line.clear();
-                if reader.read_line(&mut line)? == 0 {
-                    return Ok(());
-                }
-                let header = line.trim_end();
-                if header.is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = header.split_once(':') {
-                    if name.eq_ignore_ascii_case("content-length") {
-                        length = value.trim().parse().unwrap_or(0);
-                    }
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body)?;
+        while crate::loadtest::read_message(&mut reader)?.is_some() {
             writer.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}")?;
         }
+        Ok(())
     }
 }
 

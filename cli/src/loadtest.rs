@@ -130,12 +130,22 @@ impl Conn {
 
 /// Read one response with a `Content-Length` body.
 fn read_response(reader: &mut BufReader<TcpStream>) -> Result<(u16, Vec<u8>)> {
-    let mut line = String::new();
-    if reader.read_line(&mut line)? == 0 {
+    let Some((line, body)) = read_message(reader)? else {
         bail!("the connection closed without a response");
-    }
+    };
     let status: u16 = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).with_context(|| format!("bad status line {line:?}"))?;
+    Ok((status, body))
+}
+
+/// One HTTP/1.1 message (a request or a response): its first line and its `Content-Length`
+/// body; `None` when the peer closed the connection before sending one.
+pub(crate) fn read_message(reader: &mut impl BufRead) -> std::io::Result<Option<(String, Vec<u8>)>> {
+    let mut first = String::new();
+    if reader.read_line(&mut first)? == 0 {
+        return Ok(None);
+    }
     let mut length = 0usize;
+    let mut line = String::new();
     loop {
         line.clear();
         reader.read_line(&mut line)?;
@@ -145,13 +155,13 @@ fn read_response(reader: &mut BufReader<TcpStream>) -> Result<(u16, Vec<u8>)> {
         }
         if let Some((name, value)) = header.split_once(':') {
             if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse()?;
+                length = value.trim().parse().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("bad Content-Length {value:?}: {e}")))?;
             }
         }
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
-    Ok((status, body))
+    Ok(Some((first, body)))
 }
 
 /// Whether an answer is what the case expects; `Err` says what was wrong.
