@@ -6,12 +6,41 @@
 //! lets it reach, `counter` reports a static counter and a file it writes,
 //! `trap` executes `unreachable`, `bigdecision` returns a 50 MB reason, `logflood` logs 1 MB
 //! and then allows, `wrongeffect` rewrites the output of a call that has not run yet, `manyeffects` returns
-//! 500,000 empty effects, `logforge` logs and blocks with newlines and terminal escapes;
-//! anything else allows.
+//! 500,000 empty effects, `logforge` logs and blocks with newlines and terminal escapes,
+//! `scatter` reports how many pages of its data, zeroed data and heap a previous instance left
+//! changed and then dirties every other page of each (hundreds of disjoint runs, so the pool's
+//! reset has to handle more than one scan's worth); anything else allows.
 
 use hookhost_sdk::prelude::*;
 
 struct Hostile;
+
+/// Pages (4 KiB, the host's page size) in each region `scatter` checks and dirties.
+const SCATTER_PAGES: usize = 128;
+/// Initialised data: lives in the module's data segment (the memory image).
+static mut SCATTER_DATA: [u8; SCATTER_PAGES * 4096] = [0x5a; SCATTER_PAGES * 4096];
+/// Zeroed data: lives in `.bss`, beyond the image's initialised bytes.
+static mut SCATTER_ZERO: [u8; SCATTER_PAGES * 4096] = [0; SCATTER_PAGES * 4096];
+
+/// Pages of `region` (its first byte) that do not hold `expected`, then every other page
+/// written with a marker.
+///
+/// # Safety
+/// `region` must be valid for `SCATTER_PAGES` pages of reads and writes.
+unsafe fn scatter(region: *mut u8, expected: u8) -> usize {
+    let mut changed = 0;
+    for page in 0..SCATTER_PAGES {
+        // SAFETY: in bounds by the caller's contract.
+        unsafe {
+            let at = region.add(page * 4096 + 17);
+            changed += usize::from(std::ptr::read_volatile(at) != expected);
+            if page % 2 == 0 {
+                std::ptr::write_volatile(at, 0xa5);
+            }
+        }
+    }
+    changed
+}
 
 #[inline(never)]
 fn recurse(n: u64) -> u64 {
@@ -103,6 +132,19 @@ impl Hook for Hostile {
                     d = d.add_context("");
                 }
                 Ok(d)
+            }
+            "scatter" => {
+                let mut heap = vec![0u8; SCATTER_PAGES * 4096];
+                // SAFETY: each region is SCATTER_PAGES pages long; the guest is single-threaded.
+                let (data, zero, fresh) = unsafe {
+                    (
+                        scatter((&raw mut SCATTER_DATA).cast(), 0x5a),
+                        scatter((&raw mut SCATTER_ZERO).cast(), 0),
+                        scatter(heap.as_mut_ptr(), 0),
+                    )
+                };
+                std::hint::black_box(&heap);
+                Ok(Decision::pass().annotate("data", data.to_string()).annotate("zero", zero.to_string()).annotate("heap", fresh.to_string()))
             }
             "wrongeffect" => Ok(Decision::pass().rewrite_output(hookhost_sdk::serde_json::json!("forged"))),
             _ => Ok(Decision::allow_because("behaved")),
