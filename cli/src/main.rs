@@ -126,7 +126,7 @@ enum Command {
     },
     /// Write the WIT package hooks are built against (`hooks.wit`, world `hook`) into DIR
     /// (default `wit`), or to stdout with `-`: what wit-bindgen, componentize-py and
-    /// componentize-js read.
+    /// componentize-qjs / componentize-js read.
     Wit {
         /// The directory to write `hooks.wit` into, or `-` for stdout.
         #[arg(default_value = "wit")]

@@ -1,7 +1,10 @@
 //! The example hook in every language, made the way a new author makes it — `hookhost new
 //! --lang L`, then the project's own `build.sh` with its pinned toolchain — must pass the shared
-//! scenarios, all four must agree on every outcome, and each must pack into a signed bundle. Under `CI=true` a missing toolchain
-//! fails (.ci/run installs them); elsewhere the language is skipped, loudly.
+//! scenarios, all must agree on every outcome, and each must pack into a signed bundle. JavaScript is
+//! built twice, with each engine `build.sh` offers: QuickJS (componentize-qjs, the default) and
+//! SpiderMonkey (componentize-js, driven through its JavaScript API). Under
+//! `CI=true` a missing toolchain fails (.ci/run installs them); elsewhere the language is skipped,
+//! loudly.
 
 mod common;
 
@@ -10,11 +13,13 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// The languages, with the host tools their build needs.
-const LANGS: [(&str, &[&str]); 4] = [
+/// The builds (`hookhost new` language, then `-` and a `JS_ENGINE` where it is not the
+/// default), with the host tools each needs.
+const LANGS: [(&str, &[&str]); 5] = [
     ("rust", &["cargo", "rustup"]),
     ("python", &["python3"]),
     ("js", &["node", "npm"]),
+    ("js-spidermonkey", &["node", "npm"]),
     ("c", &["clang-19", "cargo", "curl", "sha256sum"]),
 ];
 
@@ -34,9 +39,13 @@ fn new_and_build(lang: &str) -> PathBuf {
     let project = work_dir().join(format!("guard-{lang}"));
     let _ = std::fs::remove_dir_all(&project);
     std::fs::create_dir_all(work_dir()).unwrap();
-    run(Command::new(env!("CARGO_BIN_EXE_hookhost")).args(["new", "--lang", lang]).arg(&project), &format!("hookhost new --lang {lang}"));
+    let (language, engine) = lang.split_once('-').map_or((lang, None), |(l, e)| (l, Some(e)));
+    run(Command::new(env!("CARGO_BIN_EXE_hookhost")).args(["new", "--lang", language]).arg(&project), &format!("hookhost new --lang {language}"));
     let mut build = Command::new("./build.sh");
     build.current_dir(&project);
+    if let Some(engine) = engine {
+        build.env("JS_ENGINE", engine);
+    }
     // Rust: keep the build outputs between runs, outside the throwaway project.
     build.env("CARGO_TARGET_DIR", work_dir().join("rust-target"));
     run(&mut build, &format!("{lang}: ./build.sh"));
@@ -70,7 +79,7 @@ fn scenario_outcomes(lang: &str, project: &Path) -> Vec<(String, Value)> {
     let test = || Command::new(env!("CARGO_BIN_EXE_hookhost")).args(["test", "--json", "--plugin", "hook.wasm", "scenarios.toml"]).env("HOOKHOST_CACHE_DIR", &cache).env_remove("HOOKHOST_LOG").current_dir(project).output().unwrap();
     let out = test();
     let notes = String::from_utf8_lossy(&out.stderr).to_string();
-    if matches!(lang, "python" | "js") {
+    if matches!(lang, "python" | "js" | "js-spidermonkey") {
         // A language runtime inside takes seconds to compile: the user is told, then told when it is done.
         let hook = project.join("hook.wasm").display().to_string();
         assert!(notes.contains(&format!("hookhost::compile: compiling {hook} (")) && notes.contains(" MiB), once: later loads map it from the precompile cache ...") && notes.contains(&format!("hookhost::compile: compiled {hook} in ")), "{lang}: {notes}");

@@ -170,7 +170,7 @@ pub enum LoadError {
 const PROVIDED: &str = "hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process @0.1.0";
 
 /// What to change, per toolchain, when a plugin imports what hookhost does not provide.
-const UNSUPPORTED_IMPORT_FIX: &str = "build the hook against the `hook` world of hookhost's WIT (`hookhost wit DIR` writes it): Rust, drop the binding or crate that pulls the import in; componentize-py, pass `-w hook`; componentize-js, give `hook` as the world; C, generate with `wit-bindgen c` for the `hook` world";
+const UNSUPPORTED_IMPORT_FIX: &str = "build the hook against the `hook` world of hookhost's WIT (`hookhost wit DIR` writes it): Rust, drop the binding or crate that pulls the import in; componentize-py, pass `-w hook`; componentize-qjs or componentize-js, give `hook` as the world; C, generate with `wit-bindgen c` for the `hook` world";
 
 /// What wasmtime said when the engine or the linker could not be set up (its full chain).
 #[derive(Debug, Clone, thiserror::Error)]

@@ -130,7 +130,7 @@ async fn an_import_hookhost_does_not_provide_is_refused() {
     assert_eq!(
         err.to_string(),
         format!(
-            "user:h: plugin {} imports acme:probe/telemetry, which hookhost cannot link (hookhost does not provide it); hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process @0.1.0; build the hook against the `hook` world of hookhost's WIT (`hookhost wit DIR` writes it): Rust, drop the binding or crate that pulls the import in; componentize-py, pass `-w hook`; componentize-js, give `hook` as the world; C, generate with `wit-bindgen c` for the `hook` world",
+            "user:h: plugin {} imports acme:probe/telemetry, which hookhost cannot link (hookhost does not provide it); hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process @0.1.0; build the hook against the `hook` world of hookhost's WIT (`hookhost wit DIR` writes it): Rust, drop the binding or crate that pulls the import in; componentize-py, pass `-w hook`; componentize-qjs or componentize-js, give `hook` as the world; C, generate with `wit-bindgen c` for the `hook` world",
             fixtures::FOREIGN_IMPORT
         )
     );

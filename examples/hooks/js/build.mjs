@@ -1,5 +1,6 @@
-// Builds hook.wasm from hook.js with componentize-js (pinned in package.json and
-// package-lock.json), against the WIT world `hook` in ./wit. Run through ./build.sh.
+// Builds hook.wasm from hook.js with componentize-js — SpiderMonkey — against the WIT world
+// `hook` in ./wit (pinned in package.json and package-lock.json). Run as `JS_ENGINE=spidermonkey
+// ./build.sh`; the default build (QuickJS, componentize-qjs) does not use this file.
 import { componentize } from '@bytecodealliance/componentize-js';
 import { writeFile } from 'node:fs/promises';
 
