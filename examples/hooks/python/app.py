@@ -16,11 +16,14 @@ USER_MESSAGE = "The guard hook blocked this command: it would destroy data."
 PROMPT_CONTEXT = "Guard hook: destructive shell commands are blocked; git push --force becomes --force-with-lease."
 ROOT_OR_HOME = ("/", "/*", "~", "~/", "$HOME")
 FORCE = ("--force", "-f")
+# Compiled at import: the build snapshots the module after importing it, so every call starts
+# with the pattern ready instead of compiling it again in its fresh instance (~0.1 ms a call).
+SPACES = re.compile(r"[ \t\n\r]+")
 
 
 def words(command: str) -> list:
     """Words split on spaces, tabs and line breaks."""
-    return [w for w in re.split(r"[ \t\n\r]+", command) if w]
+    return [w for w in SPACES.split(command) if w]
 
 
 def destructive(ws: list):
