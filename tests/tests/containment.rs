@@ -119,6 +119,15 @@ async fn stderr_flood_is_bounded() {
     .await;
 }
 
+/// The key-value pairs of the outcome's one effect, which must be an annotation (what the
+/// hostile guest's `probe`, `counter` and `scatter` report).
+fn annotations(out: &hookhost::Outcome) -> Vec<(&str, &str)> {
+    match &out.effects[..] {
+        [hookhost::Effect::Annotate { pairs }] => pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+        other => panic!("expected one annotate effect, got {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn the_sandbox_grants_no_environment_files_or_network() {
     let dir = tempfile::tempdir().unwrap();
@@ -129,11 +138,8 @@ async fn the_sandbox_grants_no_environment_files_or_network() {
     let probe = hookhost::HookEvent::pre_tool_use("bash", serde_json::json!({"command": "probe", "port": port}));
     let out = host(&hostile("block", 16, 50_000_000, &dir.path().join("audit.jsonl"))).await.dispatch(&probe).await;
     assert_eq!(out.hooks[0].error, None);
-    let pairs = match &out.effects[..] {
-        [hookhost::Effect::Annotate { pairs }] => pairs.clone(),
-        other => panic!("expected one annotate effect, got {other:?}"),
-    };
-    let get = |k: &str| pairs.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str()).unwrap();
+    let pairs = annotations(&out);
+    let get = |k: &str| pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v).unwrap();
     assert_eq!(get("env"), "0", "no environment variables");
     assert_eq!(get("args"), "0", "no arguments");
     assert_ne!(get("file"), "read", "no host files");
@@ -150,8 +156,7 @@ async fn every_call_gets_a_fresh_instance() {
     for _ in 0..3 {
         let out = host.dispatch(&bash("counter")).await;
         assert_eq!(out.hooks[0].error, None);
-        let [hookhost::Effect::Annotate { pairs }] = &out.effects[..] else { panic!("{out:?}") };
-        let got: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let got = annotations(&out);
         // The counter starts over and no file survives (none can even be written).
         assert_eq!(got[..2], [("calls", "1"), ("file_before", "absent")]);
         assert_ne!(got[2].1, "written");
@@ -169,8 +174,7 @@ async fn a_reused_memory_slot_comes_back_as_the_image_left_it() {
     for call in 0..4 {
         let out = host.dispatch(&bash("scatter")).await;
         assert_eq!(out.hooks[0].error, None);
-        let [hookhost::Effect::Annotate { pairs }] = &out.effects[..] else { panic!("{out:?}") };
-        let got: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let got = annotations(&out);
         assert_eq!(got, [("data", "0"), ("zero", "0"), ("heap", "0")], "call {call}: pages a previous instance changed");
     }
 }
