@@ -247,7 +247,7 @@ impl Daemon {
     fn start(exe: &Path, config: &Path) -> Result<Daemon> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let addr = format!("127.0.0.1:{port}");
-        let child = Command::new(exe).args(["serve", "--listen", &addr, "--config"]).arg(config).stdout(Stdio::null()).stderr(Stdio::null()).spawn().context("spawning hookhost serve")?;
+        let child = Command::new(exe).args(["serve", "--no-token", "--listen", &addr, "--config"]).arg(config).stdout(Stdio::null()).stderr(Stdio::null()).spawn().context("spawning hookhost serve")?;
         let daemon = Daemon { child, addr };
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(120) {

@@ -277,7 +277,8 @@ pub(crate) fn run(args: &LoadArgs) -> Result<Report> {
     let addr = format!("127.0.0.1:{port}");
     let exe = std::env::current_exe()?;
     let child = Command::new(&exe)
-        .args(["serve", "--listen", &addr, "--request-timeout", "2", "--max-body", &MAX_BODY.to_string(), "--config"])
+        // A private daemon of this command on a free loopback port: no token needed.
+        .args(["serve", "--no-token", "--listen", &addr, "--request-timeout", "2", "--max-body", &MAX_BODY.to_string(), "--config"])
         .arg(&config_path)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -27,7 +27,7 @@ struct Cli {
     command: Command,
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 pub(crate) struct HostArgs {
     /// Config file (TOML, or JSON with a .json extension). Default: the embedded config, which
     /// runs the built-in guard-destructive and redact-secrets plugins.
@@ -294,13 +294,17 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(run(cli)) {
+    let code = match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("hookhost: error: {e:#}");
             ExitCode::from(if e.is::<UsageError>() { 2 } else { 1 })
         }
-    }
+    };
+    // The answer is out. A hook that timed out may have left a blocking read behind (a FIFO in
+    // a mounted project never answers); waiting for it would hold the runtime's call open.
+    runtime.shutdown_background();
+    code
 }
 
 pub(crate) fn dialect(args: &HostArgs) -> Result<Option<hookhost::peer::Format>> {
@@ -312,18 +316,20 @@ pub(crate) fn dialect(args: &HostArgs) -> Result<Option<hookhost::peer::Format>>
 
 /// The layers a command loads (docs/ORG.md): managed, user (`--config`, else the user's file,
 /// else the embedded default), and the project around the working directory once approved.
-/// An unapproved project is said on stderr; the other layers load.
+/// A project that does not run (unapproved, or left out because it fails) is said on stderr
+/// once the host is built (`Host::project_note`); the other layers load.
 pub(crate) fn read_layers(args: &HostArgs) -> Result<Layers> {
+    read_layers_in(args, if args.no_project { None } else { std::env::current_dir().ok() })
+}
+
+/// [`read_layers`] with the project looked for from `project_from` (none: no project layer).
+pub(crate) fn read_layers_in(args: &HostArgs, project_from: Option<PathBuf>) -> Result<Layers> {
     let mut grants = Vec::new();
     for capability in &args.grant {
         grants.push(capability.parse::<Capability>().map_err(|e| usage(format!("--grant: {e}")))?);
     }
-    let opts = LayerOptions { user: args.config.clone(), format: dialect(args)?, project_from: if args.no_project { None } else { std::env::current_dir().ok() }, grants, skip_managed: false };
-    let layers = Layers::discover(&opts).map_err(usage)?;
-    if let Some(note) = layers.unapproved() {
-        eprintln!("hookhost: {note}");
-    }
-    Ok(layers)
+    let opts = LayerOptions { user: args.config.clone(), format: dialect(args)?, project_from: project_from.filter(|_| !args.no_project), grants, ..LayerOptions::default() };
+    Layers::discover(&opts).map_err(usage)
 }
 
 /// Pull progress on stderr, one line per bundle and per blob (when stderr is a terminal).
@@ -379,14 +385,28 @@ async fn load_one_shot(args: &HostArgs) -> Result<Host> {
     load_with(args, Some(hookhost::Engine::one_shot()?)).await
 }
 
+/// Load with the project around `dir` (the daemon: an event's own `cwd`).
+pub(crate) async fn load_in(args: &HostArgs, dir: Option<PathBuf>) -> Result<Host> {
+    let layers = read_layers_in(args, dir)?;
+    load_layers(args, layers, None).await
+}
+
 async fn load_with(args: &HostArgs, engine: Option<hookhost::Engine>) -> Result<Host> {
     let layers = read_layers(args)?;
+    load_layers(args, layers, engine).await
+}
+
+async fn load_layers(args: &HostArgs, layers: Layers, engine: Option<hookhost::Engine>) -> Result<Host> {
     let restricted = layers.restrictions().to_vec();
-    build_host(args, Host::builder().layers(layers), engine).await.map_err(|e| match restricted.is_empty() {
+    let host = build_host(args, Host::builder().layers(layers), engine).await.map_err(|e| match restricted.is_empty() {
         true => e,
         // What a policy removed may be why the load failed (a key no longer trusted).
         false => usage(format!("{e:#}\n  the layers' policies had removed: {}", restricted.join("; "))),
-    })
+    })?;
+    if let Some(note) = host.project_note() {
+        eprintln!("hookhost: {note}");
+    }
+    Ok(host)
 }
 
 /// Load one plugin (`--plugin`) as the only hook on each of `events`, failing closed.
@@ -442,9 +462,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Config(ConfigCommand::Show { host, json, layers }) => {
             let found = read_layers(&host)?;
-            let unapproved = found.unapproved();
             // Bundles are fetched and verified (not compiled) so their hooks show in the chain.
             let plan = hookhost_bundle::resolve_layers(found, &resolver(&host, None)).await.map_err(|e| usage(explain_bundle(&e, Some(&host))))?.plan;
+            let unapproved = plan.project_note.clone();
+            if let Some(note) = &unapproved {
+                eprintln!("hookhost: {note}");
+            }
             if layers {
                 if json {
                     println!("{}", serde_json::to_string_pretty(&table::layers_json(&plan, unapproved.as_deref()))?);
@@ -518,7 +541,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Update { host, yes, dry_run } => cli_bundle::update(&host, yes, dry_run).await,
         Command::Serve(args) => serve::serve(args).await,
         Command::Wit { dir } => write_wit(&dir),
-        Command::Trust { dir, config, forget, list } => trust::trust(dir, config, forget, list),
+        Command::Trust { dir, config, forget, list } => trust::trust(dir, config, forget, list).await,
         Command::New { lang, dir } => {
             let files = new::create(lang, &dir, HOOKS_WIT).map_err(|e| usage(format!("{e:#}")))?;
             println!("wrote {} files into {}", files.len(), dir.display());

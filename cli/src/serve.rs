@@ -11,8 +11,15 @@
 //! The config is found as `run` finds it; it is reloaded on SIGHUP and when its file changes —
 //! the new one fully loaded first, the old one serving until then and on when the new one is
 //! bad. SIGTERM/SIGINT stop accepting and let in-flight requests finish. Requests are bounded:
-//! body size (413), header read time, total time (408), concurrent requests; an optional bearer
-//! token guards everything but `/healthz`.
+//! body size (413), header read time, total time (an event that can block gets the runtime's
+//! block, never a pass), concurrent requests and open connections.
+//!
+//! The daemon serves its own user (SECURITY.md, "The daemon and its client"): on a unix socket
+//! the peer's credentials decide who asks — another user is refused; over TCP a bearer token is
+//! required (generated into a 0600 file on first start unless `--token-file` names one;
+//! `--no-token` opts out on loopback only). A request with an `Origin` header (a browser page)
+//! or a body that is not `application/json` is refused. Each event runs with the project layer of
+//! its own `cwd`, as `hookhost run` would in that directory.
 
 use crate::HostArgs;
 use axum::body::Bytes;
@@ -41,9 +48,15 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value_t = format!("127.0.0.1:{DEFAULT_PORT}"))]
     pub listen: String,
     /// A file holding a bearer token every request but `/healthz` must carry
-    /// (`Authorization: Bearer TOKEN`).
-    #[arg(long, value_name = "FILE")]
+    /// (`Authorization: Bearer TOKEN`). Default over TCP: the token in
+    /// `$XDG_STATE_HOME/hookhost/serve.token`, generated (0600) on first start; on a unix socket,
+    /// none (the peer's credentials decide).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_token")]
     pub token_file: Option<PathBuf>,
+    /// Serve TCP requests without a token: any local process can then run events through your
+    /// hooks. Loopback only.
+    #[arg(long)]
+    pub no_token: bool,
     /// Largest request body, in bytes (more is refused with 413).
     #[arg(long, default_value_t = 4 * hookhost::MAX_EVENT_BYTES)]
     pub max_body: usize,
@@ -53,6 +66,9 @@ pub(crate) struct ServeArgs {
     /// Seconds a request may take, headers included.
     #[arg(long, default_value_t = 30)]
     pub request_timeout: u64,
+    /// Connections open at once; more wait in the kernel's queue.
+    #[arg(long, default_value_t = 256)]
+    pub max_connections: usize,
 }
 
 /// Latency buckets of the histogram, in seconds.
@@ -134,13 +150,35 @@ impl Metrics {
     }
 }
 
+/// The most projects whose hosts are kept loaded at once (each its own chain).
+const MAX_PROJECT_HOSTS: usize = 32;
+
+/// A loaded chain and what its files were when it loaded (to notice a change).
+struct Loaded {
+    host: Arc<Host>,
+    stamp: String,
+}
+
 struct App {
+    /// The managed and user layers, with the project of the daemon's own working directory:
+    /// what an event without a `cwd` runs (as `hookhost run` in that directory would).
     host: RwLock<Arc<Host>>,
+    /// Hosts of the projects events named by their `cwd`, by project root.
+    projects: Mutex<BTreeMap<PathBuf, Loaded>>,
+    /// The daemon's own project root, if its working directory is in one.
+    own_project: Option<PathBuf>,
+    args: HostArgs,
     metrics: Mutex<Metrics>,
     token: Option<String>,
     /// How long one request may take, its body included.
     request_timeout: Duration,
+    /// This process's user: a unix-socket peer must be it (or root).
+    uid: u32,
 }
+
+/// Who is on the other end of a connection: the peer's uid on a unix socket (`None` over TCP).
+#[derive(Clone, Copy)]
+struct Peer(Option<u32>);
 
 impl App {
     fn host(&self) -> Arc<Host> {
@@ -151,6 +189,72 @@ impl App {
         let mut m = self.metrics.lock().unwrap_or_else(|p| p.into_inner());
         *m.requests.entry((route.to_string(), status.as_u16())).or_default() += 1;
     }
+
+    /// The chain an event runs through: the one of the project around its `cwd` (the same
+    /// layers `hookhost run` loads there), else the daemon's own.
+    async fn host_for(&self, event: &HookEvent) -> anyhow::Result<Arc<Host>> {
+        if self.args.no_project {
+            return Ok(self.host());
+        }
+        let Some(cwd) = event.cwd.as_deref().map(PathBuf::from).filter(|p| p.is_absolute()) else { return Ok(self.host()) };
+        let Some(root) = project_root(&cwd) else { return Ok(self.host()) };
+        if self.own_project.as_ref() == Some(&root) {
+            return Ok(self.host());
+        }
+        if let Some(loaded) = self.projects.lock().unwrap_or_else(|p| p.into_inner()).get(&root) {
+            return Ok(loaded.host.clone());
+        }
+        let stamp = project_stamp(&root);
+        let host = Arc::new(crate::load_in(&self.args, Some(root.clone())).await?);
+        let mut projects = self.projects.lock().unwrap_or_else(|p| p.into_inner());
+        if projects.len() >= MAX_PROJECT_HOSTS {
+            // Bounded: the first (by path) makes room; it loads again when it is next asked for.
+            let first = projects.keys().next().cloned();
+            first.map(|k| projects.remove(&k));
+        }
+        projects.insert(root, Loaded { host: host.clone(), stamp });
+        Ok(host)
+    }
+
+    /// Drop project hosts whose files changed since they loaded (they load again when asked).
+    fn forget_changed_projects(&self) {
+        let mut projects = self.projects.lock().unwrap_or_else(|p| p.into_inner());
+        projects.retain(|root, loaded| project_stamp(root) == loaded.stamp);
+    }
+}
+
+/// The project around `dir` (any peer file a policy could ask for counts), if any.
+fn project_root(dir: &std::path::Path) -> Option<PathBuf> {
+    let peers: Vec<String> = hookhost::config::policy::PROJECT_PEER_FILES.iter().map(|(n, _)| n.to_string()).collect();
+    hookhost::config::project::find(dir, &peers).map(|p| p.root)
+}
+
+/// What a project's hook files are now, cheaply: every entry under `.hookhost/` and the peer
+/// files with their size, change time and inode (a changed file changes its stamp).
+fn project_stamp(root: &std::path::Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let mut stamp = String::new();
+    let mut todo = vec![root.join(".hookhost"), root.join(".claude/settings.json"), root.join(".claude/hooks")];
+    let mut seen = 0;
+    while let Some(path) = todo.pop() {
+        seen += 1;
+        if seen > 4000 {
+            break;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            stamp.push_str("-;");
+            continue;
+        };
+        stamp.push_str(&format!("{}:{}:{}.{}:{};", path.display(), meta.len(), meta.ctime(), meta.ctime_nsec(), meta.ino()));
+        if meta.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+                names.sort();
+                todo.extend(names);
+            }
+        }
+    }
+    stamp
 }
 
 fn json_error(status: StatusCode, message: &str) -> Response {
@@ -168,42 +272,80 @@ fn background(host: Arc<Host>, event: HookEvent) {
     });
 }
 
-async fn events(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    let event = match std::str::from_utf8(&body).map_err(|_| "the event is not UTF-8".to_string()).and_then(|t| HookEvent::from_json(t).map_err(|e| e.to_string())) {
-        Ok(e) => e,
+/// Read a request's event, or the 400 that says why not.
+fn read_event(app: &App, route: &str, body: &Bytes) -> Result<HookEvent, Response> {
+    std::str::from_utf8(body).map_err(|_| "the event is not UTF-8".to_string()).and_then(|t| HookEvent::from_json(t).map_err(|e| e.to_string())).map_err(|e| {
+        app.count(route, StatusCode::BAD_REQUEST);
+        json_error(StatusCode::BAD_REQUEST, &e)
+    })
+}
+
+/// What running `event` came to: its outcome, or — when the chain did not finish within the
+/// request's time — `Err` with the reason (the caller answers an event that can block with a
+/// block, never a pass).
+async fn decide(app: &App, event: &HookEvent, route: &str) -> Result<(Arc<Host>, Result<Outcome, String>), Response> {
+    let host = match app.host_for(event).await {
+        Ok(h) => h,
         Err(e) => {
-            app.count("/v1/events", StatusCode::BAD_REQUEST);
-            return json_error(StatusCode::BAD_REQUEST, &e);
+            app.count(route, StatusCode::INTERNAL_SERVER_ERROR);
+            return Err(json_error(StatusCode::INTERNAL_SERVER_ERROR, &format!("the hooks of this event's project did not load: {e:#}")));
         }
     };
-    let host = app.host();
-    let outcome = host.dispatch(&event).await;
-    app.metrics.lock().unwrap_or_else(|p| p.into_inner()).record(&outcome);
-    app.count("/v1/events", StatusCode::OK);
+    match tokio::time::timeout(app.request_timeout, host.dispatch(event)).await {
+        Ok(outcome) => {
+            app.metrics.lock().unwrap_or_else(|p| p.into_inner()).record(&outcome);
+            Ok((host, Ok(outcome)))
+        }
+        Err(_) => {
+            app.count("timeout", StatusCode::REQUEST_TIMEOUT);
+            Ok((host, Err(format!("the hooks did not decide within {} s (--request-timeout)", app.request_timeout.as_secs()))))
+        }
+    }
+}
+
+async fn events(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let route = "/v1/events";
+    let event = match read_event(&app, route, &body) {
+        Ok(e) => e,
+        Err(r) => return r,
+    };
+    let (host, outcome) = match decide(&app, &event, route).await {
+        Ok(done) => done,
+        Err(r) => return r,
+    };
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(why) if event.name.can_block() => Outcome { decision: hookhost::VerdictKind::Block, reason: Some(why), user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() },
+        Err(why) => return json_error(StatusCode::REQUEST_TIMEOUT, &why),
+    };
+    app.count(route, StatusCode::OK);
     background(host, event);
     (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], serde_json::to_string(&outcome).unwrap_or_default()).into_response()
 }
 
 /// A runtime's own HTTP hook: its request body is the event as it sends it to a command hook,
 /// the response body what that command would print. hookhost's own failures are a non-2xx
-/// status: every runtime reads that as a non-blocking error.
+/// status: every runtime reads that as a non-blocking error — but a chain that ran out of time
+/// on an event that can block is answered with the runtime's block.
 async fn runtime_hook(State(app): State<Arc<App>>, UrlPath(name): UrlPath<String>, body: Bytes) -> Response {
     let route = format!("/v1/hooks/{name}");
     let Some(protocol) = Protocol::parse(&name).filter(|p| *p != Protocol::Json) else {
         app.count("/v1/hooks/unknown", StatusCode::NOT_FOUND);
         return json_error(StatusCode::NOT_FOUND, &format!("no protocol {name:?}; use one of claude-code, codex, gemini-cli, docker-agent, starchild (or POST /v1/events)"));
     };
-    let event = match std::str::from_utf8(&body).map_err(|_| "the event is not UTF-8".to_string()).and_then(|t| HookEvent::from_json(t).map_err(|e| e.to_string())) {
+    let event = match read_event(&app, &route, &body) {
         Ok(e) => e,
-        Err(e) => {
-            app.count(&route, StatusCode::BAD_REQUEST);
-            return json_error(StatusCode::BAD_REQUEST, &e);
-        }
+        Err(r) => return r,
     };
-    let host = app.host();
-    let outcome = host.dispatch(&event).await;
-    app.metrics.lock().unwrap_or_else(|p| p.into_inner()).record(&outcome);
-    let reply = hookhost::protocol::render(protocol, &event, &outcome);
+    let (host, outcome) = match decide(&app, &event, &route).await {
+        Ok(done) => done,
+        Err(r) => return r,
+    };
+    let reply = match outcome {
+        Ok(outcome) => hookhost::protocol::render(protocol, &event, &outcome),
+        Err(why) if event.name.can_block() => hookhost::protocol::failure(protocol, Some(&event), &why, true),
+        Err(why) => return json_error(StatusCode::REQUEST_TIMEOUT, &why),
+    };
     for note in &reply.notes {
         tracing::warn!("{note}");
     }
@@ -223,16 +365,37 @@ async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// Every request: the bearer token (but on `/healthz`), and its time limit, body included.
+/// Every request: who asks (a unix-socket peer must be this daemon's user), no browser page
+/// (`Origin`), a JSON body, the bearer token (but on `/healthz`), and its time limit.
 async fn guard(State(app): State<Arc<App>>, headers: HeaderMap, request: Request, next: Next) -> Response {
+    if let Some(Peer(Some(uid))) = request.extensions().get::<Peer>().copied() {
+        if uid != app.uid && uid != 0 {
+            app.count("forbidden", StatusCode::FORBIDDEN);
+            return json_error(StatusCode::FORBIDDEN, &format!("this daemon serves uid {} only, and you are uid {uid}: start your own `hookhost serve`", app.uid));
+        }
+    }
+    if headers.contains_key(header::ORIGIN) {
+        app.count("forbidden", StatusCode::FORBIDDEN);
+        return json_error(StatusCode::FORBIDDEN, "requests from web pages (an Origin header) are refused: hookhost serve answers agent runtimes only");
+    }
+    if request.method() == axum::http::Method::POST {
+        let json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).and_then(|v| v.split(';').next()).is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
+        if !json {
+            app.count("unsupported", StatusCode::UNSUPPORTED_MEDIA_TYPE);
+            return json_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "the event must be sent as Content-Type: application/json");
+        }
+    }
     if let Some(token) = &app.token {
         let given = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
-        if given != Some(token.as_str()) && request.uri().path() != "/healthz" {
+        let right = given.is_some_and(|g| hookhost::types::ids::sha256_hex(g.as_bytes()) == hookhost::types::ids::sha256_hex(token.as_bytes()));
+        if !right && request.uri().path() != "/healthz" {
             app.count("unauthorized", StatusCode::UNAUTHORIZED);
             return json_error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token (Authorization: Bearer TOKEN; see --token-file)");
         }
     }
-    match tokio::time::timeout(app.request_timeout, next.run(request)).await {
+    // The handlers answer within `request_timeout` themselves (a block where the event can
+    // block); this is the backstop for a body that never arrives.
+    match tokio::time::timeout(app.request_timeout + Duration::from_secs(1), next.run(request)).await {
         Ok(response) => response,
         Err(_) => {
             app.count("timeout", StatusCode::REQUEST_TIMEOUT);
@@ -265,17 +428,106 @@ fn listen_at(text: &str) -> anyhow::Result<Listen> {
     }
     let addr: std::net::SocketAddr = text.parse().map_err(|_| crate::usage(format!("--listen: {text:?} is not HOST:PORT or unix:PATH (e.g. 127.0.0.1:{DEFAULT_PORT})")))?;
     if !addr.ip().is_loopback() {
-        tracing::warn!("listening on {addr}, which is not a loopback address: anyone who can reach it can run events through your hooks (use --token-file)");
+        tracing::warn!("listening on {addr}, which is not a loopback address: anyone who can reach it and holds the token can run events through your hooks");
     }
     Ok(Listen::Tcp(addr))
 }
 
-/// The config file's modification time, to notice it change.
-/// What the config file holds, to notice a change: its contents' digest. (Its mtime is not
-/// enough: the kernel's coarse clock can give a truncation and the write that follows it the same
-/// time, and a daemon that reloaded between them would keep the empty file.)
+/// The bearer token requests must carry, if any (see [`ServeArgs::token_file`]).
+fn token_for(args: &ServeArgs, listen: &Listen) -> anyhow::Result<Option<String>> {
+    let read = |path: &std::path::Path, flag: &str| -> anyhow::Result<String> {
+        let text = std::fs::read_to_string(path).map_err(|e| crate::usage(format!("{flag}: cannot read {} ({e})", path.display())))?;
+        let token = text.trim().to_string();
+        if token.is_empty() {
+            return Err(crate::usage(format!("{flag}: {} is empty", path.display())));
+        }
+        Ok(token)
+    };
+    match (&args.token_file, args.no_token, listen) {
+        (Some(path), _, _) => read(path, "--token-file").map(Some),
+        (None, true, Listen::Tcp(addr)) if !addr.ip().is_loopback() => Err(crate::usage(format!("--no-token: {addr} is not a loopback address; a daemon reachable from elsewhere needs a token (--token-file)"))),
+        (None, true, Listen::Tcp(addr)) => {
+            eprintln!("hookhost serve: warning: --no-token: any process on this machine that can reach {addr} can run events through your hooks");
+            Ok(None)
+        }
+        // A unix socket: the peer's credentials decide who asks.
+        (None, _, Listen::Unix(_)) => Ok(None),
+        (None, false, Listen::Tcp(_)) => {
+            let path = hookhost::types::paths::serve_token_file().ok_or_else(|| crate::usage("no state directory is known for the daemon's token; set HOME or XDG_STATE_HOME, or pass --token-file"))?;
+            let token = read_or_create_token(&path).map_err(|e| crate::usage(format!("the daemon's token {}: {e}", path.display())))?;
+            eprintln!("hookhost serve: requests need the bearer token in {} (hookhost-send reads it from there)", path.display());
+            Ok(Some(token))
+        }
+    }
+}
+
+/// The daemon's token in `path`, made on first use: 32 random bytes as hex, in a file only this
+/// user can read (in a directory only this user can enter). An existing file must be this
+/// user's and private, or it is not used.
+fn read_or_create_token(path: &std::path::Path) -> Result<String, String> {
+    use std::io::{Read, Write};
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+    if let Some(dir) = path.parent() {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| e.to_string())?;
+    }
+    match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path) {
+        Ok(mut file) => {
+            let meta = file.metadata().map_err(|e| e.to_string())?;
+            // SAFETY: geteuid cannot fail.
+            if meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o077 != 0 || !meta.is_file() {
+                return Err("it must be a file of yours that only you can read (chmod 600), or be removed so a new one is made".into());
+            }
+            let mut text = String::new();
+            std::io::Read::take(&mut file, 4096).read_to_string(&mut text).map_err(|e| e.to_string())?;
+            let token = text.trim().to_string();
+            if token.len() < 32 {
+                return Err("it holds no token (under 32 characters); remove it so a new one is made".into());
+            }
+            Ok(token)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut random = [0u8; 32];
+            std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut random)).map_err(|e| format!("no randomness for a token ({e})"))?;
+            let token: String = random.iter().map(|b| format!("{b:02x}")).collect();
+            let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path).map_err(|e| e.to_string())?;
+            file.write_all(format!("{token}\n").as_bytes()).map_err(|e| e.to_string())?;
+            Ok(token)
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Bind a unix socket at `path`, private to this user: a live daemon's socket is never taken
+/// over, a path that is not a socket is never removed, and the socket is created 0600 (no
+/// moment at which another user could connect).
+fn bind_unix(path: &std::path::Path) -> anyhow::Result<(tokio::net::UnixListener, u64)> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_socket() => {
+            if std::os::unix::net::UnixStream::connect(path).is_ok() {
+                return Err(crate::usage(format!("--listen: a daemon is already listening on {}; stop it first, or listen elsewhere", path.display())));
+            }
+            // A stale socket of a daemon that is gone.
+            std::fs::remove_file(path).map_err(|e| crate::usage(format!("--listen: {} is a stale socket and cannot be removed: {e}", path.display())))?;
+        }
+        Ok(_) => return Err(crate::usage(format!("--listen: {} exists and is not a socket; hookhost serve does not replace it (remove it yourself if it is yours)", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(crate::usage(format!("--listen: cannot look at {}: {e}", path.display()))),
+    }
+    // SAFETY: umask only swaps the process's file-creation mask; restored right after.
+    let old = unsafe { libc::umask(0o177) };
+    let bound = tokio::net::UnixListener::bind(path);
+    unsafe { libc::umask(old) };
+    let listener = bound.map_err(|e| crate::usage(format!("--listen: cannot listen on {}: {e}", path.display())))?;
+    let ino = std::fs::symlink_metadata(path).map(|m| m.ino()).unwrap_or(0);
+    Ok((listener, ino))
+}
+
+/// What the daemon-wide files hold, to notice a change: the managed and user configs, the
+/// daemon's own project's files and the project approvals — their contents' digest. (An mtime
+/// is not enough: the kernel's coarse clock can give a truncation and the write that follows it
+/// the same time, and a daemon that reloaded between them would keep the empty file.)
 fn config_stamp(args: &HostArgs) -> Option<String> {
-    // Every layer's file (the managed, the user's, the project's) and the project approvals.
     let mut files = vec![hookhost::types::paths::managed_config().0];
     files.extend(args.config.clone().or_else(hookhost::types::paths::user_config));
     if !args.no_project {
@@ -291,8 +543,9 @@ fn config_stamp(args: &HostArgs) -> Option<String> {
             stamp.push_str("-;");
             continue;
         };
-        // Larger than any config `read` accepts: its load fails and says so; the length tells changes apart.
-        if meta.len() > 16 << 20 {
+        // Larger than any config `read` accepts (or not a file): its load fails and says so; the
+        // length tells changes apart.
+        if meta.len() > 16 << 20 || !meta.is_file() {
             stamp.push_str(&format!("{}:{:?};", meta.len(), meta.modified().ok()));
             continue;
         }
@@ -318,11 +571,12 @@ async fn settled_stamp(args: &HostArgs) -> Option<String> {
     stamp
 }
 
-/// Load the config anew; swap it in only when it loads whole.
-async fn reload(app: &App, args: &HostArgs, why: &str) {
-    match crate::load(args).await {
+/// Load the config anew; swap it in only when it loads whole. Project hosts load again too.
+async fn reload(app: &App, why: &str) {
+    match crate::load(&app.args).await {
         Ok(host) => {
             *app.host.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(host);
+            app.projects.lock().unwrap_or_else(|p| p.into_inner()).clear();
             app.metrics.lock().unwrap_or_else(|p| p.into_inner()).reloads.entry("ok").and_modify(|n| *n += 1).or_insert(1);
             tracing::info!("config reloaded ({why})");
             eprintln!("hookhost serve: config reloaded ({why})");
@@ -335,48 +589,46 @@ async fn reload(app: &App, args: &HostArgs, why: &str) {
 }
 
 pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitCode> {
-    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use hyper_util::rt::{TokioIo, TokioTimer};
     use tokio::signal::unix::{signal, SignalKind};
 
     let listen = listen_at(&args.listen)?;
-    let token = match &args.token_file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| crate::usage(format!("--token-file: cannot read {} ({e})", path.display())))?;
-            let token = text.trim().to_string();
-            if token.is_empty() {
-                return Err(crate::usage(format!("--token-file: {} is empty", path.display())));
-            }
-            Some(token)
-        }
-        None => None,
-    };
+    let token = token_for(&args, &listen)?;
     let host = crate::load(&args.host).await?;
     let request_timeout = Duration::from_secs(args.request_timeout.clamp(1, 3600));
-    let app = Arc::new(App { host: RwLock::new(Arc::new(host)), metrics: Mutex::default(), token, request_timeout });
-    let service = hyper_util::service::TowerToHyperService::new(router(app.clone(), &args));
-    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-    // A client that never finishes its headers (slowloris) is dropped.
-    builder.http1().timer(TokioTimer::new()).header_read_timeout(request_timeout);
+    let own_project = if args.host.no_project { None } else { std::env::current_dir().ok().and_then(|d| project_root(&d)) };
+    // SAFETY: geteuid cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    let app = Arc::new(App {
+        host: RwLock::new(Arc::new(host)),
+        projects: Mutex::default(),
+        own_project,
+        args: args.host.clone(),
+        metrics: Mutex::default(),
+        token,
+        request_timeout,
+        uid,
+    });
+    let routes = router(app.clone(), &args);
+    // HTTP/1.1 only. A client that sends nothing, never finishes its headers (slowloris), or
+    // keeps a connection idle between requests is dropped after this long.
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder.timer(TokioTimer::new()).header_read_timeout(request_timeout);
 
     enum Listener {
         Tcp(tokio::net::TcpListener),
-        Unix(tokio::net::UnixListener, PathBuf),
+        Unix(tokio::net::UnixListener, PathBuf, u64),
     }
     let listener = match &listen {
         Listen::Tcp(addr) => Listener::Tcp(tokio::net::TcpListener::bind(addr).await.map_err(|e| crate::usage(format!("--listen: cannot listen on {addr}: {e}")))?),
         Listen::Unix(path) => {
-            if path.exists() {
-                std::fs::remove_file(path).map_err(|e| crate::usage(format!("--listen: {} exists and cannot be replaced: {e}", path.display())))?;
-            }
-            let l = tokio::net::UnixListener::bind(path).map_err(|e| crate::usage(format!("--listen: cannot listen on {}: {e}", path.display())))?;
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
-            Listener::Unix(l, path.clone())
+            let (l, ino) = bind_unix(path)?;
+            Listener::Unix(l, path.clone(), ino)
         }
     };
     let shown = match &listener {
         Listener::Tcp(l) => format!("http://{}", l.local_addr()?),
-        Listener::Unix(_, p) => format!("unix:{}", p.display()),
+        Listener::Unix(_, p, _) => format!("unix:{}", p.display()),
     };
     eprintln!("hookhost serve: listening on {shown}");
 
@@ -386,43 +638,68 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut stamp = config_stamp(&args.host);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let connections = Arc::new(tokio::sync::Semaphore::new(args.max_connections.max(1)));
+    // Accept errors (out of file descriptors) back off rather than spin.
+    let mut backoff = Duration::ZERO;
+    let mut last_logged = Instant::now() - Duration::from_secs(60);
     loop {
-        let io = tokio::select! {
-            conn = async {
-                match &listener {
+        let (io, peer, permit) = tokio::select! {
+            accepted = async {
+                let permit = connections.clone().acquire_owned().await.expect("never closed");
+                let conn = match &listener {
                     Listener::Tcp(l) => l.accept().await.map(|(s, _)| {
                         // Answers are one write each: send them at once, never held for an ACK.
                         let _ = s.set_nodelay(true);
-                        Box::new(TokioIo::new(s)) as Box<dyn Io>
+                        (Box::new(TokioIo::new(s)) as Box<dyn Io>, Peer(None))
                     }),
-                    Listener::Unix(l, _) => l.accept().await.map(|(s, _)| Box::new(TokioIo::new(s)) as Box<dyn Io>),
+                    Listener::Unix(l, _, _) => l.accept().await.map(|(s, _)| {
+                        let uid = s.peer_cred().ok().map(|c| c.uid());
+                        // Unknown credentials are no one's: refused like another user's.
+                        (Box::new(TokioIo::new(s)) as Box<dyn Io>, Peer(Some(uid.unwrap_or(u32::MAX))))
+                    }),
+                };
+                conn.map(|(io, peer)| (io, peer, permit))
+            } => match accepted {
+                Ok(conn) => {
+                    backoff = Duration::ZERO;
+                    conn
                 }
-            } => match conn {
-                Ok(io) => io,
                 Err(e) => {
-                    tracing::warn!("accept failed: {e}");
+                    backoff = (backoff * 2).clamp(Duration::from_millis(10), Duration::from_secs(1));
+                    if last_logged.elapsed() >= Duration::from_secs(5) {
+                        tracing::warn!("accept failed: {e}; backing off (at most one such line every 5 s)");
+                        last_logged = Instant::now();
+                    }
+                    tokio::time::sleep(backoff).await;
                     continue;
                 }
             },
             _ = hangup.recv() => {
-                reload(&app, &args.host, "SIGHUP").await;
+                reload(&app, "SIGHUP").await;
                 stamp = config_stamp(&args.host);
                 continue;
             }
             _ = tick.tick() => {
                 if config_stamp(&args.host) != stamp {
                     stamp = settled_stamp(&args.host).await;
-                    reload(&app, &args.host, "the config file changed").await;
+                    reload(&app, "the config file changed").await;
+                } else {
+                    app.forget_changed_projects();
                 }
                 continue;
             }
             _ = terminate.recv() => break,
             _ = interrupt.recv() => break,
         };
-        let conn = builder.serve_connection(io, service.clone()).into_owned();
-        let conn = graceful.watch(conn);
+        let routes = routes.clone();
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+            request.extensions_mut().insert(peer);
+            tower::ServiceExt::oneshot(routes.clone(), request)
+        });
+        let conn = graceful.watch(builder.serve_connection(io, service));
         tokio::spawn(async move {
             let _ = conn.await;
+            drop(permit);
         });
     }
     eprintln!("hookhost serve: shutting down, letting requests in flight finish");
@@ -430,8 +707,11 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
     if tokio::time::timeout(request_timeout, graceful.shutdown()).await.is_err() {
         eprintln!("hookhost serve: requests still running after {:?} were dropped", started.elapsed());
     }
-    if let Listener::Unix(_, path) = &listener {
-        let _ = std::fs::remove_file(path);
+    if let Listener::Unix(_, path, ino) = &listener {
+        // Only the socket this daemon made: never one a later daemon bound at the same path.
+        if std::fs::symlink_metadata(path).is_ok_and(|m| std::os::unix::fs::MetadataExt::ino(&m) == *ino) {
+            let _ = std::fs::remove_file(path);
+        }
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -3,11 +3,12 @@
 use crate::usage;
 use anyhow::Result;
 use hookhost::config::project::{self, Approval, Approvals};
-use hookhost::config::{LayerOptions, Layers};
+use hookhost::config::{LayerKind, LayerOptions, Layers};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub(crate) fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget: bool, list: bool) -> Result<ExitCode> {
+pub(crate) async fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget: bool, list: bool) -> Result<ExitCode> {
     let file = project::approvals_file().ok_or_else(|| usage("no state directory is known; set HOME or XDG_STATE_HOME"))?;
     if list {
         let approvals = Approvals::read(&file).map_err(usage)?;
@@ -21,8 +22,8 @@ pub(crate) fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget: bool,
     }
     let dir = dir.unwrap_or_else(|| PathBuf::from("."));
     // The managed and user layers say which peer project files belong to a project.
-    let layers = Layers::discover(&LayerOptions { user: config, ..LayerOptions::default() }).map_err(usage)?;
-    let peers: Vec<String> = layers.layers.iter().flat_map(|l| l.config.policy.project_peers.iter().cloned()).collect();
+    let base = Layers::discover(&LayerOptions { user: config.clone(), ..LayerOptions::default() }).map_err(usage)?;
+    let peers: Vec<String> = base.layers.iter().flat_map(|l| l.config.policy.project_peers.iter().cloned()).collect();
     let found = project::find(&dir, &peers).ok_or_else(|| usage(format!("no project found from {} upward: a project has a {} (or a peer project file its policy names)", dir.display(), project::PROJECT_FILE)))?;
     let root = found.root.display().to_string();
     if forget {
@@ -30,21 +31,48 @@ pub(crate) fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget: bool,
         println!("{}", if had { format!("project {root}: approval withdrawn; its hooks no longer run") } else { format!("project {root} was not approved") });
         return Ok(ExitCode::SUCCESS);
     }
-    let (files, approval) = project::status(&found).map_err(usage)?;
+    if let Some(why) = &found.ignored {
+        return Err(usage(format!("project {root}: not approved: {why}; hookhost trusts only project hook files you own and only you can write (as git does with safe.directory)")));
+    }
+    let (snapshot, approval, approved_bundles) = project::status(&found).map_err(usage)?;
+    if let Approval::Unreadable(why) | Approval::Failed(why) = &approval {
+        return Err(usage(why.clone()));
+    }
+    // What the project's bundles resolve to is part of what is approved: load the layers with
+    // this project in, as it is now, and keep its bundles' digests.
+    let layers = Layers::discover(&LayerOptions { user: config, project_from: Some(found.root.clone()), approving: true, ..LayerOptions::default() }).map_err(usage)?;
+    if let Some(why) = layers.project.as_ref().and_then(|p| match &p.approval {
+        Approval::Failed(why) => Some(why.clone()),
+        _ => None,
+    }) {
+        return Err(usage(format!("project {root}: not approved, because it does not load: {why}")));
+    }
+    let resolver = hookhost_bundle::Resolver { progress: crate::terminal_progress(), ..hookhost_bundle::Resolver::default() };
+    let resolution = hookhost_bundle::resolve_layers(layers, &resolver).await.map_err(|e| usage(crate::explain_bundle(&e, None)))?;
+    if !resolution.plan.layers.iter().any(|l| l.kind == LayerKind::Project) {
+        let why = resolution.plan.project_note.clone().unwrap_or_default();
+        return Err(usage(format!("project {root}: not approved, because it does not load: {why}")));
+    }
+    let bundles: BTreeMap<String, String> = resolution.bundles.iter().filter(|b| b.layer == LayerKind::Project).map(|b| (b.reference.clone(), b.digest.to_string())).collect();
+    let files = snapshot.digests();
+    let unchanged = approval == Approval::Approved && bundles == approved_bundles;
     match &approval {
-        Approval::Approved => println!("project {root}: already approved, unchanged"),
+        _ if unchanged => println!("project {root}: already approved, unchanged"),
         Approval::New => println!("project {root}: approving {} file(s):", files.len()),
         Approval::Changed(changes) => println!("project {root}: approving the changes since the last approval: {}", changes.join(", ")),
-        Approval::Unreadable(why) => return Err(usage(why.clone())),
+        _ => println!("project {root}: approving what its bundles resolve to now:"),
     }
     for (name, digest) in &files {
         println!("  {name}  {digest}");
     }
-    if approval != Approval::Approved {
-        let path = project::approve(&found.root, files).map_err(usage)?;
-        println!("approved (recorded in {}); any change to these files needs approval again", path.display());
+    for (reference, digest) in &bundles {
+        println!("  bundle {reference}  {digest}");
     }
-    if let Some(by) = layers.layers.iter().find(|l| l.config.policy.allow_project_hooks == Some(false)) {
+    if !unchanged {
+        let path = project::approve(&found.root, files, bundles).map_err(usage)?;
+        println!("approved (recorded in {}); any change to these files, or to what its bundles resolve to, needs approval again", path.display());
+    }
+    if let Some(by) = base.layers.iter().find(|l| l.config.policy.allow_project_hooks == Some(false)) {
         println!("note: {} sets policy.allow_project_hooks = false, so project hooks do not run here", by.config.source.display());
     }
     Ok(ExitCode::SUCCESS)

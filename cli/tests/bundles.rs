@@ -861,3 +861,46 @@ fn oci_a_tag_that_moved_under_a_pinned_digest_is_refused() {
     }
     assert_eq!(std::fs::read_to_string(w.path("hooks.lock")).unwrap(), lock, "the lock file is untouched");
 }
+
+/// A directory registry rolled back (its index as it was before a revocation) does not
+/// un-revoke; a version tag re-pointed at an older signed artifact is refused, not a silent
+/// downgrade (issue #39).
+#[test]
+fn a_directory_registry_cannot_roll_back_a_revocation_or_downgrade_a_range() {
+    let w = Work::new();
+    w.key("acme");
+    for (version, file) in [("1.0.0", "a.hhb"), ("1.1.0", "b.hhb")] {
+        w.pack("acme/guard", version, file);
+        w.ok(&["bundle", "sign", "--key", "acme.key", file]);
+        w.ok(&["registry", "push", file, "reg"]);
+    }
+    w.write("hooks.toml", format!("bundles = [\"local/acme/guard@^1\"]\n[registries.local]\npath = \"reg\"\n{}", trust_toml("acme.pub", "acme/*")));
+    assert_eq!(run_json(&w, "hooks.toml")["decision"], "block");
+    // Re-point the 1.1.0 tag at the 1.0.0 artifact, as a rolled-back or tampered index would.
+    let index_file = w.path("reg/index.json");
+    let before = std::fs::read_to_string(&index_file).unwrap();
+    let mut index: serde_json::Value = serde_json::from_str(&before).unwrap();
+    let digest_of = |index: &serde_json::Value, tag: &str| index["manifests"].as_array().unwrap().iter().find(|m| m["annotations"]["org.opencontainers.image.ref.name"].as_str().is_some_and(|r| r.ends_with(tag))).map(|m| m["digest"].clone()).unwrap();
+    let old = digest_of(&index, ":1.0.0");
+    for m in index["manifests"].as_array_mut().unwrap() {
+        if m["annotations"]["org.opencontainers.image.ref.name"].as_str().is_some_and(|r| r.ends_with(":1.1.0")) {
+            m["digest"] = old.clone();
+        }
+    }
+    std::fs::write(&index_file, serde_json::to_vec(&index).unwrap()).unwrap();
+    w.write("ev.json", RM);
+    let err = w.fails(&["run", "--config", "hooks.toml", "--event", "ev.json"], 2);
+    assert!(err.contains("the registry's tag 1.1.0 names an artifact of version 1.0.0") && err.contains("a version's tag must name that version"), "{err}");
+    std::fs::write(&index_file, &before).unwrap();
+    // Revoke 1.1.0: the range moves to 1.0.0. Then the registry's index goes back to how it was
+    // before the revocation: 1.1.0 stays revoked on this host.
+    w.ok(&["bundle", "revoke", "--key", "acme.key", "--reason", "leaks tokens", "acme/guard@1.1.0", "reg"]);
+    let out = w.ok(&["check", "--config", "hooks.toml"]);
+    assert!(out.starts_with("ok: 1 hook(s) loaded"), "{out}");
+    w.write("exact.toml", format!("bundles = [\"local/acme/guard@1.1.0\"]\n[registries.local]\npath = \"reg\"\n{}", trust_toml("acme.pub", "acme/*")));
+    let err = w.fails(&["check", "--config", "exact.toml"], 2);
+    assert!(err.contains("this version is revoked by key"), "{err}");
+    std::fs::write(&index_file, &before).unwrap();
+    let err = w.fails(&["check", "--config", "exact.toml"], 2);
+    assert!(err.contains("this version is revoked by key") && err.contains("leaks tokens"), "a rolled-back index un-revoked 1.1.0: {err}");
+}

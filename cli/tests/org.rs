@@ -288,12 +288,20 @@ fn policies_restrict_lower_layers_and_check_reports_each_restriction() {
     m.write("user.toml", "# nothing\n");
     m.write("work/app/.hookhost/hooks.toml", &format!("[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n{}", SH_HOST));
     m.ok_in("work/app", &["trust"]);
-    let err = m.refused("work/app", &["check", "--config", "../../user.toml"]);
-    assert!(err.ends_with("a layer's policy refused the grant: your user config (../../user.toml) lets projects grant nothing (policy.project_grants); add it there if you trust this project with it"), "{err}");
+    // The project does not load, so it is left out and says why; the rest loads.
+    let left_out = |m: &Machine| {
+        let out = m.run_in("work/app", &["check", "--config", "../../user.toml"], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let err = text(&out.stderr);
+        assert!(err.contains("its hooks are left out (the managed and user hooks run as if it had none) because it does not load: "), "{err}");
+        err
+    };
+    let err = left_out(&m);
+    assert!(err.contains("a layer's policy refused the grant: your user config (../../user.toml) lets projects grant nothing (policy.project_grants); add it there if you trust this project with it"), "{err}");
     m.write("user.toml", "[policy]\nproject_grants = [\"process:exec\"]\n");
     m.managed("[policy]\nproject_grants = [\"net:http:*\"]\n");
-    let err = m.refused("work/app", &["check", "--config", "../../user.toml"]);
-    assert!(err.ends_with(&format!("a layer's policy refused the grant: {managed} lets projects grant only net:http:* (policy.project_grants)")), "{err}");
+    let err = left_out(&m);
+    assert!(err.contains(&format!("a layer's policy refused the grant: {managed} lets projects grant only net:http:* (policy.project_grants)")), "{err}");
     // A project's own host settings and policy are dropped, and said so.
     m.managed("");
     m.write("work/app/.hookhost/hooks.toml", &format!("audit_log = \"/tmp/elsewhere.jsonl\"\n[policy]\nallow_project_hooks = true\n{}", hook("guard", "pre_tool_use", "builtin:guard-destructive", "")));
@@ -483,4 +491,224 @@ fn serve_reloads_when_a_project_is_approved() {
     }
     let (_, body) = post();
     assert!(body.contains("\"decision\":\"block\"") && body.contains("project:guard"), "{body}");
+}
+
+// Hostile projects (issue #39): an approved project that fails in any way is left out with one
+// warning naming its file and the fix, and the managed and user layers run as if it had none.
+
+/// A machine whose managed layer guards `rm -rf /`, and a project `work/app` with `hooks`.
+fn guarded_machine(hooks: &str) -> (Machine, String) {
+    let mut m = Machine::new();
+    m.managed("[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\non_error = \"block\"\n");
+    m.write("user.toml", "# no hooks of my own\n");
+    m.write("work/app/.hookhost/hooks.toml", hooks);
+    let root = format!("{}/work/app", m.root());
+    (m, root)
+}
+
+/// `rm -rf /` in `work/app` under `args`: still blocked by the managed guard, as a command hook
+/// of Claude Code too; the stderr of the run.
+fn managed_guard_holds(m: &Machine, args: &[&str]) -> String {
+    let mut all = vec!["--config", "../../user.toml"];
+    all.extend_from_slice(args);
+    let (outcome, stderr) = m.dispatch("work/app", &all, RM);
+    assert_eq!((outcome["decision"].as_str(), ids(&outcome).first().map(String::as_str)), (Some("block"), Some("managed:guard")), "{outcome}\n{stderr}");
+    let mut cc = vec!["run", "--output", "claude-code"];
+    cc.extend_from_slice(&all);
+    let out = m.run_in("work/app", &cc, RM);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("\"permissionDecision\":\"deny\""), "{}", text(&out.stdout));
+    stderr
+}
+
+#[test]
+fn a_failing_project_is_left_out_and_the_managed_guard_still_blocks() {
+    let bad = [
+        // Mutes the managed guard.
+        ("disabled_contributions = [\"managed:guard\"]\n".to_string(), "a lower layer cannot mute it"),
+        // A registry of the managed layer's name at another place.
+        ("[registries.org]\npath = \"elsewhere\"\n".to_string(), "a lower layer cannot redefine a registry"),
+        // A bundle whose registry directory is gone.
+        ("bundles = [\"gone/acme/guard@1.0.0\"]\n[registries.gone]\npath = \"no-such-registry\"\n".to_string(), "acme/guard"),
+        // A host process it may not run.
+        (SH_HOST.to_string(), "process:exec"),
+        // Out-of-range limits.
+        (hook("slow", "pre_tool_use", "builtin:guard-destructive", "timeout_ms = 99999999"), "timeout_ms"),
+        // Settings its plugin refuses.
+        ("[[hooks]]\nid = \"odd\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\", settings = { colour = \"red\" } }\n".to_string(), "unknown setting \"colour\""),
+        // A sandbox mount outside the project (the user's home).
+        ("[[hooks]]\nid = \"peek\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:bash-adapter\", settings = { command = \"cat $HOME/.ssh/id_ed25519\", mode = \"sandbox\", project_dir = \"/root\" } }\n".to_string(), "settings.project_dir \"/root\" is outside the project"),
+        // A plugin outside the project.
+        (hook("far", "pre_tool_use", "/usr/lib/evil.wasm", ""), "evil.wasm"),
+    ];
+    for (body, why) in bad {
+        let (mut m, root) = guarded_machine(&body);
+        if body.contains("registries.org") {
+            let keep = std::fs::read_to_string(m.managed.as_ref().unwrap()).unwrap();
+            m.managed(&format!("{keep}[registries.org]\noci = \"127.0.0.1:5000/hooks\"\n"));
+        }
+        // Approval itself refuses a project that cannot load (nothing to approve yet), or
+        // approves it; either way it must never take the managed guard down.
+        let trusted = m.run_in("work/app", &["trust", "--config", "../../user.toml"], "");
+        let stderr = managed_guard_holds(&m, &[]);
+        if trusted.status.success() {
+            assert!(stderr.starts_with(&format!("hookhost: project {root}: its hooks are left out (the managed and user hooks run as if it had none) because it does not load: ")), "{body}: {stderr}");
+            assert!(stderr.contains(why) && stderr.contains(&format!("{root}/.hookhost/hooks.toml")), "{body}: {stderr}");
+            assert!(stderr.contains(&format!("run `hookhost trust {root}` again, or withdraw it with `hookhost trust --forget {root}`")), "{stderr}");
+        } else {
+            assert!(text(&trusted.stderr).contains(why), "{body}: {}", text(&trusted.stderr));
+        }
+        // `check` and `config show` load too, and say the same.
+        let check = m.run_in("work/app", &["check", "--config", "../../user.toml"], "");
+        assert!(check.status.success(), "{body}: {}", text(&check.stderr));
+        assert!(text(&check.stdout).contains("managed:guard"), "{}", text(&check.stdout));
+    }
+}
+
+#[test]
+fn approval_covers_the_bytes_that_run_links_and_what_bundles_resolve_to() {
+    let m = Machine::new();
+    m.write("user.toml", "# none\n");
+    let args = ["--config", "../../user.toml"];
+    // A project whose own directory registry holds its bundle, trusted by its own key.
+    publish(&m, "proj", "work/app/registry");
+    std::fs::create_dir_all(m.path("work/app/.hookhost")).unwrap();
+    std::fs::copy(m.path("proj.pub"), m.path("work/app/.hookhost/proj.pub")).unwrap();
+    m.write(
+        "work/app/.hookhost/hooks.toml",
+        &format!("bundles = [\"proj/acme/guard@^1\"]\n[registries.proj]\npath = \"../registry\"\n{}", trust_key(Path::new("proj.pub"))),
+    );
+    let root = format!("{}/work/app", m.root());
+    let out = m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
+    assert!(out.contains("  bundle proj/acme/guard@^1  sha256:"), "{out}");
+    let (outcome, stderr) = m.dispatch("work/app", &args, RM);
+    assert_eq!((outcome["decision"].as_str(), ids(&outcome)), (Some("block"), vec!["acme/guard:no-rm".to_string()]), "{stderr}");
+    // A new version published into the project's own registry: what runs would change, so the
+    // project is left out until approved again.
+    m.write("src/bundle.toml", &std::fs::read_to_string(m.path("src/bundle.toml")).unwrap().replace("1.0.0", "1.1.0"));
+    m.ok_in(".", &["bundle", "pack", "src", "-o", "next.hhb"]);
+    m.ok_in(".", &["bundle", "sign", "--key", "proj.key", "next.hhb"]);
+    m.ok_in(".", &["registry", "push", "next.hhb", "work/app/registry"]);
+    let (outcome, stderr) = m.dispatch("work/app", &args, RM);
+    assert_eq!(outcome["decision"], "pass", "{outcome}");
+    assert!(stderr.contains(&format!("project {root}: its hooks are left out")) && stderr.contains("bundle proj/acme/guard@^1 now resolves to sha256:") && stderr.contains("not the sha256:"), "{stderr}");
+    let out = m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
+    assert!(out.contains("approving what its bundles resolve to now"), "{out}");
+    assert_eq!(m.dispatch("work/app", &args, RM).0["decision"], "block");
+    // A symbolic link to a directory inside the project is followed and hashed.
+    m.write("work/app/scripts/check.sh", "exit 0\n");
+    std::os::unix::fs::symlink("../scripts", m.path("work/app/.hookhost/scripts")).unwrap();
+    let out = m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
+    assert!(out.contains(".hookhost/scripts/check.sh (new)") || out.contains("scripts/check.sh  sha256:"), "{out}");
+    m.write("work/app/scripts/check.sh", "rm -rf ~\n");
+    let (_, stderr) = m.dispatch("work/app", &args, RM);
+    assert!(stderr.contains("changed since you approved them (scripts/check.sh (changed))"), "{stderr}");
+    // A link out of the project (here to the kernel's page map, which is huge): not read, the
+    // project does not run, and it says why.
+    std::fs::remove_file(m.path("work/app/.hookhost/scripts")).unwrap();
+    std::os::unix::fs::symlink("/proc/self/pagemap", m.path("work/app/.hookhost/map")).unwrap();
+    let (outcome, stderr) = m.dispatch("work/app", &args, RM);
+    assert_eq!(outcome["decision"], "pass");
+    assert!(stderr.contains(&format!("{root}/.hookhost/map leads outside the project (to /proc/")), "{stderr}");
+    let err = m.refused("work/app", &["trust", "--config", "../../user.toml"]);
+    assert!(err.contains("leads outside the project"), "{err}");
+    std::fs::remove_file(m.path("work/app/.hookhost/map")).unwrap();
+    // A FIFO among the hook files is not waited on.
+    assert!(std::process::Command::new("mkfifo").arg(m.path("work/app/.hookhost/pipe")).status().unwrap().success());
+    let (_, stderr) = m.dispatch("work/app", &args, RM);
+    assert!(stderr.contains(".hookhost/pipe is not a regular file"), "{stderr}");
+}
+
+#[test]
+fn what_loads_is_what_was_hashed_even_while_the_files_change() {
+    let m = Machine::new();
+    m.write("user.toml", "# none\n");
+    let approved = hook("approved", "pre_tool_use", "builtin:guard-destructive", "");
+    let other = hook("unapproved", "pre_tool_use", "builtin:guard-destructive", "");
+    m.write("work/app/.hookhost/hooks.toml", &approved);
+    m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
+    // Swap the config between the approved text and another, as fast as renames go, while
+    // runs load it: no run may load the unapproved one.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (dir, flag) = (m.path("work/app/.hookhost"), stop.clone());
+    let swapper = std::thread::spawn(move || {
+        let mut n = 0u64;
+        while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+            let tmp = dir.join("next.tmp");
+            std::fs::write(&tmp, if n % 2 == 0 { &other } else { &approved }).unwrap();
+            std::fs::rename(&tmp, dir.join("hooks.toml")).unwrap();
+            n += 1;
+        }
+    });
+    let mut ran = 0;
+    for _ in 0..30 {
+        let (outcome, _) = m.dispatch("work/app", &["--config", "../../user.toml"], RM);
+        let hooks = ids(&outcome);
+        assert!(!hooks.contains(&"project:unapproved".to_string()), "unapproved code ran: {outcome}");
+        ran += hooks.contains(&"project:approved".to_string()) as usize;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    eprintln!("the approved project ran in {ran} of 30 racing runs; the unapproved one in none");
+}
+
+#[test]
+fn a_project_another_user_can_write_is_ignored_like_git_safe_directory() {
+    let m = Machine::new();
+    m.write("user.toml", "# none\n");
+    m.write("work/app/.hookhost/hooks.toml", &hook("guard", "pre_tool_use", "builtin:guard-destructive", ""));
+    m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
+    let args = ["--config", "../../user.toml"];
+    assert_eq!(m.dispatch("work/app", &args, RM).0["decision"], "block");
+    use std::os::unix::fs::PermissionsExt;
+    let dir = m.path("work/app/.hookhost");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let (outcome, stderr) = m.dispatch("work/app", &args, RM);
+    assert_eq!(outcome["decision"], "pass");
+    assert!(stderr.contains(&format!("{} is writable by every user", dir.display())) && stderr.contains("safe.directory"), "{stderr}");
+    let err = m.refused("work/app", &["trust", "--config", "../../user.toml"]);
+    assert!(err.contains("is writable by every user"), "{err}");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Another user's `.hookhost/` (a shared directory such as /tmp): only root can make one here.
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+        let (outcome, stderr) = m.dispatch("work/app", &args, RM);
+        assert_eq!(outcome["decision"], "pass");
+        assert!(stderr.contains(&format!("{} belongs to another user (uid 65534, you are uid 0)", dir.display())), "{stderr}");
+    } else {
+        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "CI runs as root, which this test needs to make another user's directory");
+    }
+}
+
+#[test]
+fn a_fifo_in_the_mounted_project_does_not_hold_the_answer() {
+    let m = Machine::new();
+    m.write("user.toml", "# none\n");
+    let root = format!("{}/work/app", m.root());
+    m.write(
+        "work/app/.hookhost/hooks.toml",
+        &format!("[[hooks]]\nid = \"reader\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ command = \"cat {root}/pipe\", mode = \"sandbox\", project_dir = \"{root}\" }} }}\ntimeout_ms = 300\non_error = \"allow\"\n"),
+    );
+    assert!(std::process::Command::new("mkfifo").arg(m.path("work/app/pipe")).status().unwrap().success());
+    m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
+    // The hook times out on the FIFO; the answer comes, and the process ends with it (before,
+    // it waited for the blocked read for as long as the FIFO had no writer).
+    let started = std::time::Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    m.setup(&mut child, "work/app");
+    let mut child = child.args(["run", "--config", "../../user.toml", "--event", "/dev/stdin"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), LS.as_bytes()).unwrap();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success());
+            break;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "hookhost run did not exit after its answer");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(outcome["hooks"][0]["id"], "project:reader", "{outcome}");
+    assert!(outcome["hooks"][0]["error"].as_str().is_some_and(|e| e.contains("time")), "{outcome}");
 }

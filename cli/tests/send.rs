@@ -89,3 +89,93 @@ fn the_client_carries_no_wasm_runtime() {
     let host = std::fs::metadata(env!("CARGO_BIN_EXE_hookhost")).unwrap().len();
     assert!((bytes.len() as u64) * 5 < host, "the client ({} bytes) is a fraction of hookhost ({host} bytes)", bytes.len());
 }
+
+/// A one-shot fake "daemon" on loopback that answers each connection with `raw`; the requests it
+/// got, joined.
+fn fake_daemon(raw: Vec<u8>) -> (String, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = format!("http://{}", listener.local_addr().unwrap());
+    let got = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = got.clone();
+    std::thread::spawn(move || {
+        for mut s in listener.incoming().flatten() {
+            s.set_read_timeout(Some(std::time::Duration::from_millis(300))).unwrap();
+            let mut buf = [0u8; 65536];
+            let n = s.read(&mut buf).unwrap_or(0);
+            sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            let _ = s.write_all(&raw);
+        }
+    });
+    (addr, got)
+}
+
+#[test]
+fn fail_closed_blocks_on_any_answer_that_is_not_hookhosts() {
+    let ok_head = |body: &str| format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let big = format!("{{\"x\":\"{}\"}}", "a".repeat(41 << 20));
+    let cases: Vec<(&str, String)> = vec![
+        ("HTML", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\n\r\n<html></html>".into()),
+        ("an empty body", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n".into()),
+        ("truncated JSON", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"hookSpecificOutput\":".into()),
+        ("a cut chunked body", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n".into()),
+        ("HTTP 299", "HTTP/1.1 299 Fine\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".into()),
+        ("a JSON array", ok_head("[1,2]")),
+        ("no header end", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n".into()),
+        ("an answer over the size cap", ok_head(&big)),
+    ];
+    for (what, raw) in cases {
+        let (server, _) = fake_daemon(raw.into_bytes());
+        let out = send(&["--server", &server, "--output", "claude-code", "--fail-closed", "--no-fallback"], MKFS);
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(&out));
+        assert!(stderr(&out).starts_with("hookhost could not decide, and --fail-closed blocks: "), "{what}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{what}");
+        let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback"], MKFS);
+        assert_eq!(out.status.code(), Some(1), "{what}: without --fail-closed, the non-blocking error");
+    }
+    // hookhost's own outcome must carry a decision.
+    let (server, _) = fake_daemon(ok_head("{\"ok\":true}").into_bytes());
+    assert_eq!(send(&["--server", &server, "--output", "json", "--fail-closed", "--no-fallback"], MKFS).status.code(), Some(2));
+    // A whole answer of the right shape passes through.
+    let (server, _) = fake_daemon(ok_head("{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\"}}").into_bytes());
+    let out = send(&["--server", &server, "--output", "claude-code", "--fail-closed", "--no-fallback"], MKFS);
+    assert_eq!((out.status.code(), stdout(&out).contains("\"deny\"")), (Some(0), true), "{}", stderr(&out));
+}
+
+#[test]
+fn the_client_sends_nothing_to_a_listener_of_another_user() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "CI runs as root, which this test needs to listen as another user");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let sock = dir.path().join("squat.sock");
+    let log = dir.path().join("got");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // A squatter (user 65534) on a unix socket and on a loopback port, writing down what it gets.
+    let script = format!(
+        "import socket, threading, os\nlog=open({log:?},'ab',buffering=0)\ndef serve(s):\n  while True:\n    c,_=s.accept(); c.settimeout(1)\n    try:\n      log.write(c.recv(65536)); c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: 2\\r\\n\\r\\n{{}}')\n    except Exception: pass\n    c.close()\nu=socket.socket(socket.AF_UNIX); u.bind({sock:?}); os.chmod({sock:?},0o777); u.listen(8)\nt=socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); t.bind(('127.0.0.1',{port})); t.listen(8)\nthreading.Thread(target=serve,args=(u,),daemon=True).start()\nprint('ready', flush=True)\nserve(t)\n",
+        log = log.display().to_string(),
+        sock = sock.display().to_string(),
+    );
+    std::fs::write(&log, b"").unwrap();
+    std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let mut squatter = Command::new("python3").args(["-c", &script]).uid(65534).gid(65534).stdout(Stdio::piped()).spawn().unwrap();
+    let mut ready = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(squatter.stdout.take().unwrap()), &mut ready).unwrap();
+    assert_eq!(ready.trim(), "ready");
+    let token = dir.path().join("token");
+    std::fs::write(&token, "s3cret-token\n").unwrap();
+    for server in [format!("unix:{}", sock.display()), format!("http://127.0.0.1:{port}")] {
+        let out = send(&["--server", &server, "--output", "claude-code", "--token-file", token.to_str().unwrap(), "--fail-closed", "--no-fallback"], MKFS);
+        assert_eq!(out.status.code(), Some(2), "{server}: {}", stderr(&out));
+        assert!(stderr(&out).contains("is served by uid 65534, not by you (uid 0): nothing was sent to it"), "{server}: {}", stderr(&out));
+    }
+    let _ = squatter.kill();
+    let _ = squatter.wait();
+    assert_eq!(std::fs::read(&log).unwrap(), b"", "the squatter got nothing: no event, no token");
+}

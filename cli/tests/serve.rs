@@ -190,3 +190,190 @@ fn the_load_test_command_checks_every_answer_and_the_daemons_footprint() {
     assert_eq!(malformed.iter().map(|(w, g)| format!("{w}: {g}")).collect::<Vec<_>>(), ["oversized body: HTTP 413", "not JSON: HTTP 400", "truncated body: client hung up", "slow headers: closed by the daemon"]);
     assert!(report["fds_after"].as_u64().unwrap() <= report["fds_before"].as_u64().unwrap() + 8, "{report}");
 }
+
+// Hostile edges (issue #39): the daemon serves its own user, and nothing else.
+
+/// Run `script` with python3 as the unprivileged user 65534; its stdout.
+fn python_as_nobody(script: &str) -> String {
+    use std::os::unix::process::CommandExt;
+    let out = std::process::Command::new("python3").args(["-c", script]).uid(65534).gid(65534).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    assert!(root || std::env::var("CI").as_deref() != Ok("true"), "CI runs as root, which this test needs to act as another user");
+    root
+}
+
+#[test]
+fn a_unix_socket_daemon_refuses_another_user_and_is_never_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("hookhost.sock");
+    let listen = format!("unix:{}", sock.display());
+    // An existing file that is not a socket is not replaced.
+    std::fs::write(&sock, "mine").unwrap();
+    let out = common::hookhost_with(|c| {
+        c.args(["serve", "--listen", &listen]);
+    }, b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exists and is not a socket; hookhost serve does not replace it"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&sock).unwrap(), "mine");
+    std::fs::remove_file(&sock).unwrap();
+    let d = Daemon::start(&["--listen", &listen]);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&sock).unwrap().permissions().mode() & 0o777, 0o600);
+    // A second daemon does not take over the live socket; the first keeps serving.
+    let out = common::hookhost_with(|c| {
+        c.args(["serve", "--listen", &listen]);
+    }, b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a daemon is already listening on"), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut s = std::os::unix::net::UnixStream::connect(&sock).unwrap();
+    assert_eq!(exchange(&mut s, "POST", "/v1/hooks/claude-code", &[], MKFS).0, 200);
+    // Another user, even given the socket, is refused by its credentials.
+    if is_root() {
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let reply = python_as_nobody(&format!(
+            "import socket\ns=socket.socket(socket.AF_UNIX)\ns.connect({:?})\nb={MKFS:?}\ns.sendall(('POST /v1/hooks/claude-code HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n' % len(b) + b).encode())\nprint(s.makefile('rb').read().decode())",
+            sock.display().to_string()
+        ));
+        assert!(reply.starts_with("HTTP/1.1 403") && reply.contains("this daemon serves uid 0 only, and you are uid 65534"), "{reply}");
+    }
+    drop(d);
+}
+
+#[test]
+fn over_tcp_a_token_is_required_by_default_and_browsers_are_refused() {
+    let state = tempfile::tempdir().unwrap();
+    let d = Daemon::start_as_is(&["--listen", "127.0.0.1:0"], |c| {
+        c.env("XDG_STATE_HOME", state.path());
+    });
+    let token_file = state.path().join("hookhost/serve.token");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777, 0o600);
+    let token = std::fs::read_to_string(&token_file).unwrap().trim().to_string();
+    assert_eq!(token.len(), 64, "32 random bytes as hex");
+    assert!(d.logged(&format!("requests need the bearer token in {}", token_file.display())));
+    assert_eq!(d.request("POST", "/v1/events", &[], MKFS).0, 401);
+    let auth = format!("Bearer {token}");
+    assert_eq!(d.request("POST", "/v1/events", &[("Authorization", &auth)], MKFS).0, 200);
+    // A web page's simple request: no preflight, text/plain, an Origin.
+    let (status, body) = d.request("POST", "/v1/events", &[("Authorization", &auth), ("Content-Type", "text/plain")], MKFS);
+    assert_eq!(status, 415, "{body}");
+    let (status, body) = d.request("POST", "/v1/events", &[("Authorization", &auth), ("Origin", "http://evil.example")], MKFS);
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("requests from web pages"), "{body}");
+    // The token survives a restart; --no-token is for loopback only.
+    drop(d);
+    let again = Daemon::start_as_is(&["--listen", "127.0.0.1:0"], |c| {
+        c.env("XDG_STATE_HOME", state.path());
+    });
+    assert_eq!(again.request("POST", "/v1/events", &[("Authorization", &auth)], MKFS).0, 200);
+    let out = common::hookhost_with(|c| {
+        c.args(["serve", "--no-token", "--listen", "0.0.0.0:0"]);
+    }, b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--no-token: 0.0.0.0:0 is not a loopback address"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_chain_that_runs_out_of_time_on_a_blocking_event_is_a_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("slow.toml");
+    std::fs::write(&config, "[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n[[hooks]]\nevent = \"pre_tool_use\"\ntimeout_ms = 20000\nexecutor = { plugin = \"builtin:bash-adapter\", settings = { mode = \"host\", dialect = \"claude-code\", command = \"sleep 5\" } }\n").unwrap();
+    let d = Daemon::start(&["--listen", "127.0.0.1:0", "--config", config.to_str().unwrap(), "--request-timeout", "1"]);
+    let (status, body) = d.request("POST", "/v1/hooks/claude-code", &[], MKFS);
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{body}");
+    assert!(v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("did not decide within 1 s"), "{body}");
+    let (status, body) = d.request("POST", "/v1/events", &[], MKFS);
+    assert_eq!((status, serde_json::from_str::<serde_json::Value>(&body).unwrap()["decision"].as_str()), (200, Some("block")), "{body}");
+    // An event that cannot block is not turned into one: the non-blocking error it was.
+    let notify = r#"{"hook_event_name":"Notification","message":"hi"}"#;
+    assert_eq!(d.request("POST", "/v1/hooks/claude-code", &[], notify).0, 200, "no hook on notifications: answered at once");
+}
+
+#[test]
+fn idle_connections_are_closed_connections_are_capped_and_accept_errors_back_off() {
+    // Idle: a connection that sends nothing, and one idle after a keep-alive request.
+    let d = Daemon::start(&["--listen", "127.0.0.1:0", "--request-timeout", "1", "--max-connections", "2"]);
+    let mut idle = TcpStream::connect(&d.addr).unwrap();
+    let mut kept = TcpStream::connect(&d.addr).unwrap();
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    // Both are over the cap of 2 with a third: it is answered once they are closed.
+    let (status, _) = d.request("GET", "/healthz", &[], "");
+    assert_eq!(status, 200);
+    for s in [&mut idle, &mut kept] {
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).expect("closed by the daemon, not by the read timeout");
+    }
+    drop(d);
+    // Out of file descriptors: accept fails, and the daemon backs off instead of spinning.
+    let d = Daemon::start_as_is(&["--no-token", "--listen", "127.0.0.1:0", "--request-timeout", "2"], |c| {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setrlimit is async-signal-safe.
+        unsafe {
+            c.pre_exec(|| {
+                let limit = libc::rlimit { rlim_cur: 96, rlim_max: 96 };
+                libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+                Ok(())
+            });
+        }
+    });
+    let flood: Vec<TcpStream> = (0..150).filter_map(|_| TcpStream::connect(&d.addr).ok()).collect();
+    std::thread::sleep(Duration::from_secs(3));
+    let lines = d.lines("accept failed");
+    assert!((1..=2).contains(&lines), "{lines} accept-failure lines in 3 s");
+    drop(flood);
+    let start = Instant::now();
+    loop {
+        if let Ok(mut s) = TcpStream::connect(&d.addr) {
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            if exchange(&mut s, "GET", "/healthz", &[], "").0 == 200 {
+                break;
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "the daemon did not recover");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn each_event_runs_with_the_project_of_its_own_cwd() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let project = std::fs::canonicalize(work.path()).unwrap().join("app");
+    std::fs::create_dir_all(project.join(".hookhost")).unwrap();
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(project.join(".hookhost/hooks.toml"), "[[hooks]]\nid = \"strict\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\", settings = { strict_rm = true } }\n").unwrap();
+    let env = |c: &mut std::process::Command| {
+        c.env("HOME", home.path()).env("XDG_STATE_HOME", home.path().join("state")).env("XDG_CONFIG_HOME", home.path().join("config")).env_remove("HOOKHOST_MANAGED_CONFIG");
+    };
+    let trusted = common::hookhost_with(|c| {
+        env(c);
+        c.current_dir(&project).args(["trust"]);
+    }, b"");
+    assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
+    let d = Daemon::start_with(&["--listen", "127.0.0.1:0"], |c| {
+        env(c);
+        c.current_dir(home.path());
+    });
+    let event = |cwd: &Path| serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}, "cwd": cwd}).to_string();
+    // In the project: its strict rm hook decides, as `hookhost run` there would.
+    let (_, body) = d.request("POST", "/v1/events", &[], &event(&project.join("src")));
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((v["decision"].as_str(), v["reason"].as_str()), (Some("block"), Some("destructive command blocked: rm -rf is not allowed")), "{body}");
+    let run = common::hookhost_with(|c| {
+        env(c);
+        c.current_dir(&project).args(["run"]);
+    }, event(&project).as_bytes());
+    assert_eq!(common::json_of(&run)["decision"], "block");
+    // Elsewhere: no project.
+    let (_, body) = d.request("POST", "/v1/events", &[], &event(home.path()));
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&body).unwrap()["decision"], "pass", "{body}");
+}

@@ -63,6 +63,8 @@ pub struct Host {
     pub(crate) not_run: Vec<hookhost_config::NotRun>,
     pub(crate) warnings: Vec<String>,
     pub(crate) restrictions: Vec<String>,
+    /// Why a project around the working directory does not run, if so.
+    pub(crate) project_note: Option<String>,
 }
 
 pub(crate) struct LoadedHook {
@@ -183,24 +185,41 @@ impl HostBuilder {
         if let Some(dir) = &cache {
             engine::check_cache_dir(dir, false)?;
         }
-        let mut plan = match self.source {
-            Source::Plan(plan) => plan,
-            #[cfg(feature = "bundles")]
-            Source::Layers(layers) => {
-                let resolver = hookhost_bundle::Resolver { cache_dir: Some(cache.clone()), ..self.resolver };
-                hookhost_bundle::resolve_layers(layers, &resolver).await?.plan
-            }
-            #[cfg(not(feature = "bundles"))]
-            Source::Layers(layers) => layers.without_bundles()?,
-        };
-        for capability in &self.grant_all {
-            plan.settings.grants.grant_all(capability.clone());
-        }
         let engine = match self.engine {
             Some(engine) => engine,
             None => Engine::shared()?,
         };
-        load(plan, &engine, cache, self.audit, self.limits).await
+        let mut audit = self.audit;
+        let grant = |mut plan: Plan| {
+            for capability in &self.grant_all {
+                plan.settings.grants.grant_all(capability.clone());
+            }
+            plan
+        };
+        match self.source {
+            Source::Plan(plan) => load(grant(plan), &engine, cache, &mut audit, self.limits).await,
+            Source::Layers(layers) => {
+                // A project layer that fails to load is left out, and the rest loads without it.
+                let fallback = layers.has_project_layer().then(|| layers.clone());
+                #[cfg(feature = "bundles")]
+                let resolver = hookhost_bundle::Resolver { cache_dir: Some(cache.clone()), ..self.resolver };
+                #[cfg(feature = "bundles")]
+                let plan = hookhost_bundle::resolve_layers(layers, &resolver).await?.plan;
+                #[cfg(not(feature = "bundles"))]
+                let plan = layers.without_bundles()?;
+                match load(grant(plan), &engine, cache.clone(), &mut audit, self.limits).await {
+                    Err(e) if fallback.is_some() => {
+                        let Some(without) = fallback.as_ref().and_then(|l| l.without_project(&l.project_failure(&e))) else { return Err(e) };
+                        #[cfg(feature = "bundles")]
+                        let plan = hookhost_bundle::resolve_layers(without?, &resolver).await?.plan;
+                        #[cfg(not(feature = "bundles"))]
+                        let plan = without?.without_bundles()?;
+                        load(grant(plan), &engine, cache, &mut audit, self.limits).await
+                    }
+                    other => other,
+                }
+            }
+        }
     }
 }
 
@@ -257,7 +276,7 @@ fn project_mount(spec: &HookSpec) -> Option<PathBuf> {
 }
 
 /// Load every hook of a plan (`cache` was checked private by the caller).
-async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Option<AuditLog>, limits: HostLimits) -> Result<Host, LoadError> {
+async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut Option<AuditLog>, limits: HostLimits) -> Result<Host, LoadError> {
     let loader = Loader::new(engine, cache.clone())?;
     let accepted = crate::accepted::AcceptedSettings::new(cache.as_deref());
     tracing::debug!("linker ready");
@@ -319,7 +338,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
         1 => return Err(rejected.remove(0)),
         _ => return Err(LoadError::Several(rejected)),
     }
-    let audit = match audit {
+    let audit = match audit.take() {
         Some(log) => Some(log),
         None => match &plan.settings.audit_log {
             Some(path) => Some(AuditLog::open(path).map_err(|source| LoadError::AuditLog { path: path.clone(), source })?),
@@ -343,6 +362,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: Op
         not_run: plan.not_run,
         warnings: plan.warnings,
         restrictions: plan.restrictions,
+        project_note: plan.project_note,
     })
 }
 
@@ -391,6 +411,13 @@ impl Host {
     /// line each.
     pub fn restrictions(&self) -> &[String] {
         &self.restrictions
+    }
+
+    /// Why the project found around the working directory does not run, if one was found and
+    /// does not: not approved, changed since, not this user's, or left out because it failed
+    /// to load (the other layers then run as if there were none).
+    pub fn project_note(&self) -> Option<&str> {
+        self.project_note.as_deref()
     }
 
     /// Where each loaded hook runs and what stands in its way, in chain order. For a converted

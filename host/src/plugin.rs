@@ -258,6 +258,11 @@ impl<'a> PluginSource<'a> {
             return Ok(PluginSource { name, bytes: Cow::Borrowed(bytes), digest: Some(digest.to_string()) });
         }
         match &spec.plugin {
+            // An approved project's plugin: the bytes its approval hashed.
+            PluginRef::Path(_) if plan.bundle_plugins.contains_key(&spec.plugin) => {
+                let p = &plan.bundle_plugins[&spec.plugin];
+                Ok(PluginSource { name, bytes: Cow::Borrowed(&p.bytes[..]), digest: Some(p.digest.hex().to_string()) })
+            }
             PluginRef::Path(path) => match std::fs::read(path) {
                 Ok(b) => Ok(PluginSource { name, bytes: Cow::Owned(b), digest: None }),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(LoadError::PluginMissing { hook: spec.id.clone(), path: path.clone() }),

@@ -12,6 +12,13 @@
 //! `--no-fallback`. A daemon that answers with an error is the runtime's non-blocking error
 //! (exit 1, one stderr line) — or, with `--fail-closed`, every runtime's block (exit 2, the
 //! reason on stderr).
+//!
+//! It trusts only a daemon of its own user: before anything is sent (the event, the token), the
+//! listener must be this user's (or root's) — a unix socket's peer credentials, or on loopback
+//! TCP the owner of the daemon's end of the connection in `/proc/net/tcp`. Only a complete
+//! `HTTP/1.1 200` answer with a JSON body of the expected shape, within [`MAX_ANSWER`] bytes,
+//! counts as an answer; anything else is a failure. The token comes from `--token-file`,
+//! `$HOOKHOST_TOKEN`, else the file `hookhost serve` made (`$XDG_STATE_HOME/hookhost/serve.token`).
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -21,6 +28,8 @@ use std::time::Duration;
 const DEFAULT_SERVER: &str = "http://127.0.0.1:7807";
 /// The largest event forwarded (the daemon's own default body cap).
 const MAX_EVENT: u64 = 32 << 20;
+/// The largest answer read: a runtime's answer holds at most the rewritten event.
+const MAX_ANSWER: u64 = 40 << 20;
 const PROTOCOLS: [&str; 6] = ["json", "claude-code", "codex", "gemini-cli", "docker-agent", "starchild"];
 
 struct Args {
@@ -76,14 +85,11 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// The daemon's answer: status and body.
-struct Answer {
-    status: u16,
-    body: Vec<u8>,
-}
+/// The daemon's answer: its JSON body (a complete `HTTP/1.1 200` answer), or why it is not one.
+type Answer = Result<String, String>;
 
-/// One HTTP/1.1 exchange over `stream`.
-fn exchange<S: Read + Write>(mut stream: S, path: &str, token: Option<&str>, body: &[u8]) -> std::io::Result<Answer> {
+/// One HTTP/1.1 exchange over `stream`; `Err` only when nothing could be exchanged.
+fn exchange<S: Read + Write>(mut stream: S, path: &str, token: Option<&str>, body: &[u8], output: &str) -> std::io::Result<Answer> {
     let mut head = format!("POST {path} HTTP/1.1\r\nHost: hookhost\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n", body.len());
     if let Some(t) = token {
         head.push_str(&format!("Authorization: Bearer {t}\r\n"));
@@ -92,45 +98,168 @@ fn exchange<S: Read + Write>(mut stream: S, path: &str, token: Option<&str>, bod
     stream.write_all(head.as_bytes())?;
     stream.write_all(body)?;
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw)?;
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(|| std::io::Error::other("the daemon's answer has no header end"))?;
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| std::io::Error::other("the daemon's answer has no status"))?;
-    let mut body = raw[split + 4..].to_vec();
-    if head.lines().any(|l| l.to_ascii_lowercase().starts_with("transfer-encoding:") && l.to_ascii_lowercase().contains("chunked")) {
-        body = dechunk(&body);
-    }
-    Ok(Answer { status, body })
+    stream.take(MAX_ANSWER + 64 * 1024).read_to_end(&mut raw)?;
+    Ok(answer(&raw, output))
 }
 
-fn dechunk(mut rest: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
-        let size = usize::from_str_radix(String::from_utf8_lossy(&rest[..eol]).trim(), 16).unwrap_or(0);
-        if size == 0 {
-            break;
+/// The body of a raw HTTP answer when it is a complete `200` with a JSON body of the shape
+/// `output` expects; else why not.
+fn answer(raw: &[u8], output: &str) -> Answer {
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or("the answer has no complete header")?;
+    let head = std::str::from_utf8(&raw[..split]).map_err(|_| "the answer's header is not text")?;
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap_or_default();
+    let mut parts = status.splitn(3, ' ');
+    let (version, code) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+    if !version.starts_with("HTTP/1.") {
+        return Err(format!("the answer is not HTTP ({:?})", printable(status)));
+    }
+    let rest = &raw[split + 4..];
+    let header = |name: &str| lines.clone().find_map(|l| l.split_once(':').filter(|(k, _)| k.trim().eq_ignore_ascii_case(name)).map(|(_, v)| v.trim().to_string()));
+    let body = if header("transfer-encoding").is_some_and(|t| t.eq_ignore_ascii_case("chunked")) {
+        dechunk(rest).ok_or("the chunked answer is cut short")?
+    } else {
+        let length: usize = header("content-length").ok_or("the answer has no Content-Length")?.parse().map_err(|_| "the answer's Content-Length is not a number")?;
+        if rest.len() != length {
+            return Err(format!("the answer is cut short or overlong ({} bytes for a Content-Length of {length})", rest.len()));
         }
-        let start = eol + 2;
-        out.extend_from_slice(&rest[start..(start + size).min(rest.len())]);
-        rest = rest.get(start + size + 2..).unwrap_or(&[]);
+        rest.to_vec()
+    };
+    let text = String::from_utf8(body).map_err(|_| "the answer's body is not UTF-8")?;
+    if code != "200" {
+        return Err(format!("the daemon answered {code}: {}", printable(text.trim())));
+    }
+    if !header("content-type").is_some_and(|t| t.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))) {
+        return Err("the answer is not application/json".into());
+    }
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("the answer is not JSON ({e})"))?;
+    let shaped = match output {
+        // hookhost's outcome: a decision hookhost knows.
+        "json" => value.get("decision").and_then(|d| d.as_str()).is_some_and(|d| matches!(d, "pass" | "allow" | "ask" | "block" | "halt")),
+        // A runtime's hook output is a JSON object.
+        _ => value.is_object(),
+    };
+    if !shaped {
+        return Err(format!("the answer is not a {output} hook answer: {}", printable(&text)));
+    }
+    Ok(text)
+}
+
+/// A short, one-line view of text from the other end.
+fn printable(text: &str) -> String {
+    let mut out: String = text.chars().take(200).map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if text.chars().count() > 200 {
+        out.push('…');
     }
     out
 }
 
-/// Send the event; `Err` when the daemon cannot be reached at all.
+/// The body of a chunked answer, or `None` when it does not end with its last (empty) chunk.
+fn dechunk(mut rest: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let eol = rest.windows(2).position(|w| w == b"\r\n")?;
+        let size_text = std::str::from_utf8(&rest[..eol]).ok()?;
+        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
+        let start = eol + 2;
+        if size == 0 {
+            return Some(out);
+        }
+        out.extend_from_slice(rest.get(start..start.checked_add(size)?)?);
+        rest = rest.get(start + size..)?.strip_prefix(b"\r\n")?;
+    }
+}
+
+/// This process's user.
+fn my_uid() -> u32 {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Whether `uid` may be the daemon this client talks to: this user, or root.
+fn trusted(uid: u32) -> bool {
+    uid == my_uid() || uid == 0
+}
+
+/// The uid of the process at the other end of a unix socket.
+fn peer_uid(s: &std::os::unix::net::UnixStream) -> std::io::Result<u32> {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `cred`, which is that large.
+    let rc = unsafe { libc::getsockopt(s.as_raw_fd(), libc::SOL_SOCKET, libc::SO_PEERCRED, (&mut cred as *mut libc::ucred).cast(), &mut len) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(cred.uid)
+}
+
+/// The owner of the daemon's end of a loopback TCP connection (`/proc/net/tcp`, `tcp6`): the
+/// socket whose local address is the daemon's and whose remote address is ours.
+fn tcp_peer_uid(s: &std::net::TcpStream) -> Option<u32> {
+    let (ours, theirs) = (s.local_addr().ok()?, s.peer_addr().ok()?);
+    let hex = |a: &std::net::SocketAddr| -> String {
+        // The kernel prints each 32-bit word of the address as a number in its own byte order.
+        let word = |w: &[u8]| format!("{:08X}", u32::from_ne_bytes([w[0], w[1], w[2], w[3]]));
+        let ip = match a.ip() {
+            std::net::IpAddr::V4(v4) => word(&v4.octets()),
+            std::net::IpAddr::V6(v6) => v6.octets().chunks(4).map(word).collect(),
+        };
+        format!("{ip}:{:04X}", a.port())
+    };
+    let (local, remote) = (hex(&theirs), hex(&ours));
+    // The daemon's end appears as the kernel takes the connection: a few tries.
+    for _ in 0..20 {
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            let Ok(text) = std::fs::read_to_string(table) else { continue };
+            for line in text.lines().skip(1) {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                if f.len() > 7 && f[1].eq_ignore_ascii_case(&local) && f[2].eq_ignore_ascii_case(&remote) {
+                    return f[7].parse().ok();
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    None
+}
+
+/// Send the event; `Err` when the daemon cannot be reached at all; `Ok(Err(why))` when what
+/// answered is not a daemon of this user's, or not a whole answer.
 fn send(args: &Args, body: &[u8]) -> std::io::Result<Answer> {
     let path = if args.output == "json" { "/v1/events".to_string() } else { format!("/v1/hooks/{}", args.output) };
-    let token = args.token.as_deref();
     if let Some(socket) = args.server.strip_prefix("unix:") {
         let s = std::os::unix::net::UnixStream::connect(socket)?;
+        match peer_uid(&s) {
+            Ok(uid) if trusted(uid) => {}
+            Ok(uid) => return Ok(Err(format!("the socket {socket} is served by uid {uid}, not by you (uid {}): nothing was sent to it", my_uid()))),
+            Err(e) => return Ok(Err(format!("cannot tell who serves the socket {socket} ({e}): nothing was sent to it"))),
+        }
         s.set_read_timeout(Some(args.timeout))?;
-        return exchange(s, &path, token, body);
+        return exchange(s, &path, args.token.as_deref(), body, &args.output);
     }
     let hostport = args.server.strip_prefix("http://").unwrap_or(&args.server).trim_end_matches('/');
     let addr = std::net::ToSocketAddrs::to_socket_addrs(hostport)?.next().ok_or_else(|| std::io::Error::other(format!("{hostport} resolves to nothing")))?;
     let s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
+    // On this machine, the listener must be this user's: a process that took the port must
+    // not be handed the event or the token.
+    if addr.ip().is_loopback() {
+        match tcp_peer_uid(&s) {
+            Some(uid) if trusted(uid) => {}
+            Some(uid) => return Ok(Err(format!("{hostport} is served by uid {uid}, not by you (uid {}): nothing was sent to it", my_uid()))),
+            None => return Ok(Err(format!("cannot tell who serves {hostport} (no entry in /proc/net/tcp): nothing was sent to it"))),
+        }
+    }
     s.set_read_timeout(Some(args.timeout))?;
-    exchange(s, &path, token, body)
+    let token = args.token.clone().or_else(default_token);
+    exchange(s, &path, token.as_deref(), body, &args.output)
+}
+
+/// The token `hookhost serve` made for TCP requests, if this user has one.
+fn default_token() -> Option<String> {
+    let state = std::env::var_os("XDG_STATE_HOME").map(std::path::PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/state")))?;
+    let text = std::fs::read_to_string(state.join("hookhost/serve.token")).ok()?;
+    Some(text.trim().to_string()).filter(|t| !t.is_empty())
 }
 
 /// Run the event in-process instead: `hookhost run --output P ...` with the same stdin.
@@ -180,8 +309,7 @@ fn main() -> ExitCode {
         return failed(&args, &format!("the event is over {MAX_EVENT} bytes"));
     }
     match send(&args, &body) {
-        Ok(answer) if (200..300).contains(&answer.status) => {
-            let text = String::from_utf8_lossy(&answer.body);
+        Ok(Ok(text)) => {
             let text = text.trim();
             // `{}` is the daemon's "nothing to say"; Gemini CLI wants it said, the rest want silence.
             if !text.is_empty() && (text != "{}" || args.output == "gemini-cli") {
@@ -189,7 +317,7 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Ok(answer) => failed(&args, &format!("the daemon answered {}: {}", answer.status, String::from_utf8_lossy(&answer.body).trim())),
+        Ok(Err(why)) => failed(&args, &why),
         Err(e) if args.fallback => {
             eprintln!("hookhost-send: {} unreachable ({e}); running the event in-process", args.server);
             fall_back(&args, &body)

@@ -34,7 +34,19 @@ impl Daemon {
     }
 
     /// Start `serve` with `args`, its command set up further by `configure` (directory, env).
+    /// A TCP daemon without `--token-file` gets `--no-token` (a test's own daemon on a free
+    /// loopback port); [`Daemon::start_as_is`] passes the arguments as they are.
     pub fn start_with(args: &[&str], configure: impl FnOnce(&mut Command)) -> Daemon {
+        let tcp = !args.iter().any(|a| a.starts_with("unix:"));
+        let mut all: Vec<&str> = args.to_vec();
+        if tcp && !args.contains(&"--token-file") {
+            all.push("--no-token");
+        }
+        Daemon::start_as_is(&all, configure)
+    }
+
+    /// Start `serve` with exactly `args`.
+    pub fn start_as_is(args: &[&str], configure: impl FnOnce(&mut Command)) -> Daemon {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
         configure(&mut cmd);
         let mut child = cmd
@@ -66,6 +78,11 @@ impl Daemon {
         exchange(&mut s, method, path, headers, body)
     }
 
+    /// How many stderr lines so far contain `needle`.
+    pub fn lines(&self, needle: &str) -> usize {
+        self.stderr.lock().unwrap().iter().filter(|l| l.contains(needle)).count()
+    }
+
     pub fn logged(&self, needle: &str) -> bool {
         self.stderr.lock().unwrap().iter().any(|l| l.contains(needle))
     }
@@ -87,6 +104,10 @@ impl Drop for Daemon {
 
 pub fn exchange<S: Read + Write>(s: &mut S, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    // Events are JSON: said so unless the test says otherwise.
+    if method == "POST" && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+        req.push_str("Content-Type: application/json\r\n");
+    }
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }

@@ -121,10 +121,20 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
         let revoked = revoke::verify(&list, &r.name, policy);
         (list, revoked)
     };
-    let check = |artifact: &Artifact, digest: Digest, (list, revoked): (List, Revoked)| -> Result<Fetched, BundleError> {
+    // `tag`: the tag the digest was read from, when it was (a version tag must name an artifact
+    // of that very version: a tag re-pointed at an older signed artifact is a downgrade).
+    let check = |artifact: &Artifact, digest: Digest, (list, revoked): (List, Revoked), tag: Option<&str>| -> Result<Fetched, BundleError> {
         let (bundle, signatures) = open_artifact(artifact, &from)?;
         if bundle.manifest.name != r.name.as_str() || !r.admits(&bundle.manifest.version) {
             return Err(BundleError::new(ErrorKind::Integrity, format!("{from}: the registry served {} instead; a registry may not substitute one bundle for another", bundle.manifest.id())));
+        }
+        if let Some(version) = tag.map(|t| t.replace('_', "+")).filter(|v| semver::Version::parse(v).is_ok()) {
+            if bundle.manifest.version != version {
+                return Err(BundleError::new(
+                    ErrorKind::Integrity,
+                    format!("{from}: the registry's tag {version} names an artifact of version {} ({digest}); a version's tag must name that version (the tag was re-pointed or rolled back): ask the publisher to push {version} again", bundle.manifest.version),
+                ));
+            }
         }
         for line in &revoked.ignored {
             tracing::warn!(bundle = %r, "{line}");
@@ -143,17 +153,25 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
     match registry {
         Registry::Dir(dir) => {
             let store = Store::new(dir);
-            let revocations = verified(dir_revocations(&store, &r.name)?);
+            // Revocations are sticky here too: a list rolled back to before a revocation does
+            // not withdraw what this host has seen (kept in the cache, per registry and bundle).
+            let sticky_file = cache.map(|c| dir_revocations_cache(c, dir, &r.name));
+            let revocations = verified(sticky(dir_revocations(&store, &r.name)?, sticky_file.as_deref(), &r.name));
+            let mut tag = None;
             let digest = match digest_hint {
                 Some(d) => d.clone(),
-                None => parse_digest(resolve_dir_tag(&store, r, dir, &revocations.1)?)?,
+                None => {
+                    let (digest, read_from) = resolve_dir_tag(&store, r, dir, &revocations.1)?;
+                    tag = Some(read_from);
+                    parse_digest(digest)?
+                }
             };
             let artifact = store.get(digest.as_str()).map_err(|e| match e.kind() {
                 ErrorKind::NotFound => BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {}", e.message())),
                 ErrorKind::Integrity => BundleError::new(ErrorKind::Integrity, format!("{from}: the registry is corrupt: {}; push the bundle again", e.message())),
                 _ => e.context(&from),
             })?;
-            check(&artifact, digest, revocations)
+            check(&artifact, digest, revocations, tag.as_deref())
         }
         Registry::Oci(location) => {
             let mut remote = Remote::new(location)?;
@@ -162,11 +180,18 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
             // Asking the registry for the tag: its revocations are read now, once (a range
             // skips revoked versions).
             let mut revocations = None;
+            let mut tag = None;
             let digest = match digest_hint {
                 Some(d) => d.clone(),
                 None => {
                     let fresh = verified(oci_revocations(&remote, &r.name, revocations_file.as_deref()).await);
-                    let asked = async { remote.resolve(&r.name, &oci_tag(r, &remote, &fresh.1).await?).await.map_err(|e| e.context(&from)) }.await;
+                    let asked = async {
+                        let t = oci_tag(r, &remote, &fresh.1).await?;
+                        let digest = remote.resolve(&r.name, &t).await.map_err(|e| e.context(&from))?;
+                        tag = Some(t);
+                        Ok(digest)
+                    }
+                    .await;
                     revocations = Some(fresh);
                     parse_digest(remembered_resolution(cache, &remote, r, asked, opts.resolve_ttl)?)?
                 }
@@ -183,7 +208,7 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
                             (None, false, Some(f)) => verified(cached_revocations(f)),
                             (None, false, None) => verified(List::default()),
                         };
-                        let fetched = check(&artifact, digest, revocations)?;
+                        let fetched = check(&artifact, digest, revocations, tag.as_deref())?;
                         if let (Some(cache), None) = (cache, digest_hint) {
                             remember_resolution(cache, &remote, r, &fetched.digest);
                         }
@@ -204,7 +229,7 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
                 Some(read) => read,
                 None => verified(oci_revocations(&remote, &r.name, revocations_file.as_deref()).await),
             };
-            let fetched = check(&artifact, digest, revocations)?;
+            let fetched = check(&artifact, digest, revocations, tag.as_deref())?;
             if let Some(cache_store) = &cache_store {
                 if let Err(e) = cache_store.put(&artifact, None) {
                     tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
@@ -270,7 +295,7 @@ fn ago(secs: u64) -> String {
 }
 
 /// The digest a directory registry's tag names.
-fn resolve_dir_tag(store: &Store, r: &BundleRef, dir: &Path, revoked: &Revoked) -> Result<String, BundleError> {
+fn resolve_dir_tag(store: &Store, r: &BundleRef, dir: &Path, revoked: &Revoked) -> Result<(String, String), BundleError> {
     let from = format!("bundle {r}");
     let tag = match r.version.as_deref() {
         Some(_) if r.is_range() => {
@@ -280,7 +305,8 @@ fn resolve_dir_tag(store: &Store, r: &BundleRef, dir: &Path, revoked: &Revoked) 
         v => tag_of(v.unwrap_or_default()),
     };
     let reference = format!("{}:{tag}", r.name);
-    store.resolve(&reference).map_err(|e| e.context(&from))?.ok_or_else(|| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: the registry {} has no {reference}", dir.display())))
+    let digest = store.resolve(&reference).map_err(|e| e.context(&from))?.ok_or_else(|| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: the registry {} has no {reference}", dir.display())))?;
+    Ok((digest, tag))
 }
 
 /// The OCI tag of a reference: its version, or for a range the newest matching tag.
@@ -331,12 +357,47 @@ fn revocations_cache(cache: &Path, remote: &Remote, name: &BundleName) -> PathBu
 
 fn cached_revocations(file: &Path) -> List {
     match std::fs::read(file) {
-        Ok(bytes) => List::parse(&bytes, &file.display().to_string()).unwrap_or_else(|e| {
+        // This host's own record of what it has seen: not capped like a registry's list (a
+        // registry serving junk records must not push real ones out).
+        Ok(bytes) => serde_json::from_slice::<List>(&bytes).map_err(|e| format!("{}: {e}", file.display())).unwrap_or_else(|e| {
             tracing::warn!("the cached revocation list is damaged ({e}); run `hookhost update` to fetch it again");
             List::default()
         }),
         Err(_) => List::default(),
     }
+}
+
+/// Where a directory registry's revocation list for `name`, as seen, is kept.
+fn dir_revocations_cache(cache: &Path, dir: &Path, name: &BundleName) -> PathBuf {
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let key = hookhost_types::ids::sha256_hex(format!("dir:{}/{name}", dir.display()).as_bytes());
+    cache.join("revocations").join(format!("{key}.json"))
+}
+
+/// Revocations are sticky: the records of `fetched` joined to those seen before (kept in
+/// `file`), so a registry that later serves a shorter list (or none) — rolled back, or replaced
+/// — does not withdraw what this host has seen. Which records count is decided by the trust
+/// policy each time (`revoke::verify`).
+fn sticky(fetched: List, file: Option<&Path>, name: &BundleName) -> List {
+    let mut list = file.map(cached_revocations).unwrap_or_default();
+    let before = list.revocations.len();
+    for entry in fetched.revocations {
+        if !list.revocations.contains(&entry) {
+            list.revocations.push(entry);
+        }
+    }
+    if let Some(file) = file.filter(|_| list.revocations.len() > before) {
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(file.parent().expect("has a parent"))?;
+            let tmp = file.with_extension("json.tmp");
+            std::fs::write(&tmp, serde_json::to_vec(&list).expect("json"))?;
+            std::fs::rename(&tmp, file)
+        };
+        if let Err(e) = write() {
+            tracing::warn!("cannot keep the revocations of {name}: {e}");
+        }
+    }
+    list
 }
 
 /// An OCI registry's revocation list for `name`, cached in `file`. Unreachable or broken: the
@@ -353,29 +414,7 @@ async fn oci_revocations(remote: &Remote, name: &BundleName, file: Option<&Path>
     }
     .await;
     match fetched {
-        Ok(fetched) => {
-            // Revocations are sticky: a registry that later serves a shorter list (or none)
-            // does not withdraw what this host has seen.
-            let mut list = file.map(cached_revocations).unwrap_or_default();
-            let before = list.revocations.len();
-            for entry in fetched.revocations {
-                if !list.revocations.contains(&entry) {
-                    list.revocations.push(entry);
-                }
-            }
-            if let Some(file) = file.filter(|_| list.revocations.len() > before) {
-                let write = || -> std::io::Result<()> {
-                    std::fs::create_dir_all(file.parent().expect("has a parent"))?;
-                    let tmp = file.with_extension("json.tmp");
-                    std::fs::write(&tmp, serde_json::to_vec(&list).expect("json"))?;
-                    std::fs::rename(&tmp, file)
-                };
-                if let Err(e) = write() {
-                    tracing::warn!("cannot cache the revocations of {name}: {e}");
-                }
-            }
-            list
-        }
+        Ok(fetched) => sticky(fetched, file, name),
         Err(e) => {
             tracing::warn!("cannot read the revocations of {name} from {}: {e}; using the copy fetched before", remote.registry);
             file.map(cached_revocations).unwrap_or_default()
@@ -416,22 +455,53 @@ pub struct Resolved {
     pub digest: Digest,
     /// Its plugin files and the capabilities each declares.
     pub capabilities: BTreeMap<String, Vec<String>>,
+    /// The layer that listed it (`User` for a single config).
+    pub layer: hookhost_config::LayerKind,
 }
 
 /// Resolve every layer's bundles (each against the lock file next to its own file) and merge
 /// the layers into one plan. The lock returned is the user layer's.
+///
+/// A project layer that fails here — a bundle that does not resolve, or resolves to another
+/// artifact than the one approved, a conflict with a higher layer as they merge — is left out
+/// (`Plan::project_note` says why) and the other layers resolve as if there were no project.
 pub async fn resolve_layers(layers: hookhost_config::Layers, resolver: &Resolver) -> Result<Resolution, BundleError> {
+    let fallback = layers.has_project_layer().then(|| layers.clone());
+    match resolve_each(layers, resolver).await {
+        Ok(resolution) => Ok(resolution),
+        Err(e) => match fallback.as_ref().and_then(|l| l.without_project(&l.project_failure(&e))) {
+            Some(Ok(without)) => resolve_each(without, resolver).await,
+            Some(Err(config)) => Err(BundleError::new(ErrorKind::Config, config.to_string())),
+            None => Err(e),
+        },
+    }
+}
+
+async fn resolve_each(layers: hookhost_config::Layers, resolver: &Resolver) -> Result<Resolution, BundleError> {
     let (layers, merge) = layers.into_parts();
     let mut plans = Vec::with_capacity(layers.len());
     let mut lock = Lock::default();
     let mut bundles = Vec::new();
     for layer in layers {
+        let kind = layer.kind;
         let resolved = resolve(layer.config, resolver).await?;
-        if layer.kind == hookhost_config::LayerKind::User {
+        if kind == hookhost_config::LayerKind::User {
             lock = resolved.lock;
         }
-        bundles.extend(resolved.bundles);
-        plans.push((layer.kind, resolved.plan));
+        if let (hookhost_config::LayerKind::Project, Some(approved)) = (kind, merge.approved_project_bundles()) {
+            for b in &resolved.bundles {
+                let digest = b.digest.to_string();
+                match approved.get(&b.reference) {
+                    Some(d) if *d == digest => {}
+                    Some(d) => {
+                        return Err(BundleError::new(ErrorKind::Integrity, format!("bundle {} now resolves to {digest}, not the {d} you approved with the project; review the change and run `hookhost trust` again", b.reference)));
+                    }
+                    None => return Err(BundleError::new(ErrorKind::Integrity, format!("bundle {} ({digest}) was not approved with the project; review it and run `hookhost trust` again", b.reference))),
+                }
+            }
+        }
+        bundles.extend(resolved.bundles.into_iter().map(|b| Resolved { layer: kind, ..b }));
+        plans.push((kind, resolved.plan));
     }
     let plan = merge.merge(plans).map_err(|e| BundleError::new(ErrorKind::Config, e.to_string()))?;
     Ok(Resolution { plan, lock, bundles })
@@ -488,6 +558,7 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
             version: fetched.bundle.manifest.version.clone(),
             digest: fetched.digest.clone(),
             capabilities: fetched.bundle.manifest.plugins.iter().map(|p| (p.file.clone(), p.capabilities.clone())).collect(),
+            layer: hookhost_config::LayerKind::User,
         });
         if let Some(first) = seen_names.insert(fetched.bundle.manifest.name.clone(), decl.at.clone()) {
             return Err(BundleError::new(ErrorKind::Config, format!("{source}: {}: bundle {} is also listed at {first}; list each bundle once", decl.at, fetched.bundle.manifest.name)));

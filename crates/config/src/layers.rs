@@ -13,7 +13,8 @@ use crate::policy::{self, CapabilityPattern, Policy};
 use crate::project::{self, Approval};
 use crate::{ConfigError, ConfigFile, Plan, RawConfig, RawPeer, Registry};
 use hookhost_types::paths;
-use hookhost_types::spec::{Capability, Grants, HookSpec};
+use hookhost_types::spec::{Capability, Grants, HookSpec, PluginRef};
+use hookhost_types::Digest;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -84,6 +85,9 @@ pub struct LayerOptions {
     pub grants: Vec<Capability>,
     /// Read no managed layer (an embedder that has none; the CLI always reads it).
     pub skip_managed: bool,
+    /// Load the project layer whether or not it is approved (`hookhost trust`, to see what it
+    /// resolves to before approving it). Never for running hooks.
+    pub approving: bool,
 }
 
 /// The project a discovery found, and whether it loaded.
@@ -91,8 +95,12 @@ pub struct LayerOptions {
 pub struct ProjectState {
     /// The project on disk.
     pub project: project::Project,
-    /// Whether its files are approved.
+    /// Whether its files are approved (or why it was left out).
     pub approval: Approval,
+    /// Its files as read for the approval check: what its layer was loaded from.
+    pub snapshot: Option<project::Snapshot>,
+    /// The bundle digests approved with it.
+    pub approved_bundles: BTreeMap<String, String>,
     /// The file whose `policy.allow_project_hooks = false` kept it out, if one did (its
     /// approval is then not read).
     pub refused_by: Option<PathBuf>,
@@ -106,6 +114,7 @@ pub struct Layers {
     /// The project found, if any (loaded or not).
     pub project: Option<ProjectState>,
     merge: Merge,
+    opts: LayerOptions,
 }
 
 /// What joins resolved plans: the policies, and what was restricted before resolution.
@@ -115,6 +124,17 @@ pub struct Merge {
     user: (PathBuf, Policy),
     restrictions: Vec<String>,
     summaries: Vec<LayerSummary>,
+    project: Option<ProjectPins>,
+    project_note: Option<String>,
+}
+
+/// What a loaded project layer must match: its root, the files its approval read (its plugins
+/// load from these bytes), and the bundle digests approved (`None`: being approved now).
+#[derive(Debug, Clone, Default)]
+struct ProjectPins {
+    root: PathBuf,
+    snapshot: project::Snapshot,
+    bundles: Option<BTreeMap<String, String>>,
 }
 
 fn error(file: &Path, problem: String) -> ConfigError {
@@ -129,92 +149,51 @@ fn named(kind: LayerKind, file: &Path) -> String {
 impl Layers {
     /// One config as the only (user) layer: what a host built from a single file loads.
     pub fn single(config: ConfigFile) -> Layers {
-        let merge = Merge { managed: None, user: (config.source.clone(), config.policy.clone()), restrictions: Vec::new(), summaries: vec![summary(LayerKind::User, &config)] };
-        Layers { layers: vec![Layer { kind: LayerKind::User, config }], project: None, merge }
+        let merge = Merge { managed: None, user: (config.source.clone(), config.policy.clone()), restrictions: Vec::new(), summaries: vec![summary(LayerKind::User, &config)], project: None, project_note: None };
+        Layers { layers: vec![Layer { kind: LayerKind::User, config }], project: None, merge, opts: LayerOptions::default() }
     }
 
     /// Find, read and check every layer. A managed file that exists (or that
     /// `$HOOKHOST_MANAGED_CONFIG` names) must load, or nothing does: an organisation's policy
     /// never silently disappears. A project layer loads only when allowed and approved; when
-    /// not, [`Layers::project`] says why and the other layers load.
+    /// not, [`Layers::project`] says why and the other layers load. A project layer that fails
+    /// (its file, a conflict with a higher layer, a path outside the project) is left out the
+    /// same way: a cloned repository can add hooks, never take the others down.
     pub fn discover(opts: &LayerOptions) -> Result<Layers, ConfigError> {
-        let mut restrictions = Vec::new();
-        // Managed.
-        let managed = if opts.skip_managed {
-            None
-        } else {
-            let (path, named_by_env) = paths::managed_config();
-            if path.exists() || named_by_env {
-                let config = ConfigFile::load(&path).map_err(|mut e| {
-                    if named_by_env && !path.exists() {
-                        e.problems = vec!["cannot read the managed config named by HOOKHOST_MANAGED_CONFIG (no such file); fix the variable or install the file".into()];
-                    }
-                    e
-                })?;
-                Some(config)
-            } else {
-                None
-            }
-        };
-        // User.
-        let user_path = opts.user.clone().or_else(|| paths::user_config().filter(|p| p.is_file()));
-        let mut user = match &user_path {
-            Some(path) => {
-                ConfigFile::load_as(path, opts.format)?
-            }
-            None => ConfigFile::embedded_default(),
-        };
-        check_policy_fields(LayerKind::User, &user)?;
-        for cap in &opts.grants {
-            user.settings.grants.grant_all(cap.clone());
+        match discover_with(opts, None) {
+            Ok(layers) => Ok(layers),
+            Err(e) => match discover_with(opts, Some(e.to_string())) {
+                // Without the project it loads: the project was the failure.
+                Ok(layers) if layers.project.as_ref().is_some_and(|p| matches!(p.approval, Approval::Failed(_))) => Ok(layers),
+                _ => Err(e),
+            },
         }
-        let no_policy = Policy::default();
-        let managed_policy = managed.as_ref().map_or(&no_policy, |m| &m.policy);
-        // Project.
-        let mut project_state = None;
-        let mut project_layer = None;
-        if let Some(cwd) = &opts.project_from {
-            let mut peers = managed_policy.project_peers.clone();
-            peers.extend(user.policy.project_peers.iter().cloned());
-            // A project file given as the user's own config (`--config .hookhost/hooks.toml`)
-            // is that layer already: it is not read twice.
-            let same = |p: &Path| user_path.as_deref().and_then(|u| std::fs::canonicalize(u).ok()).is_some_and(|u| std::fs::canonicalize(p).is_ok_and(|p| p == u));
-            let found = project::find(cwd, &peers).and_then(|mut f| {
-                f.hooks_file = f.hooks_file.filter(|h| !same(h));
-                f.peer_files.retain(|(_, p)| !same(p));
-                (f.hooks_file.is_some() || !f.peer_files.is_empty()).then_some(f)
-            });
-            if let Some(found) = found {
-                let refused_by = [(managed.as_ref(), managed_policy), (Some(&user), &user.policy)]
-                    .into_iter()
-                    .find_map(|(c, p)| (p.allow_project_hooks == Some(false)).then(|| c.map(|c| c.source.clone())).flatten());
-                if let Some(by) = refused_by {
-                    restrictions.push(format!("project {}: not loaded: {} sets policy.allow_project_hooks = false", found.root.display(), by.display()));
-                    project_state = Some(ProjectState { project: found, approval: Approval::New, refused_by: Some(by) });
-                } else {
-                    // Unreadable files or approvals: the project does not load, and says why;
-                    // the other layers do.
-                    let approval = project::status(&found).map_or_else(Approval::Unreadable, |(_, a)| a);
-                    if approval == Approval::Approved {
-                        project_layer = Some(load_project(&found, &mut restrictions)?);
-                    }
-                    project_state = Some(ProjectState { project: found, approval, refused_by: None });
-                }
-            }
+    }
+
+    /// Whether a project layer is loaded (and so could be left out).
+    pub fn has_project_layer(&self) -> bool {
+        self.layers.iter().any(|l| l.kind == LayerKind::Project)
+    }
+
+    /// Why the project layer failed, for [`Layers::without_project`]: `error`, naming the
+    /// project's file unless it already does.
+    pub fn project_failure(&self, error: &dyn std::fmt::Display) -> String {
+        let error = error.to_string();
+        match self.layers.iter().find(|l| l.kind == LayerKind::Project).map(|l| l.config.source.display().to_string()) {
+            Some(file) if !error.contains(&file) => format!("{file}: {error}"),
+            _ => error,
         }
-        let mut layers = Vec::new();
-        if let Some(m) = managed {
-            layers.push(Layer { kind: LayerKind::Managed, config: m });
+    }
+
+    /// The same layers read again without the project layer, which failed for `why` (later,
+    /// as bundles resolved or plugins loaded): `None` when there was no project layer. Said by
+    /// [`Layers::unapproved`] and the plan's `project_note`.
+    pub fn without_project(&self, why: &str) -> Option<Result<Layers, ConfigError>> {
+        if !self.has_project_layer() {
+            return None;
         }
-        layers.push(Layer { kind: LayerKind::User, config: user });
-        if let Some(p) = project_layer {
-            layers.push(Layer { kind: LayerKind::Project, config: p });
-        }
-        restrict_before_resolve(&mut layers, &mut restrictions)?;
-        let managed = layers.iter().find(|l| l.kind == LayerKind::Managed).map(|l| (l.config.source.clone(), l.config.policy.clone()));
-        let user = layers.iter().find(|l| l.kind == LayerKind::User).map(|l| (l.config.source.clone(), l.config.policy.clone())).expect("a user layer always exists");
-        let summaries = layers.iter().map(|l| summary(l.kind, &l.config)).collect();
-        Ok(Layers { layers, project: project_state, merge: Merge { managed, user, restrictions, summaries } })
+        tracing::info!("project layer left out: {why}");
+        Some(discover_with(&self.opts, Some(why.to_string())))
     }
 
     /// The layers, to resolve one by one, and what merges the results.
@@ -239,6 +218,10 @@ impl Layers {
             Approval::New => Some(format!("project {root}: its hooks ({}) are not approved, so they do not run; review them and run `hookhost trust {root}`", files.join(", "))),
             Approval::Changed(changes) => Some(format!("project {root}: its hook files changed since you approved them ({}), so they do not run; review them and run `hookhost trust {root}` again", changes.join(", "))),
             Approval::Unreadable(why) => Some(format!("project {root}: its hooks do not run: {why}")),
+            Approval::Failed(why) => Some(format!(
+                "project {root}: its hooks are left out (the managed and user hooks run as if it had none) because it does not load: {why}; fix {} and run `hookhost trust {root}` again, or withdraw it with `hookhost trust --forget {root}`",
+                files.join(", ")
+            )),
         }
     }
 
@@ -253,6 +236,101 @@ impl Layers {
     pub fn restrictions(&self) -> &[String] {
         &self.merge.restrictions
     }
+}
+
+/// [`Layers::discover`], with the project layer left out for `drop` when given.
+fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, ConfigError> {
+    let mut restrictions = Vec::new();
+    // Managed.
+    let managed = if opts.skip_managed {
+        None
+    } else {
+        let (path, named_by_env) = paths::managed_config();
+        if path.exists() || named_by_env {
+            let config = ConfigFile::load(&path).map_err(|mut e| {
+                if named_by_env && !path.exists() {
+                    e.problems = vec!["cannot read the managed config named by HOOKHOST_MANAGED_CONFIG (no such file); fix the variable or install the file".into()];
+                }
+                e
+            })?;
+            Some(config)
+        } else {
+            None
+        }
+    };
+    // User.
+    let user_path = opts.user.clone().or_else(|| paths::user_config().filter(|p| p.is_file()));
+    let mut user = match &user_path {
+        Some(path) => ConfigFile::load_as(path, opts.format)?,
+        None => ConfigFile::embedded_default(),
+    };
+    check_policy_fields(LayerKind::User, &user)?;
+    for cap in &opts.grants {
+        user.settings.grants.grant_all(cap.clone());
+    }
+    let no_policy = Policy::default();
+    let managed_policy = managed.as_ref().map_or(&no_policy, |m| &m.policy);
+    // Project.
+    let mut project_state = None;
+    let mut project_layer = None;
+    let mut pins = None;
+    if let Some(cwd) = &opts.project_from {
+        let mut peers = managed_policy.project_peers.clone();
+        peers.extend(user.policy.project_peers.iter().cloned());
+        // A project file given as the user's own config (`--config .hookhost/hooks.toml`)
+        // is that layer already: it is not read twice.
+        let same = |p: &Path| user_path.as_deref().and_then(|u| std::fs::canonicalize(u).ok()).is_some_and(|u| std::fs::canonicalize(p).is_ok_and(|p| p == u));
+        let found = project::find(cwd, &peers).and_then(|mut f| {
+            f.hooks_file = f.hooks_file.filter(|h| !same(h));
+            f.peer_files.retain(|(_, p)| !same(p));
+            (f.hooks_file.is_some() || !f.peer_files.is_empty()).then_some(f)
+        });
+        if let Some(found) = found {
+            let refused_by = [(managed.as_ref(), managed_policy), (Some(&user), &user.policy)]
+                .into_iter()
+                .find_map(|(c, p)| (p.allow_project_hooks == Some(false)).then(|| c.map(|c| c.source.clone())).flatten());
+            if let Some(by) = refused_by {
+                restrictions.push(format!("project {}: not loaded: {} sets policy.allow_project_hooks = false", found.root.display(), by.display()));
+                project_state = Some(ProjectState { project: found, approval: Approval::New, snapshot: None, approved_bundles: BTreeMap::new(), refused_by: Some(by) });
+            } else {
+                // Unreadable files or approvals: the project does not load, and says why;
+                // the other layers do.
+                let (snapshot, mut approval, approved_bundles) = match project::status(&found) {
+                    Ok((s, a, b)) => (Some(s), a, b),
+                    Err(why) => (None, Approval::Unreadable(why), BTreeMap::new()),
+                };
+                let loads = approval == Approval::Approved || (opts.approving && matches!(approval, Approval::New | Approval::Changed(_)));
+                match (&drop, &snapshot) {
+                    (Some(why), _) if loads => approval = Approval::Failed(why.clone()),
+                    (None, Some(snapshot)) if loads => {
+                        project_layer = Some(load_project(&found, snapshot, &mut restrictions)?);
+                        let bundles = (!opts.approving).then(|| approved_bundles.clone());
+                        pins = Some(ProjectPins { root: std::fs::canonicalize(&found.root).unwrap_or_else(|_| found.root.clone()), snapshot: snapshot.clone(), bundles });
+                    }
+                    _ => {}
+                }
+                project_state = Some(ProjectState { project: found, approval, snapshot, approved_bundles, refused_by: None });
+            }
+        }
+    }
+    let mut layers = Vec::new();
+    if let Some(m) = managed {
+        layers.push(Layer { kind: LayerKind::Managed, config: m });
+    }
+    layers.push(Layer { kind: LayerKind::User, config: user });
+    if let Some(p) = project_layer {
+        layers.push(Layer { kind: LayerKind::Project, config: p });
+    }
+    restrict_before_resolve(&mut layers, &mut restrictions)?;
+    let managed = layers.iter().find(|l| l.kind == LayerKind::Managed).map(|l| (l.config.source.clone(), l.config.policy.clone()));
+    let user = layers.iter().find(|l| l.kind == LayerKind::User).map(|l| (l.config.source.clone(), l.config.policy.clone())).expect("a user layer always exists");
+    let summaries = layers.iter().map(|l| summary(l.kind, &l.config)).collect();
+    let mut found = Layers { layers, project: project_state, merge: Merge { managed, user, restrictions, summaries, project: pins, project_note: None }, opts: opts.clone() };
+    found.merge.project_note = found.unapproved();
+    if let Some(note) = found.merge.project_note.clone().filter(|_| drop.is_some()) {
+        found.merge.restrictions.push(note);
+    }
+    Ok(found)
 }
 
 /// A layer may set only its `[policy]` fields: the managed layer all, the user layer those
@@ -278,16 +356,23 @@ fn check_policy_fields(kind: LayerKind, config: &ConfigFile) -> Result<(), Confi
 
 /// Read an approved project's layer: its `.hookhost/hooks.toml` and the peer project files
 /// a policy asked for, as one config. What a project may not set is dropped and said so.
-fn load_project(found: &project::Project, restrictions: &mut Vec<String>) -> Result<ConfigFile, ConfigError> {
+fn load_project(found: &project::Project, snapshot: &project::Snapshot, restrictions: &mut Vec<String>) -> Result<ConfigFile, ConfigError> {
     let (file, base, mut raw) = match &found.hooks_file {
         Some(path) => {
-            let text = crate::read_text(path).map_err(|e| error(path, format!("cannot read the project config ({e})")))?;
+            let text = snapshot.text(path).map_err(|e| error(path, format!("cannot read the project config ({e})")))?;
             let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
             let raw: RawConfig = ConfigFile::raw(&text, path, Some(Format::Native))?;
             (path.clone(), base, raw)
         }
         None => (found.peer_files[0].1.clone(), found.root.clone(), RawConfig::default()),
     };
+    // Its signing keys are part of what was approved: read from the same bytes.
+    for key in raw.trust.iter_mut().flat_map(|t| t.keys.iter_mut()) {
+        if let Some(rel) = key.public_key_file.take() {
+            let text = snapshot.text(&base.join(&rel)).map_err(|e| error(&file, format!("trust key {}: {e}", rel.display())))?;
+            key.public_key = Some(text);
+        }
+    }
     let at = file.display();
     if raw.policy.take().is_some() {
         restrictions.push(format!("project {at}: [policy] ignored: a project cannot set policy"));
@@ -308,13 +393,27 @@ fn load_project(found: &project::Project, restrictions: &mut Vec<String>) -> Res
     }
     if !raw.peers.is_empty() {
         let before = raw.capabilities.len();
-        crate::peer::include(&mut raw, &base).map_err(|problems| ConfigError { file: file.clone(), problems })?;
+        crate::peer::include_with(&mut raw, &base, &|p: &Path| snapshot.text(p)).map_err(|problems| ConfigError { file: file.clone(), problems })?;
         // A project's peer files are named apart from the user's own (`project-claude-code:…`).
         for cap in &mut raw.capabilities[before..] {
             cap.id = format!("project-{}", cap.id);
         }
     }
     let mut config = raw.validate(&base).map_err(|problems| ConfigError { file: file.clone(), problems })?;
+    // A project hook's sandbox may read the project, nothing else of the machine.
+    let root = std::fs::canonicalize(&found.root).unwrap_or_else(|_| found.root.clone());
+    let outside: Vec<String> = config
+        .hooks
+        .iter()
+        .filter_map(|h| {
+            let dir = h.settings.get("project_dir").and_then(serde_json::Value::as_str)?;
+            let real = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
+            (!real.starts_with(&root)).then(|| format!("hook {}: settings.project_dir {dir:?} is outside the project {}; a project's hooks may mount only the project itself: remove it or point it inside the project", h.id, root.display()))
+        })
+        .collect();
+    if !outside.is_empty() {
+        return Err(ConfigError { file, problems: outside });
+    }
     config.source = file;
     Ok(config)
 }
@@ -429,13 +528,36 @@ fn summary(kind: LayerKind, c: &ConfigFile) -> LayerSummary {
 }
 
 impl Merge {
+    /// The bundle digests the loaded project layer was approved with: each of its bundle
+    /// references must resolve to exactly these. `None` when no project layer is loaded (or it
+    /// is being approved now).
+    pub fn approved_project_bundles(&self) -> Option<&BTreeMap<String, String>> {
+        self.project.as_ref().and_then(|p| p.bundles.as_ref())
+    }
+
     /// Join the layers' resolved plans (in layer order) into the plan a host loads: hooks in
     /// layer order, each layer's grants given to its own hooks only (as its policy allows),
     /// lower layers' limits capped, settings merged; a lower layer that mutes or redefines a
     /// higher one's hook, or sets a setting differently, is an error naming both.
     pub fn merge(self, plans: Vec<(LayerKind, Plan)>) -> Result<Plan, ConfigError> {
-        let Merge { managed, user, mut restrictions, mut summaries } = self;
+        let Merge { managed, user, mut restrictions, mut summaries, project, project_note } = self;
         let mut plans = plans;
+        // A project's plugin files load from the bytes its approval hashed, never read again.
+        if let Some(pins) = &project {
+            for (_, plan) in plans.iter_mut().filter(|(k, _)| *k == LayerKind::Project) {
+                for h in &plan.hooks {
+                    let PluginRef::Path(path) = &h.plugin else { continue };
+                    let Some(file) = pins.snapshot.get(path) else {
+                        return Err(error(
+                            &plan.source,
+                            format!("hook {}: its plugin {} is not among the project's approved files (a project's plugins must be inside {}): move it into the project and approve it again", h.id, path.display(), pins.root.display()),
+                        ));
+                    };
+                    let digest = Digest::from_hex(file.digest.trim_start_matches("sha256:")).expect("a digest the scan computed");
+                    plan.bundle_plugins.insert(h.plugin.clone(), crate::BundlePlugin { bytes: file.bytes.clone(), digest, declared: BTreeSet::new() });
+                }
+            }
+        }
         // The layer's own hooks are `{layer}:{id}`.
         for (kind, plan) in &mut plans {
             if *kind != LayerKind::User {
@@ -549,6 +671,7 @@ impl Merge {
         }
         merged.layers = summaries;
         merged.restrictions = restrictions;
+        merged.project_note = project_note;
         merged.refused_grants = refused_grants;
         Ok(merged)
     }

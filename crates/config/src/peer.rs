@@ -202,6 +202,12 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
 /// entry's options, its hooks join the chain as a group named after its format (after the
 /// config's capabilities, before its own hooks), its notes are kept with its path.
 pub fn include(raw: &mut RawConfig, base: &Path) -> Result<(), Vec<String>> {
+    include_with(raw, base, &crate::read_text)
+}
+
+/// [`include`], reading each peer file with `read` (a project's layer reads the bytes its
+/// approval hashed, never the file again).
+pub fn include_with(raw: &mut RawConfig, base: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Result<(), Vec<String>> {
     let mut problems = Vec::new();
     let peers = std::mem::take(&mut raw.peers);
     let mut ids: Vec<String> = raw.capabilities.iter().map(|c| c.id.clone()).collect();
@@ -223,7 +229,7 @@ pub fn include(raw: &mut RawConfig, base: &Path) -> Result<(), Vec<String>> {
                 Err(e) => problems.push(format!("{at}.grants: {e}")),
             }
         }
-        let text = match crate::read_text(&path) {
+        let text = match read(&path) {
             Ok(t) => t,
             Err(e) => {
                 problems.push(format!("{at}.path: cannot read {} ({e}); check the path (it is relative to this config)", path.display()));

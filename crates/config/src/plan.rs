@@ -32,7 +32,8 @@ pub struct Plan {
     pub settings: HostSettings,
     /// HookIds muted by `disabled_contributions`.
     pub muted: Vec<String>,
-    /// Plugin files of resolved bundles.
+    /// Plugin files whose bytes are fixed: a resolved bundle's (verified against its signed
+    /// manifest), and an approved project's (as its approval hashed them).
     pub bundle_plugins: HashMap<PluginRef, BundlePlugin>,
     /// Peer hooks loaded but not run (`http`, `prompt`, `agent`), with why.
     pub not_run: Vec<crate::NotRun>,
@@ -46,6 +47,9 @@ pub struct Plan {
     pub restrictions: Vec<String>,
     /// Each grant a layer's policy refused: (HookId, capability) → why (for load errors).
     pub refused_grants: std::collections::BTreeMap<(String, Capability), String>,
+    /// Why a project found around the working directory does not run (not approved, changed,
+    /// not this user's, or left out because it failed to load), if so: one line to show.
+    pub project_note: Option<String>,
 }
 
 impl Plan {
@@ -75,6 +79,7 @@ impl Plan {
             layers: Vec::new(),
             restrictions: Vec::new(),
             refused_grants: Default::default(),
+            project_note: None,
         }
     }
 

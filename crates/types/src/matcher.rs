@@ -188,10 +188,12 @@ fn if_rule(text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<IfR
 
 /// A `Bash(...)` rule matches a command line when it matches the line as written or any simple
 /// command in it, as Claude Code checks each subcommand: `ls; rm -rf b`, `FOO=1 rm -rf b`,
-/// `cd /tmp && rm -rf b`, `true || rm -rf b` and `$(rm -rf b)` all match `Bash(rm *)`. The line
-/// is read with the same shell parser as the guard; a line it cannot parse matches (a hook that
-/// guards must rather run too often than not at all). `prefix:*` is Claude Code's older prefix
-/// form (`Bash(npm run test:*)`).
+/// `cd /tmp && rm -rf b`, `true || rm -rf b` and `$(rm -rf b)` all match `Bash(rm *)`. Wrappers
+/// and strings are unwrapped exactly as the guard unwraps them (`sudo rm …`, `env X=1 rm …`,
+/// `timeout 5 rm …`, `bash -c 'rm …'`, `xargs rm …`, `/bin/rm …`: the shell-parse crate's one
+/// table). The line is read with the same shell parser as the guard; a line it cannot parse
+/// matches (a hook that guards must rather run too often than not at all). `prefix:*` is Claude
+/// Code's older prefix form (`Bash(npm run test:*)`).
 fn shell_rule_matches(glob: &str, line: &str) -> bool {
     let one = |command: &str| match glob.strip_suffix(":*") {
         Some(prefix) => command == prefix || command.starts_with(&format!("{prefix} ")),
@@ -200,7 +202,7 @@ fn shell_rule_matches(glob: &str, line: &str) -> bool {
     if one(line.trim()) {
         return true;
     }
-    match hookhost_shell_parse::commands(line) {
+    match hookhost_shell_parse::every_command(line) {
         Ok(commands) => commands.iter().any(|words| one(&words.join(" "))),
         Err(_) => true,
     }
@@ -543,6 +545,17 @@ mod tests {
             ("Bash(npm run test:*)", "Bash", json!({"command": "npm run testing"}), false),
             ("Bash(rm *)", "Bash", json!({"command": "rmdir x"}), false),
             ("Bash(git push*)", "Bash", json!({"command": "git push --force"}), true),
+            // Wrappers and strings, unwrapped as the guard unwraps them.
+            ("Bash(rm:*)", "Bash", json!({"command": "sudo rm -rf build"}), true),
+            ("Bash(rm:*)", "Bash", json!({"command": "env A=1 rm -rf build"}), true),
+            ("Bash(rm:*)", "Bash", json!({"command": "command rm -rf build"}), true),
+            ("Bash(rm:*)", "Bash", json!({"command": "nice -n 5 rm -rf build"}), true),
+            ("Bash(rm:*)", "Bash", json!({"command": "timeout 5 rm -rf build"}), true),
+            ("Bash(rm:*)", "Bash", json!({"command": "bash -c 'rm -rf build'"}), true),
+            ("Bash(rm:*)", "Bash", json!({"command": "/bin/rm -rf build"}), true),
+            ("Bash(rm:*)", "Bash", json!({"command": "find . -name x | xargs rm -rf"}), true),
+            ("Bash(rm:*)", "Bash", json!({"command": "sudo ls /root"}), false),
+            ("Bash(rm:*)", "Bash", json!({"command": "command -v rm"}), false),
             ("Bash", "Bash", json!({"command": "anything"}), true),
             ("Bash(rm *)", "Edit", json!({"file_path": "rm x"}), false),
             ("Edit(*.ts)", "Edit", json!({"file_path": "/repo/src/app.ts"}), true),

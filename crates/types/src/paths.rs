@@ -54,3 +54,9 @@ pub const SYSTEM_MANAGED_CONFIG: &str = "/etc/hookhost/managed.toml";
 pub fn state_dir() -> Option<PathBuf> {
     Some(xdg("XDG_STATE_HOME", ".local/state")?.join("hookhost"))
 }
+
+/// Where `hookhost serve` keeps the bearer token TCP requests carry (made on first start), and
+/// where `hookhost-send` finds it: `$XDG_STATE_HOME/hookhost/serve.token`.
+pub fn serve_token_file() -> Option<PathBuf> {
+    Some(state_dir()?.join("serve.token"))
+}

@@ -93,57 +93,6 @@ fn is_root_like(target: &str) -> bool {
     matches!(t, "" | "/" | "~" | "$HOME" | "${HOME}" | "*" | "/*" | "." | "..") || SYSTEM_DIRS.contains(&t)
 }
 
-/// Options of each wrapper that take a value (`-u root`), so the value is not read as the
-/// command; `--opt=value` forms need no entry.
-fn wrapper_value_options(prog: &str) -> Option<&'static [&'static str]> {
-    Some(match prog {
-        "sudo" => &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt", "--chdir", "--role", "--type", "--other-user", "--command-timeout"],
-        "doas" => &["-u", "-C"],
-        "env" => &["-u", "-C", "--unset", "--chdir"],
-        "timeout" => &["-s", "-k", "--signal", "--kill-after"],
-        "nice" => &["-n", "--adjustment"],
-        "nohup" | "busybox" | "setsid" => &[],
-        "time" => &["-f", "-o", "--format", "--output"],
-        "command" => &[],
-        "exec" => &["-a"],
-        "stdbuf" => &["-i", "-o", "-e", "--input", "--output", "--error"],
-        "ionice" => &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
-        "xargs" => &["-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace"],
-        _ => return None,
-    })
-}
-
-/// The command a wrapper runs: its argv after the wrapper's own options (and, for `timeout`,
-/// the duration; for `env`, the assignments).
-fn unwrap<'a>(prog: &str, args: &'a [String]) -> &'a [String] {
-    let value_opts = wrapper_value_options(prog).unwrap_or(&[]);
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a == "--" {
-            i += 1;
-            break;
-        }
-        if prog == "env" && !a.starts_with('-') && a.contains('=') {
-            i += 1;
-            continue;
-        }
-        if !a.starts_with('-') || a == "-" {
-            break;
-        }
-        // `nice -10`: an adjustment, not an option with a value.
-        i += if value_opts.contains(&a) { 2 } else { 1 };
-    }
-    let rest = &args[i.min(args.len())..];
-    match prog {
-        // The duration comes first.
-        "timeout" => rest.get(1..).unwrap_or(&[]),
-        // `command -v rm` only looks rm up.
-        "command" if args.iter().take_while(|a| a.starts_with('-')).any(|a| a.contains('v') || a.contains('V')) => &[],
-        _ => rest,
-    }
-}
-
 fn check_words(words: &[String], strict_rm: bool, depth: usize) -> Option<String> {
     check_command(words, strict_rm, depth, false)
 }
@@ -154,23 +103,15 @@ fn check_command(words: &[String], strict_rm: bool, depth: usize, from_input: bo
         return Some("commands nested too deep to check".into());
     }
     let (prog, args) = words.split_first()?;
-    let prog = prog.rsplit('/').next().unwrap_or(prog);
-    if prog == "env" {
-        // `env -S "rm -rf ~"` splits its string into the command.
-        if let Some(pos) = args.iter().position(|a| a == "-S" || a == "--split-string") {
-            return check_script(args.get(pos + 1)?, strict_rm, depth + 1);
-        }
-    }
-    if wrapper_value_options(prog).is_some() {
-        return check_command(unwrap(prog, args), strict_rm, depth + 1, from_input || prog == "xargs");
+    let prog = shell::program(prog);
+    // Wrappers and shells given a string: what they run is checked (the same table the host's
+    // `if` rules unwrap with).
+    match shell::runs(prog, args) {
+        Some(shell::Runs::Argv(inner)) => return check_command(inner, strict_rm, depth + 1, from_input || prog == "xargs"),
+        Some(shell::Runs::Script(text)) => return check_script(&text, strict_rm, depth + 1),
+        None => {}
     }
     match prog {
-        "bash" | "sh" | "zsh" | "dash" | "ksh" => {
-            // `-c STRING`, also as part of a flag cluster (`-lc`, `-ec`).
-            let pos = args.iter().position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))?;
-            check_script(args.get(pos + 1)?, strict_rm, depth + 1)
-        }
-        "eval" => check_script(&args.join(" "), strict_rm, depth + 1),
         "rm" => {
             let (mut recursive, mut force, mut options_done) = (false, false, false);
             let mut targets = Vec::new();

@@ -8,6 +8,9 @@
 
 use bashkit::parser::{AssignmentValue, Command, CompoundCommand, Parser, Word, WordPart};
 
+pub mod wrappers;
+pub use wrappers::{every_command, program, runs, Runs};
+
 /// Parse budget: AST depth and parser operations. A line beyond them is unparseable, which the
 /// guard treats conservatively.
 const MAX_DEPTH: usize = 64;

@@ -1,0 +1,151 @@
+//! Commands that run another command: wrappers (`sudo rm …`, `env X=1 rm …`, `timeout 5 rm …`,
+//! `xargs rm …`), shells given a string (`sh -c 'rm …'`, `eval …`, `env -S '…'`). The guard and
+//! the host's Claude Code `if` rules unwrap them with this one table, so a rule and the guard
+//! always see the same command.
+
+/// Options of each wrapper that take a value (`-u root`), so the value is not read as the
+/// command; `--opt=value` forms need no entry. `None`: not a wrapper.
+fn value_options(prog: &str) -> Option<&'static [&'static str]> {
+    Some(match prog {
+        "sudo" => &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt", "--chdir", "--role", "--type", "--other-user", "--command-timeout"],
+        "doas" => &["-u", "-C"],
+        "env" => &["-u", "-C", "--unset", "--chdir"],
+        "timeout" => &["-s", "-k", "--signal", "--kill-after"],
+        "nice" => &["-n", "--adjustment"],
+        "nohup" | "busybox" | "setsid" | "builtin" => &[],
+        "time" => &["-f", "-o", "--format", "--output"],
+        "command" => &[],
+        "exec" => &["-a"],
+        "stdbuf" => &["-i", "-o", "-e", "--input", "--output", "--error"],
+        "ionice" => &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
+        "xargs" => &["-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace"],
+        _ => return None,
+    })
+}
+
+/// A program's name as the shell finds it: `/bin/rm` and `./rm` are `rm`.
+pub fn program(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// What a command runs in turn, if it runs another one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Runs<'a> {
+    /// A wrapper's command (`sudo -u root rm -rf x` runs `rm -rf x`; `command -v rm` runs
+    /// nothing, an empty argv).
+    Argv(&'a [String]),
+    /// A string run as a script: `sh -c STRING`, `bash -lc STRING`, `eval ARGS`, `env -S STRING`.
+    Script(String),
+}
+
+/// What `prog args` runs in turn (`prog` as written or already reduced by [`program`]), or
+/// `None` when it is not a wrapper or a shell given a string.
+pub fn runs<'a>(prog: &str, args: &'a [String]) -> Option<Runs<'a>> {
+    let prog = program(prog);
+    match prog {
+        // `env -S "rm -rf ~"` splits its string into the command.
+        "env" if args.iter().any(|a| a == "-S" || a == "--split-string") => {
+            let pos = args.iter().position(|a| a == "-S" || a == "--split-string")?;
+            Some(Runs::Script(args.get(pos + 1)?.clone()))
+        }
+        "bash" | "sh" | "zsh" | "dash" | "ksh" => {
+            // `-c STRING`, also as part of a flag cluster (`-lc`, `-ec`).
+            let pos = args.iter().position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))?;
+            Some(Runs::Script(args.get(pos + 1)?.clone()))
+        }
+        "eval" => Some(Runs::Script(args.join(" "))),
+        _ => value_options(prog).map(|_| Runs::Argv(unwrap(prog, args))),
+    }
+}
+
+/// The command a wrapper runs: its argv after the wrapper's own options (and, for `timeout`,
+/// the duration; for `env`, the assignments).
+fn unwrap<'a>(prog: &str, args: &'a [String]) -> &'a [String] {
+    let value_opts = value_options(prog).unwrap_or(&[]);
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if prog == "env" && !a.starts_with('-') && a.contains('=') {
+            i += 1;
+            continue;
+        }
+        if !a.starts_with('-') || a == "-" {
+            break;
+        }
+        // `nice -10`: an adjustment, not an option with a value.
+        i += if value_opts.contains(&a) { 2 } else { 1 };
+    }
+    let rest = &args[i.min(args.len())..];
+    match prog {
+        // The duration comes first.
+        "timeout" => rest.get(1..).unwrap_or(&[]),
+        // `command -v rm` only looks rm up.
+        "command" if args.iter().take_while(|a| a.starts_with('-')).any(|a| a.contains('v') || a.contains('V')) => &[],
+        _ => rest,
+    }
+}
+
+/// How deep [`every_command`] follows wrappers and strings.
+const MAX_NESTING: usize = 8;
+
+/// Every command `script` would run, as a rule should see it: each simple command with its
+/// program reduced to its name (`/bin/rm` → `rm`), and, for a wrapper or a shell given a
+/// string, also the command it runs (`sudo rm -rf x` yields `sudo rm -rf x` and `rm -rf x`;
+/// `bash -c 'rm -rf x'` yields both). `Err` when a line (or a string it runs) cannot be parsed,
+/// or nests deeper than a checker follows.
+pub fn every_command(script: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut out = Vec::new();
+    script_commands(script, 0, &mut out)?;
+    Ok(out)
+}
+
+fn script_commands(script: &str, depth: usize, out: &mut Vec<Vec<String>>) -> Result<(), String> {
+    if depth > MAX_NESTING {
+        return Err("commands nested too deep to read".into());
+    }
+    for words in crate::commands(script)? {
+        argv_commands(&words, depth, out)?;
+    }
+    Ok(())
+}
+
+fn argv_commands(words: &[String], depth: usize, out: &mut Vec<Vec<String>>) -> Result<(), String> {
+    if depth > MAX_NESTING {
+        return Err("commands nested too deep to read".into());
+    }
+    let Some((prog, args)) = words.split_first() else { return Ok(()) };
+    let mut named = vec![program(prog).to_string()];
+    named.extend(args.iter().cloned());
+    out.push(named);
+    match runs(prog, args) {
+        Some(Runs::Argv(inner)) => argv_commands(inner, depth + 1, out),
+        Some(Runs::Script(text)) => script_commands(&text, depth + 1, out),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(script: &str) -> Vec<String> {
+        every_command(script).unwrap().iter().map(|w| w.join(" ")).collect()
+    }
+
+    #[test]
+    fn wrappers_and_strings_are_unwrapped() {
+        assert_eq!(lines("sudo -u root rm -rf x"), ["sudo -u root rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("/bin/rm -rf x"), ["rm -rf x"]);
+        assert_eq!(lines("env A=1 nice -n 5 timeout 3 rm -rf x"), ["env A=1 nice -n 5 timeout 3 rm -rf x", "nice -n 5 timeout 3 rm -rf x", "timeout 3 rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("bash -c 'cd /; rm -rf x'"), ["bash -c cd /; rm -rf x", "cd /", "rm -rf x"]);
+        assert_eq!(lines("command rm -rf x"), ["command rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("command -v rm"), ["command -v rm"]);
+        assert_eq!(lines("find . | xargs -n1 rm -rf"), ["find .", "xargs -n1 rm -rf", "rm -rf"]);
+        assert_eq!(lines("env -S 'rm -rf x'"), ["env -S rm -rf x", "rm -rf x"]);
+        assert!(every_command(&"sh -c \"".repeat(1)).is_err());
+    }
+}
