@@ -1,6 +1,6 @@
 //! `hookhost-send`: a command hook that forwards the runtime's event to a running `hookhost
 //! serve` and answers as the runtime expects — a process of a few milliseconds instead of a
-//! host per call. Standard library only: no wasmtime, no async runtime.
+//! host per call. No wasmtime, no async runtime: the standard library, libc and serde_json.
 //!
 //! ```text
 //! hookhost-send --output claude-code [--server http://127.0.0.1:7807 | --server unix:PATH]
