@@ -162,6 +162,23 @@ fn nearest(protocol: &str, event: &str, mut want: Value) -> Value {
                 want["context"] = json!([]);
             }
         }
+        // Codex refuses ask, halt and a bare allow before a tool (and would then run it): the
+        // first two are its deny, a bare allow says nothing, and a rewrite needs its allow.
+        "codex" if event == "pre_tool_use" => {
+            match decision.as_str() {
+                "ask" => {
+                    want["decision"] = json!("block");
+                    want["reason"] = json!(format!("needs a human's confirmation, which Codex cannot ask for here: {}", want["reason"].as_str().unwrap()));
+                }
+                "halt" => want["decision"] = json!("block"),
+                "allow" if want["patch"].is_null() => {
+                    want["decision"] = json!("pass");
+                    want["reason"] = Value::Null;
+                }
+                "pass" if !want["patch"].is_null() => want["decision"] = json!("allow"),
+                _ => {}
+            }
+        }
         // docker-agent takes context where its reference says (not on pre_tool_use).
         "docker-agent" => {
             if event == "pre_tool_use" || event == "permission_request" {

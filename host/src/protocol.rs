@@ -8,9 +8,9 @@
 //! references implemented here:
 //!
 //! - Claude Code: its hooks reference, "Hook output" (<https://code.claude.com/docs/en/hooks>);
-//! - Codex: its hooks documentation (`hooks.json`), whose wire protocol is Claude Code's for the
-//!   events it has (`SessionStart`, `PreToolUse`, `PermissionRequest`, `PostToolUse`,
-//!   `UserPromptSubmit`, `Stop`);
+//! - Codex: its hooks documentation (`hooks.json`) and the checks its hook engine applies to
+//!   every answer (`codex-rs/hooks/src/engine/output_parser.rs`): close to Claude Code's, but
+//!   stricter — an answer Codex refuses runs the tool, so it has its own writer (`codex.rs`);
 //! - Gemini CLI: its hooks reference (`docs/hooks/reference.md` of google-gemini/gemini-cli);
 //! - docker-agent: its hooks reference (seed 003: `hook_specific_output`, `decision: block`);
 //! - Starchild: its shell-hook output protocol (seed 004: `decision`, `tool_input`, `context`,
@@ -20,6 +20,8 @@ use crate::dispatch::Outcome;
 use hookhost_types::{Effect, EventName, HookEvent, VerdictKind};
 use serde_json::{json, Map, Value};
 
+mod codex;
+
 /// A runtime's hook protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protocol {
@@ -27,7 +29,7 @@ pub enum Protocol {
     Json,
     /// Claude Code command hooks.
     ClaudeCode,
-    /// Codex command hooks (Claude Code's wire protocol).
+    /// Codex command hooks (Claude Code's wire protocol, with Codex's own stricter rules).
     Codex,
     /// Gemini CLI command hooks.
     GeminiCli,
@@ -158,7 +160,8 @@ pub fn render(protocol: Protocol, event: &HookEvent, outcome: &Outcome) -> Reply
     }
     let stdout = match protocol {
         Protocol::Json => serde_json::to_string(outcome).unwrap_or_default(),
-        Protocol::ClaudeCode | Protocol::Codex => claude(protocol, &parts, &mut notes),
+        Protocol::ClaudeCode => claude(protocol, &parts, &mut notes),
+        Protocol::Codex => codex::codex(&parts, &mut notes),
         Protocol::GeminiCli => gemini(&parts, &mut notes),
         Protocol::DockerAgent => docker(&parts, &mut notes),
         Protocol::Starchild => starchild(&parts, &mut notes),
@@ -197,7 +200,7 @@ pub fn failure(protocol: Protocol, event: Option<&HookEvent>, error: &str, fail_
 fn takes_tool_input(protocol: Protocol, event: &EventName, kind: VerdictKind) -> bool {
     match (protocol, event) {
         (_, EventName::PreToolUse) => true,
-        (Protocol::ClaudeCode | Protocol::Codex, EventName::PermissionRequest) => kind == VerdictKind::Allow,
+        (Protocol::ClaudeCode, EventName::PermissionRequest) => kind == VerdictKind::Allow,
         (Protocol::DockerAgent, EventName::PermissionRequest) => true,
         _ => false,
     }
@@ -626,5 +629,94 @@ mod tests {
             assert_eq!((unreadable.code, unreadable.notes[0].as_str()), (2, "hookhost could not decide, and --fail-closed blocks: stdin: not JSON"));
         }
         assert_eq!(failure(Protocol::Json, None, "x", false).code, 2, "hookhost's own exit code for bad input");
+    }
+
+    /// Codex's own checks of a hook's answer, as its hook engine applies them
+    /// (`codex-rs/hooks/src/engine/output_parser.rs`, and the generated schemas' closed field
+    /// sets): `Some(why)` is an answer Codex marks as a failed hook — and then runs the tool.
+    fn codex_refuses(event: &str, answer: &Value) -> Option<String> {
+        let Some(obj) = answer.as_object() else { return (!answer.is_null()).then(|| "not an object".to_string()) };
+        let blocks_with_decision = matches!(event, "PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "Stop");
+        for key in obj.keys() {
+            let known = matches!(key.as_str(), "continue" | "stopReason" | "suppressOutput" | "systemMessage" | "hookSpecificOutput") || (blocks_with_decision && matches!(key.as_str(), "decision" | "reason"));
+            if !known {
+                return Some(format!("unknown field {key}"));
+            }
+        }
+        let specific = obj.get("hookSpecificOutput").and_then(Value::as_object);
+        let allowed: &[&str] = match event {
+            "PreToolUse" => &["hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext"],
+            "PermissionRequest" => &["hookEventName", "decision"],
+            "PostToolUse" | "UserPromptSubmit" | "SessionStart" => &["hookEventName", "additionalContext"],
+            _ => &["hookEventName"],
+        };
+        if let Some(key) = specific.and_then(|s| s.keys().find(|k| !allowed.contains(&k.as_str()))) {
+            return Some(format!("unknown hookSpecificOutput field {key}"));
+        }
+        let stops = obj.get("continue") == Some(&json!(false));
+        let reason_ok = |v: Option<&Value>| v.and_then(Value::as_str).is_some_and(|r| !r.trim().is_empty());
+        match event {
+            "PreToolUse" | "PermissionRequest" if stops || obj.contains_key("stopReason") || obj.contains_key("suppressOutput") => return Some("unsupported universal field".into()),
+            "PreToolUse" => {
+                let s = specific.cloned().unwrap_or_default();
+                match (s.get("permissionDecision").and_then(Value::as_str), s.contains_key("updatedInput")) {
+                    (Some("allow"), false) => return Some("bare allow".into()),
+                    (Some("ask"), _) => return Some("ask".into()),
+                    (Some("deny"), false) if !reason_ok(s.get("permissionDecisionReason")) => return Some("deny without a reason".into()),
+                    (Some("deny"), true) | (None, true) => return Some("updatedInput without allow".into()),
+                    (None, false) if s.contains_key("permissionDecisionReason") => return Some("reason without decision".into()),
+                    _ => {}
+                }
+            }
+            "PermissionRequest" => {
+                if let Some(d) = specific.and_then(|s| s.get("decision")).and_then(Value::as_object) {
+                    if d.keys().any(|k| !matches!(k.as_str(), "behavior" | "message")) {
+                        return Some("unsupported decision field".into());
+                    }
+                }
+            }
+            "PostToolUse" if obj.contains_key("suppressOutput") => return Some("suppressOutput".into()),
+            _ => {}
+        }
+        if blocks_with_decision && obj.get("decision") == Some(&json!("block")) && !reason_ok(obj.get("reason")) {
+            return Some("block without a reason".into());
+        }
+        None
+    }
+
+    #[test]
+    fn every_codex_answer_is_one_codex_accepts_and_none_fails_open() {
+        let args = json!({"arguments": {"command": "curl -H 'Authorization: [REDACTED]' x"}});
+        let effects = || vec![Effect::AddContext { text: "ctx".into() }, Effect::NotifyUser { text: "note".into() }];
+        for event in ["PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "Notification"] {
+            for kind in [VerdictKind::Pass, VerdictKind::Allow, VerdictKind::Ask, VerdictKind::Block, VerdictKind::Halt] {
+                for (patch, with_effects) in [(None, false), (None, true), (Some(args.clone()), false), (Some(json!({"result": "token=[REDACTED]"})), true), (Some(json!({"message": "[REDACTED]"})), false)] {
+                    let o = outcome(kind, Some("because"), if with_effects { effects() } else { vec![] }, patch.clone());
+                    let (v, _) = out(Protocol::Codex, event, o);
+                    assert_eq!(codex_refuses(event, &v), None, "{event} {kind:?} {patch:?}: {v}");
+                }
+            }
+        }
+        let c = |event: &str, kind, reason: Option<&str>, patch| out(Protocol::Codex, event, outcome(kind, reason, vec![], patch));
+        let deny = |reason: &str| json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}});
+        // What would have been refused (and run the command) is a deny that holds.
+        assert_eq!(c("PreToolUse", VerdictKind::Block, Some("no"), None).0, deny("no"));
+        assert_eq!(c("PreToolUse", VerdictKind::Block, Some("  "), None).0, deny("blocked by a hook"), "Codex refuses an empty reason");
+        let (v, notes) = c("PreToolUse", VerdictKind::Ask, Some("sure?"), None);
+        assert_eq!(v, deny("needs a human's confirmation, which Codex cannot ask for here: sure?"));
+        assert_eq!(notes, ["hookhost: codex output: Codex cannot ask from a PreToolUse hook (it refuses permissionDecision:ask): the tool call is denied instead"]);
+        assert_eq!(c("PreToolUse", VerdictKind::Halt, Some("enough"), None).0, deny("enough"));
+        // A rewrite is applied the one way Codex takes it; a bare allow says nothing.
+        let (v, _) = c("PreToolUse", VerdictKind::Pass, None, Some(args.clone()));
+        assert_eq!(v, json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "curl -H 'Authorization: [REDACTED]' x"}}}));
+        assert_eq!(c("PreToolUse", VerdictKind::Allow, Some("fine"), None).0, Value::Null);
+        // A redacted tool output reaches the model as the block's reason, instead of the original.
+        let (v, _) = c("PostToolUse", VerdictKind::Pass, None, Some(json!({"result": "token=[REDACTED]"})));
+        assert_eq!(v, json!({"decision": "block", "reason": "token=[REDACTED]"}));
+        // A permission request: no new input, no interrupt.
+        assert_eq!(c("PermissionRequest", VerdictKind::Halt, Some("stop"), None).0, json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "stop"}}}));
+        let (v, _) = c("PermissionRequest", VerdictKind::Allow, None, Some(args));
+        assert_eq!(v["hookSpecificOutput"]["decision"]["behavior"], "deny", "input Codex cannot take here: blocked, not passed: {v}");
+        assert_eq!(c("UserPromptSubmit", VerdictKind::Halt, Some("bye"), None).0, json!({"continue": false, "stopReason": "bye"}));
     }
 }
