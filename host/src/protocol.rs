@@ -286,9 +286,21 @@ fn claude(protocol: Protocol, p: &Parts, notes: &mut Vec<String>) -> String {
     }
     if let Some(result) = p.result {
         match (p.event, p.tool) {
-            (E::PostToolUse, Some(tool)) if tool.starts_with("mcp__") => put(&mut specific, "updatedMCPToolOutput", result.clone()),
-            (event, _) => notes.push(format!("the rewritten tool output is dropped: {} replaces only an MCP tool's output, on PostToolUse (this is {} of {})", protocol_title(protocol), pascal(event), p.tool.unwrap_or("no tool"))),
+            // `updatedToolOutput` replaces any tool's output (Claude Code 2.1.121 on); older
+            // versions read `updatedMCPToolOutput`, for MCP tools only.
+            (E::PostToolUse, tool) => {
+                put(&mut specific, "updatedToolOutput", result.clone());
+                if tool.is_some_and(|t| t.starts_with("mcp__")) {
+                    put(&mut specific, "updatedMCPToolOutput", result.clone());
+                }
+            }
+            (event, _) => notes.push(format!("the rewritten tool output is dropped: {} replaces a tool's output on PostToolUse only, not on {}", protocol_title(protocol), pascal(event))),
         }
+    }
+    // A blocked prompt is not shown back ("Original prompt: …"): it may hold what the block
+    // was about (a secret).
+    if p.kind >= VerdictKind::Block && *p.event == E::UserPromptSubmit {
+        put(&mut specific, "suppressOriginalPrompt", true);
     }
     if p.summary.is_some() {
         notes.push(format!("the replacement summary is dropped: {} has no field for one", protocol_title(protocol)));
@@ -375,7 +387,15 @@ fn gemini(p: &Parts, notes: &mut Vec<String>) -> String {
     }
     if let Some(result) = p.result {
         match p.event {
-            E::PostToolUse | E::ToolResultTransform => put(&mut specific, "tool_output", as_text(result)),
+            E::PostToolUse | E::ToolResultTransform => {
+                put(&mut specific, "tool_output", as_text(result));
+                // Gemini CLI (0.61) does not apply `tool_output`; a deny's reason is what reaches
+                // the model in place of the tool's result, so the redacted text goes there too.
+                if p.kind < VerdictKind::Block {
+                    put(&mut out, "decision", "deny");
+                    put(&mut out, "reason", as_text(result));
+                }
+            }
             event => notes.push(format!("the rewritten tool output is dropped: Gemini CLI takes one on AfterTool, not on {}", gemini_name(event))),
         }
     }
@@ -557,7 +577,15 @@ mod tests {
         assert_eq!(c("PreToolUse", VerdictKind::Halt, Some("enough")), json!({"continue": false, "stopReason": "enough"}));
         assert_eq!(c("PermissionRequest", VerdictKind::Block, Some("no")), json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}));
         assert_eq!(c("PermissionRequest", VerdictKind::Allow, None), json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}));
-        assert_eq!(c("UserPromptSubmit", VerdictKind::Block, Some("secret")), json!({"decision": "block", "reason": "secret"}));
+        assert_eq!(c("UserPromptSubmit", VerdictKind::Block, Some("secret")), json!({"decision": "block", "reason": "secret", "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "suppressOriginalPrompt": true}}));
+        // A redacted output replaces any tool's (and an MCP tool's the older way too).
+        let redacted = |tool: &str| {
+            let event = HookEvent::from_value(json!({"hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": {}, "tool_response": "key sk-1"})).unwrap();
+            let reply = render(Protocol::ClaudeCode, &event, &outcome(VerdictKind::Pass, None, vec![], Some(json!({"result": "key [REDACTED]"}))));
+            serde_json::from_str::<Value>(&reply.stdout).unwrap()["hookSpecificOutput"].clone()
+        };
+        assert_eq!(redacted("Bash"), json!({"hookEventName": "PostToolUse", "updatedToolOutput": "key [REDACTED]"}));
+        assert_eq!(redacted("mcp__db__q"), json!({"hookEventName": "PostToolUse", "updatedToolOutput": "key [REDACTED]", "updatedMCPToolOutput": "key [REDACTED]"}));
         assert_eq!(c("Stop", VerdictKind::Block, Some("tests fail")), json!({"decision": "block", "reason": "tests fail"}));
         // Effects: rewritten input, context, a message for the human.
         let o = outcome(VerdictKind::Allow, None, vec![Effect::AddContext { text: "ctx".into() }, Effect::NotifyUser { text: "hi".into() }], Some(json!({"arguments": {"command": "ls -a"}})));
@@ -611,6 +639,11 @@ mod tests {
         let (v, notes) = out(Protocol::Starchild, "Stop", outcome(VerdictKind::Halt, Some("enough"), vec![], None));
         assert_eq!(v, json!({"decision": "block", "reason": "enough"}));
         assert_eq!(notes, ["hookhost: starchild output: Starchild has no \"halt\"; it is written as a block"]);
+        // Gemini CLI 0.61 does not apply `tool_output`: the redacted text reaches the model as a
+        // deny's reason.
+        let after = HookEvent::from_value(json!({"hook_event_name": "AfterTool", "tool_name": "run_shell_command", "tool_input": {}, "tool_response": {"llmContent": "key sk-1"}})).unwrap();
+        let reply = render(Protocol::GeminiCli, &after, &outcome(VerdictKind::Pass, None, vec![], Some(json!({"result": "key [REDACTED]"}))));
+        assert_eq!(serde_json::from_str::<Value>(&reply.stdout).unwrap(), json!({"decision": "deny", "reason": "key [REDACTED]", "hookSpecificOutput": {"hookEventName": "AfterTool", "tool_output": "key [REDACTED]"}}));
         let context = outcome(VerdictKind::Pass, None, vec![Effect::AddContext { text: "c".into() }], None);
         assert_eq!(out(Protocol::DockerAgent, "SessionStart", context.clone()).0, json!({"hook_specific_output": {"additional_context": "c"}}));
         assert_eq!(out(Protocol::GeminiCli, "UserPromptSubmit", context).0, json!({"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": "c"}}));
