@@ -904,3 +904,26 @@ fn a_directory_registry_cannot_roll_back_a_revocation_or_downgrade_a_range() {
     let err = w.fails(&["check", "--config", "exact.toml"], 2);
     assert!(err.contains("this version is revoked by key") && err.contains("leaks tokens"), "a rolled-back index un-revoked 1.1.0: {err}");
 }
+
+/// A locked config whose bundle comes from a directory registry runs on when that directory is
+/// gone: the verified copy was kept in the cache when it resolved (issue #38, "offline once
+/// locked, whatever the registry").
+#[test]
+fn a_locked_directory_bundle_runs_with_the_registry_gone() {
+    let w = Work::new();
+    w.key("acme");
+    w.pack("acme/guard", "1.0.0", "g.hhb");
+    w.ok(&["bundle", "sign", "--key", "acme.key", "g.hhb"]);
+    w.ok(&["registry", "push", "g.hhb", "reg"]);
+    w.write("hooks.toml", format!("bundles = [\"local/acme/guard@^1\"]\n[registries.local]\npath = \"reg\"\n{}", trust_toml("acme.pub", "acme/*")));
+    w.ok(&["lock", "--config", "hooks.toml"]);
+    assert_eq!(run_json(&w, "hooks.toml")["decision"], "block");
+    std::fs::rename(w.path("reg"), w.path("reg-gone")).unwrap();
+    w.write("ev.json", RM);
+    let v: serde_json::Value = serde_json::from_str(&w.ok(&["run", "--locked", "--config", "hooks.toml", "--event", "ev.json"])).unwrap();
+    assert_eq!(v["decision"], "block", "{v}");
+    // Without a lock nothing says which version: that is an error naming the bundle, not a pass.
+    std::fs::remove_file(w.path("hooks.lock")).unwrap();
+    let err = w.fails(&["run", "--config", "hooks.toml", "--event", "ev.json"], 2);
+    assert!(err.contains("local/acme/guard@^1") && err.contains("not found"), "{err}");
+}

@@ -166,12 +166,30 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
                     parse_digest(digest)?
                 }
             };
-            let artifact = store.get(digest.as_str()).map_err(|e| match e.kind() {
-                ErrorKind::NotFound => BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {}", e.message())),
-                ErrorKind::Integrity => BundleError::new(ErrorKind::Integrity, format!("{from}: the registry is corrupt: {}; push the bundle again", e.message())),
-                _ => e.context(&from),
-            })?;
-            check(&artifact, digest, revocations, tag.as_deref())
+            // A verified copy is kept in the cache, as for OCI pulls: a locked config runs on when
+            // the registry directory is gone (an unmounted share, a deleted checkout).
+            let cache_store = cache.map(|c| Store::new(c.join("bundles")));
+            let (artifact, from_registry) = match store.get(digest.as_str()) {
+                Ok(a) => (a, true),
+                Err(e) if e.kind() == ErrorKind::NotFound => match cache_store.as_ref().map(|c| c.get(digest.as_str())) {
+                    Some(Ok(a)) => {
+                        tracing::info!(bundle = %r, "{} does not hold {digest}; the copy cached when it did is used", dir.display());
+                        (a, false)
+                    }
+                    _ => return Err(BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {}", e.message()))),
+                },
+                Err(e) if e.kind() == ErrorKind::Integrity => return Err(BundleError::new(ErrorKind::Integrity, format!("{from}: the registry is corrupt: {}; push the bundle again", e.message()))),
+                Err(e) => return Err(e.context(&from)),
+            };
+            let fetched = check(&artifact, digest, revocations, tag.as_deref())?;
+            if let (Some(cache_store), true) = (&cache_store, from_registry) {
+                if matches!(cache_store.get(fetched.digest.as_str()), Err(e) if e.kind() == ErrorKind::NotFound) {
+                    if let Err(e) = cache_store.put(&artifact, None) {
+                        tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
+                    }
+                }
+            }
+            Ok(fetched)
         }
         Registry::Oci(location) => {
             let mut remote = Remote::new(location)?;
