@@ -15,7 +15,7 @@
 //!
 //! It trusts only a daemon of its own user: before anything is sent (the event, the token), the
 //! listener must be this user's (or root's) — a unix socket's peer credentials, or on loopback
-//! TCP the owner of the daemon's end of the connection in `/proc/net/tcp`. Only a complete
+//! TCP the owner of the daemon's end of the connection (the kernel's socket diagnostics). Only a complete
 //! `HTTP/1.1 200` answer with a JSON body of the expected shape, within [`MAX_ANSWER`] bytes,
 //! counts as an answer; anything else is a failure. The token comes from `--token-file`,
 //! `$HOOKHOST_TOKEN`, else the file `hookhost serve` made (`$XDG_STATE_HOME/hookhost/serve.token`).
@@ -97,7 +97,7 @@ fn exchange<S: Read + Write>(mut stream: S, path: &str, token: Option<&str>, bod
     head.push_str("\r\n");
     stream.write_all(head.as_bytes())?;
     stream.write_all(body)?;
-    let mut raw = Vec::new();
+    let mut raw = Vec::with_capacity(16 << 10);
     stream.take(MAX_ANSWER + 64 * 1024).read_to_end(&mut raw)?;
     Ok(answer(&raw, output))
 }
@@ -194,34 +194,91 @@ fn peer_uid(s: &std::os::unix::net::UnixStream) -> std::io::Result<u32> {
     Ok(cred.uid)
 }
 
-/// The owner of the daemon's end of a loopback TCP connection (`/proc/net/tcp`, `tcp6`): the
-/// socket whose local address is the daemon's and whose remote address is ours.
+/// The owner of the daemon's end of a loopback TCP connection: the socket whose local address is
+/// the daemon's and whose remote address is ours, looked up by the kernel's socket diagnostics
+/// (`NETLINK_SOCK_DIAG`, one exact lookup — `ss` asks the same way; reading `/proc/net/tcp`
+/// instead walks every socket and costs milliseconds).
 fn tcp_peer_uid(s: &std::net::TcpStream) -> Option<u32> {
-    let (ours, theirs) = (s.local_addr().ok()?, s.peer_addr().ok()?);
-    let hex = |a: &std::net::SocketAddr| -> String {
-        // The kernel prints each 32-bit word of the address as a number in its own byte order.
-        let word = |w: &[u8]| format!("{:08X}", u32::from_ne_bytes([w[0], w[1], w[2], w[3]]));
-        let ip = match a.ip() {
-            std::net::IpAddr::V4(v4) => word(&v4.octets()),
-            std::net::IpAddr::V6(v6) => v6.octets().chunks(4).map(word).collect(),
-        };
-        format!("{ip}:{:04X}", a.port())
-    };
-    let (local, remote) = (hex(&theirs), hex(&ours));
-    // The daemon's end appears as the kernel takes the connection: a few tries.
-    for _ in 0..20 {
-        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            let Ok(text) = std::fs::read_to_string(table) else { continue };
-            for line in text.lines().skip(1) {
-                let f: Vec<&str> = line.split_whitespace().collect();
-                if f.len() > 7 && f[1].eq_ignore_ascii_case(&local) && f[2].eq_ignore_ascii_case(&remote) {
-                    return f[7].parse().ok();
-                }
-            }
-        }
-        std::thread::sleep(Duration::from_millis(1));
+    /// `struct inet_diag_sockid` (linux/inet_diag.h): ports and addresses in network order.
+    #[repr(C)]
+    struct SockId {
+        sport: u16,
+        dport: u16,
+        src: [u32; 4],
+        dst: [u32; 4],
+        ifindex: u32,
+        cookie: [u32; 2],
     }
-    None
+    /// `struct nlmsghdr` + `struct inet_diag_req_v2`.
+    #[repr(C)]
+    struct Request {
+        len: u32,
+        kind: u16,
+        flags: u16,
+        seq: u32,
+        pid: u32,
+        family: u8,
+        protocol: u8,
+        ext: u8,
+        pad: u8,
+        states: u32,
+        id: SockId,
+    }
+    const SOCK_DIAG_BY_FAMILY: u16 = 20;
+    const NLMSG_ERROR: u16 = 2;
+    const NLM_F_REQUEST: u16 = 1;
+    // `struct inet_diag_msg`: family, state, timer, retrans (4 bytes), the socket id (48),
+    // expires, rqueue, wqueue, then the uid.
+    const UID_AT: usize = 16 + 4 + std::mem::size_of::<SockId>() + 12;
+    let (ours, theirs) = (s.local_addr().ok()?, s.peer_addr().ok()?);
+    // The raw address words, in the byte order they have on the wire.
+    let words = |a: &std::net::SocketAddr| -> [u32; 4] {
+        let octets: Vec<u8> = match a.ip() {
+            std::net::IpAddr::V4(v4) => v4.octets().to_vec(),
+            std::net::IpAddr::V6(v6) => v6.octets().to_vec(),
+        };
+        let mut out = [0u32; 4];
+        for (w, chunk) in out.iter_mut().zip(octets.chunks(4)) {
+            *w = u32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        }
+        out
+    };
+    let family = if theirs.is_ipv4() { libc::AF_INET } else { libc::AF_INET6 } as u8;
+    let request = Request {
+        len: std::mem::size_of::<Request>() as u32,
+        kind: SOCK_DIAG_BY_FAMILY,
+        flags: NLM_F_REQUEST,
+        seq: 1,
+        pid: 0,
+        family,
+        protocol: libc::IPPROTO_TCP as u8,
+        ext: 0,
+        pad: 0,
+        states: u32::MAX,
+        id: SockId { sport: theirs.port().to_be(), dport: ours.port().to_be(), src: words(&theirs), dst: words(&ours), ifindex: 0, cookie: [u32::MAX; 2] },
+    };
+    // SAFETY: a netlink socket of our own, closed below; the request and the reply buffer are
+    // plain memory of the sizes passed.
+    unsafe {
+        let fd = libc::socket(libc::AF_NETLINK, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, libc::NETLINK_SOCK_DIAG);
+        if fd < 0 {
+            return None;
+        }
+        let timeout = libc::timeval { tv_sec: 1, tv_usec: 0 };
+        libc::setsockopt(fd, libc::SOL_SOCKET, libc::SO_RCVTIMEO, (&timeout as *const libc::timeval).cast(), std::mem::size_of::<libc::timeval>() as libc::socklen_t);
+        let mut kernel: libc::sockaddr_nl = std::mem::zeroed();
+        kernel.nl_family = libc::AF_NETLINK as libc::sa_family_t;
+        let sent = libc::sendto(fd, (&request as *const Request).cast(), std::mem::size_of::<Request>(), 0, (&kernel as *const libc::sockaddr_nl).cast(), std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t);
+        let mut reply = [0u8; 4096];
+        let got = if sent < 0 { -1 } else { libc::recv(fd, reply.as_mut_ptr().cast(), reply.len(), 0) };
+        libc::close(fd);
+        let got = usize::try_from(got).ok()?;
+        let kind = u16::from_ne_bytes([reply[4], reply[5]]);
+        if got < UID_AT + 4 || kind == NLMSG_ERROR || kind != SOCK_DIAG_BY_FAMILY {
+            return None;
+        }
+        Some(u32::from_ne_bytes([reply[UID_AT], reply[UID_AT + 1], reply[UID_AT + 2], reply[UID_AT + 3]]))
+    }
 }
 
 /// Send the event; `Err` when the daemon cannot be reached at all; `Ok(Err(why))` when what
@@ -247,7 +304,7 @@ fn send(args: &Args, body: &[u8]) -> std::io::Result<Answer> {
         match tcp_peer_uid(&s) {
             Some(uid) if trusted(uid) => {}
             Some(uid) => return Ok(Err(format!("{hostport} is served by uid {uid}, not by you (uid {}): nothing was sent to it", my_uid()))),
-            None => return Ok(Err(format!("cannot tell who serves {hostport} (no entry in /proc/net/tcp): nothing was sent to it"))),
+            None => return Ok(Err(format!("cannot tell who serves {hostport} (the kernel's socket diagnostics did not say): nothing was sent to it"))),
         }
     }
     s.set_read_timeout(Some(args.timeout))?;
