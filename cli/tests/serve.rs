@@ -377,3 +377,42 @@ fn each_event_runs_with_the_project_of_its_own_cwd() {
     let (_, body) = d.request("POST", "/v1/events", &[], &event(home.path()));
     assert_eq!(serde_json::from_str::<serde_json::Value>(&body).unwrap()["decision"], "pass", "{body}");
 }
+
+/// A daemon reloaded 500 times, alternating between two plugin sets, keeps its memory: the
+/// code of plugins no loaded host uses is freed (issue #35, "a component cache that is right
+/// for daemons").
+#[test]
+fn five_hundred_reloads_keep_the_daemons_memory_flat() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hooks.toml");
+    let sets = [
+        "[[hooks]]\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n",
+        "[[hooks]]\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:redact-secrets\" }\n[[hooks]]\nevent = \"user_prompt_submit\"\nexecutor = { plugin = \"builtin:bash-adapter\", settings = { command = \"true\" } }\n",
+    ];
+    std::fs::write(&config, sets[0]).unwrap();
+    let d = Daemon::start(&["--listen", "127.0.0.1:0", "--config", config.to_str().unwrap()]);
+    let rss = || -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", d.child.id())).unwrap();
+        status.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap().trim().trim_end_matches(" kB").parse().unwrap()
+    };
+    let mut reloads = 0;
+    let mut reload = |n: usize| {
+        for _ in 0..n {
+            reloads += 1;
+            std::fs::write(&config, sets[reloads % 2]).unwrap();
+            d.signal(libc::SIGHUP);
+            let start = Instant::now();
+            while d.lines("config reloaded (SIGHUP)") < reloads {
+                assert!(start.elapsed() < Duration::from_secs(60), "reload {reloads} did not happen: {}", d.lines("did not reload"));
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        assert_eq!(d.request("POST", "/v1/events", &[], MKFS).0, 200);
+    };
+    reload(50);
+    let warm = rss();
+    reload(450);
+    let after = rss();
+    eprintln!("RSS after 50 reloads: {warm} kB; after 500: {after} kB");
+    assert!(after <= warm + warm / 10, "RSS grew from {warm} kB to {after} kB over 450 reloads");
+}

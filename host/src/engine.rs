@@ -165,23 +165,61 @@ fn engine_fingerprint(engine: &WasmEngine) -> String {
     format!("{:016x}", h.finish())
 }
 
+/// Compiled code shared by every plugin of one process that loaded the same bytes on the same
+/// engine: held by each such [`crate::plugin::Plugin`], and freed when the last of them is
+/// (a daemon that reloads into new plugins keeps none of the old ones' code).
+pub struct SharedCode(#[allow(dead_code, reason = "held, not read: its strong count is what keeps the code loaded")] Arc<CodeCell>);
+
+type CodeCell = OnceLock<Result<(Component, CodeSource), String>>;
+type CodeKey = (String, Option<PathBuf>);
+
+/// What this process has loaded, per engine (by identity: code compiled for one engine never
+/// runs on another, whatever their settings), each entry held weakly.
+static LOADED: Mutex<Vec<(wasmtime::EngineWeak, HashMap<CodeKey, std::sync::Weak<CodeCell>>)>> = Mutex::new(Vec::new());
+
 /// Compile a component, or load it from the precompile cache. The cache file name is the
 /// content digest plus the engine fingerprint, so a changed plugin or a different wasmtime
 /// build never reuses stale code. A cache entry that fails to load is replaced.
 ///
-/// Within one process each distinct component is compiled or loaded once, however many hosts
-/// load it; concurrent loads of the same bytes wait for the first.
+/// Within one process each distinct component is compiled or loaded once per engine, however
+/// many hosts load it, for as long as a loaded plugin holds it ([`SharedCode`]); concurrent
+/// loads of the same bytes wait for the first. Entries of engines and plugins that are gone are
+/// dropped as others are added, so the table holds no more than what is loaded.
 /// `digest` is the hex sha256 of `bytes` (the caller has it already; hashing a 12 MB plugin
 /// costs tens of milliseconds).
 /// `name` is the plugin as the config names it, for the progress note a large compile logs.
-pub fn load_component(engine: &WasmEngine, name: &str, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<(Component, CodeSource)> {
-    type Cell = Arc<OnceLock<Result<(Component, CodeSource), String>>>;
-    static LOADED: OnceLock<Mutex<HashMap<(String, Option<PathBuf>), Cell>>> = OnceLock::new();
+pub fn load_component(engine: &WasmEngine, name: &str, bytes: &[u8], digest: &str, cache: Option<&Path>) -> wasmtime::Result<(Component, CodeSource, SharedCode)> {
     let key = (digest.to_string(), cache.map(Path::to_path_buf));
-    let cell = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner()).entry(key).or_default().clone();
-    cell.get_or_init(|| load_uncached(engine, name, bytes, digest, cache).map_err(|e| format!("{e:#}")))
-        .clone()
-        .map_err(wasmtime::Error::msg)
+    let cell = {
+        let mut all = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|(weak, _)| weak.upgrade().is_some());
+        let at = match all.iter().position(|(weak, _)| weak.upgrade().is_some_and(|e| WasmEngine::same(&e, engine))) {
+            Some(at) => at,
+            None => {
+                all.push((engine.weak(), HashMap::new()));
+                all.len() - 1
+            }
+        };
+        let table = &mut all[at].1;
+        table.retain(|_, weak| weak.strong_count() > 0);
+        match table.get(&key).and_then(std::sync::Weak::upgrade) {
+            Some(cell) => cell,
+            None => {
+                let cell = Arc::new(CodeCell::new());
+                table.insert(key, Arc::downgrade(&cell));
+                cell
+            }
+        }
+    };
+    let loaded = cell.get_or_init(|| load_uncached(engine, name, bytes, digest, cache).map_err(|e| format!("{e:#}"))).clone();
+    loaded.map(|(component, source)| (component, source, SharedCode(cell))).map_err(wasmtime::Error::msg)
+}
+
+/// How many components this process holds loaded for `engine` (for tests).
+#[cfg(test)]
+pub(crate) fn loaded_on(engine: &WasmEngine) -> usize {
+    let all = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+    all.iter().filter(|(weak, _)| weak.upgrade().is_some_and(|e| WasmEngine::same(&e, engine))).map(|(_, table)| table.values().filter(|w| w.strong_count() > 0).count()).sum()
 }
 
 /// Why a cache directory cannot be trusted, if it cannot: it must be owned by the current

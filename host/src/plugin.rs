@@ -43,6 +43,8 @@ pub struct Plugin {
     /// costs a worker's wake-up on a multi-threaded runtime.
     parks: bool,
     pre: HookPre<State>,
+    /// Its compiled code, shared with every plugin of the same bytes on this engine.
+    _shared: engine::SharedCode,
 }
 
 /// What one hook's instances may reach beyond their sandbox, as the host granted it.
@@ -309,7 +311,7 @@ impl Loader {
         }
         let started = Instant::now();
         let digest = digest.unwrap_or_else(|| hookhost_types::ids::sha256_hex(&bytes));
-        let (component, code) = engine::load_component(engine, &name, &bytes, &digest, self.cache.as_deref())
+        let (component, code, shared) = engine::load_component(engine, &name, &bytes, &digest, self.cache.as_deref())
             .map_err(|e| not_component(format!("it does not validate ({})", chain(&e)), "rebuild the plugin; the file may be truncated or corrupted"))?;
         let imports = check_shape(engine, &component, hook, &name)?;
         let linker = self.linker_for(&imports)?;
@@ -327,7 +329,7 @@ impl Loader {
         })?;
         let wasi = imports.iter().any(|i| i.starts_with("wasi:"));
         let parks = imports.iter().any(|i| !(i.starts_with("hookhost:hooks/types@") || i.starts_with("hookhost:hooks/log@")));
-        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, wasi, parks, pre })
+        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, wasi, parks, pre, _shared: shared })
     }
 
     /// The smallest linker that provides what a component imports.
@@ -669,6 +671,33 @@ mod tests {
         assert!(loader.wasi_linker.get().is_some_and(Result::is_ok));
         let http = adapter.imports.iter().any(|i| i.starts_with("wasi:http/"));
         assert_eq!(loader.http_linker.get().is_some(), http, "wasi:http is linked only for a plugin that imports it");
+    }
+
+    /// Compiled code is kept per engine: two engines with different settings load the same bytes
+    /// and each runs them (code compiled for one engine is never handed to the other), and the
+    /// code goes when the last plugin holding it does.
+    #[tokio::test]
+    async fn code_is_shared_per_engine_and_freed_with_its_last_plugin() {
+        let (bytes, digest) = crate::builtin::get("guard-destructive").unwrap();
+        let limits = Limits { timeout: std::time::Duration::from_secs(5), fuel: 100_000_000, memory_bytes: 64 << 20 };
+        let rm = || wit::Call::new(&HookEvent::pre_tool_use("bash", serde_json::json!({"command": "rm -rf /"})), "user:h", "{}", 0);
+        let pooled = Engine::new().unwrap();
+        let on_demand = Engine::one_shot().unwrap();
+        let mut plugins = Vec::new();
+        for engine in [&pooled, &on_demand, &pooled] {
+            let loader = Loader::new(engine, None).unwrap();
+            let plugin = loader.load("user:h", PluginSource { name: "builtin:guard-destructive".into(), bytes: bytes.into(), digest: Some(digest.into()) }).unwrap();
+            let decision = plugin.handle("user:h", rm(), &limits, &Access::default()).await.0.unwrap();
+            assert_eq!(decision.verdict.kind, hookhost_types::VerdictKind::Block, "{decision:?}");
+            plugins.push(plugin);
+        }
+        assert_eq!((engine::loaded_on(pooled.wasmtime()), engine::loaded_on(on_demand.wasmtime())), (1, 1), "one copy per engine, shared by its plugins");
+        plugins.pop();
+        plugins.remove(0);
+        assert_eq!(engine::loaded_on(pooled.wasmtime()), 0, "no plugin of the pooled engine holds the code: it is freed");
+        assert_eq!(engine::loaded_on(on_demand.wasmtime()), 1);
+        drop(plugins);
+        assert_eq!(engine::loaded_on(on_demand.wasmtime()), 0);
     }
 
     /// The grant is checked again when the guest calls `process.run`: the bash adapter asked to
