@@ -167,11 +167,18 @@ async fn a_granted_http_hook_gets_the_event_and_its_answer_decides() {
     assert_eq!(out.patch.map(Value::Object), Some(json!({"arguments": {"command": "ls -la"}})));
 }
 
+/// A failing http hook is what Claude Code makes of it: a non-blocking error, unless the hook
+/// sets `onFailure: "block"` — then it blocks what it guards. It never hangs the host.
 #[tokio::test]
-async fn failures_block_what_the_hook_guards_and_never_hang() {
+async fn failures_block_what_the_hook_guards_when_asked_and_never_hang() {
     let server = Server::start();
+    let strict = |url: String| {
+        let mut h = http_hook(&url);
+        h["onFailure"] = json!("block");
+        h
+    };
     let hooks = json!({
-        "PreToolUse": [{"matcher": "Bash", "hooks": [http_hook(&server.url("/pre"))]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [strict(server.url("/pre"))]}],
         "PostToolUse": [{"matcher": "Bash", "hooks": [http_hook(&server.url("/post"))]}],
     });
     let (host, _dir) = claude_host(hooks, &[server.grant()]).await;
@@ -184,7 +191,7 @@ async fn failures_block_what_the_hook_guards_and_never_hang() {
     ];
     for (status, body, says) in cases {
         server.answer(status, &body);
-        // PreToolUse guards: an executor error there is a block (the converted hook's on_error).
+        // PreToolUse with `onFailure: "block"`: an executor error there is a block.
         let out = host.dispatch(&pre_bash("ls")).await;
         assert_eq!(out.decision, VerdictKind::Block, "{status}: {out:?}");
         assert!(error_of(&out).contains(says), "{status}: {}", error_of(&out));
@@ -207,10 +214,15 @@ async fn failures_block_what_the_hook_guards_and_never_hang() {
     let port = closed.local_addr().unwrap().port();
     drop(closed);
     let grant: Capability = format!("net:http:127.0.0.1:{port}").parse().unwrap();
-    let (host, _dir) = claude_host(json!({"PreToolUse": [{"hooks": [http_hook(&format!("http://127.0.0.1:{port}/x"))]}]}), &[grant]).await;
+    let (host, _dir) = claude_host(json!({"PreToolUse": [{"hooks": [strict(format!("http://127.0.0.1:{port}/x"))]}]}), &[grant.clone()]).await;
     let out = host.dispatch(&pre_bash("ls")).await;
     assert_eq!(out.decision, VerdictKind::Block);
     assert!(error_of(&out).contains(&format!("http://127.0.0.1:{port}/x: connection refused")), "{}", error_of(&out));
+    // Without `onFailure`, as in Claude Code: the call goes on, the error is traced.
+    let (host, _dir) = claude_host(json!({"PreToolUse": [{"hooks": [http_hook(&format!("http://127.0.0.1:{port}/x"))]}]}), &[grant]).await;
+    let out = host.dispatch(&pre_bash("ls")).await;
+    assert_eq!(out.decision, VerdictKind::Pass);
+    assert!(error_of(&out).contains("connection refused"), "{}", error_of(&out));
 }
 
 #[tokio::test]

@@ -82,6 +82,12 @@ pub struct RawConfig {
     /// or `warn` (an executor error, which the hook's `on_error` decides).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peer_start_failure: Option<StartFailure>,
+    /// What the failure of a converted peer hook (an exit code its runtime does not give a
+    /// meaning, a timeout, a crash) decides, for every hook of the peer files this config
+    /// includes. Unset: as its runtime documents (a Claude Code hook's failure does not block
+    /// unless the hook sets `onFailure: "block"`); `block` fails closed, `warn` and `allow` do not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer_on_failure: Option<OnError>,
     /// Hooks of a peer file that hookhost loads but does not run (`http`, `prompt`, `agent`).
     #[serde(skip)]
     pub not_run: Vec<NotRun>,

@@ -113,6 +113,9 @@ pub struct Options {
     pub grants: Vec<Capability>,
     /// A Claude Code plugin's directory (`<plugin>/hooks/hooks.json`): `$CLAUDE_PLUGIN_ROOT`.
     pub plugin_root: Option<std::path::PathBuf>,
+    /// What every converted hook's failure decides, over what its runtime documents (the
+    /// including config's `peer_on_failure`).
+    pub on_failure: Option<OnError>,
 }
 
 impl Options {
@@ -164,6 +167,9 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
         // An Everruns file is hookhost's own contract (seed 001): its timeout_ms range stands.
         hook.peer = format != Format::Everruns;
         hook.grants.extend(opts.grants.iter().cloned());
+        if let Some(on_failure) = opts.on_failure {
+            hook.on_error = on_failure;
+        }
         // A wasm built-in standing in for a peer's own (docker-agent's redact_secrets) keeps
         // hookhost's wasm timeout range.
         if hook.executor.plugin != "builtin:bash-adapter" {
@@ -242,7 +248,7 @@ pub fn include_with(raw: &mut RawConfig, base: &Path, read: &dyn Fn(&Path) -> st
         };
         let plugin_root = plugin_root_of(&path);
         let project_dir = if plugin_root.is_some() && entry.project_dir.is_none() { None } else { project_dir };
-        let opts = Options { project_dir, start_failure: raw.peer_start_failure.unwrap_or_default(), grants, plugin_root };
+        let opts = Options { project_dir, start_failure: raw.peer_start_failure.unwrap_or_default(), grants, plugin_root, on_failure: raw.peer_on_failure };
         let peer = match crate::ConfigFile::raw_with(&text, &path, format, &opts) {
             Ok(p) if p.format == Format::Native => {
                 problems.push(format!("{at}.path: {} is a native hookhost config, not a peer file; merge its hooks into this one", path.display()));
@@ -608,10 +614,11 @@ fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: 
     Some(hook)
 }
 
-/// The failure policy of a converted hook whose file sets none: a hook that guards a tool call
-/// (`pre_tool_use`, `permission_request`) fails closed in every format — a guard that cannot
-/// run must not look like a guard that passed — and every other hook keeps the peer's
-/// documented behaviour (`otherwise`). docs/CONFIG.md lists each peer's rule.
+/// The failure policy of a converted hook whose file sets none, in the formats that fail closed
+/// before a tool call (Everruns, Starchild): a hook that guards a tool call (`pre_tool_use`,
+/// `permission_request`) blocks, every other hook keeps the peer's documented behaviour
+/// (`otherwise`). Claude Code's hooks follow its own rule (`onFailure`). docs/CONFIG.md lists
+/// each peer's rule.
 fn guard_failure(event: Option<&EventName>, otherwise: OnError) -> OnError {
     match event {
         Some(EventName::PreToolUse | EventName::PermissionRequest) => OnError::Block,
@@ -673,8 +680,8 @@ const CLAUDE_EVENTS: &[(&str, Option<EventName>, On)] = &[
 ];
 
 /// The handler fields Claude Code documents, per type.
-const CLAUDE_COMMAND_KEYS: &[&str] = &["type", "command", "args", "shell", "timeout", "if", "async", "once", "statusMessage"];
-const CLAUDE_HTTP_KEYS: &[&str] = &["type", "url", "headers", "allowedEnvVars", "timeout", "if", "async", "once", "statusMessage"];
+const CLAUDE_COMMAND_KEYS: &[&str] = &["type", "command", "args", "shell", "timeout", "if", "async", "once", "statusMessage", "onFailure"];
+const CLAUDE_HTTP_KEYS: &[&str] = &["type", "url", "headers", "allowedEnvVars", "timeout", "if", "async", "once", "statusMessage", "onFailure"];
 const CLAUDE_OTHER_KEYS: &[&str] = &["type", "prompt", "model", "timeout", "if", "async", "once", "statusMessage", "server", "tool", "input"];
 
 fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
@@ -788,7 +795,18 @@ fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h:
         }
         On::Nothing => None,
     };
-    let mut hook = RawHook::converted(event.config_name(), exec, guard_failure(Some(event), OnError::Warn));
+    // Claude Code: a hook that exits with a code other than 0 and 2, times out or cannot be
+    // reached is a non-blocking error, unless it sets `onFailure: "block"` (its hooks reference,
+    // "Block the action when a hook fails", v2.1.295).
+    let on_error = match h.get("onFailure").map(|v| (v, v.as_str())) {
+        None | Some((_, Some("continue"))) => OnError::Warn,
+        Some((_, Some("block"))) => OnError::Block,
+        Some((v, _)) => {
+            problems.push(format!("{at}.onFailure: {v} is not \"block\" or \"continue\""));
+            OnError::Warn
+        }
+    };
+    let mut hook = RawHook::converted(event.config_name(), exec, on_error);
     hook.at = Some(at.to_string());
     hook.id = Some(format!("{}_{}", event.as_str(), raw.hooks.len()));
     hook.matcher = matcher;
