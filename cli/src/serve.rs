@@ -36,6 +36,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+mod listen;
+mod metrics;
+mod stamps;
+
+use listen::{bind_unix, listen_at, token_for, Listen};
+use metrics::Metrics;
+use stamps::{config_stamp, project_root, project_stamp, settled_stamp};
+
 /// The loopback port `serve` listens on by default.
 pub const DEFAULT_PORT: u16 = 7807;
 
@@ -69,85 +77,6 @@ pub(crate) struct ServeArgs {
     /// Connections open at once; more wait in the kernel's queue.
     #[arg(long, default_value_t = 256)]
     pub max_connections: usize,
-}
-
-/// Latency buckets of the histogram, in seconds.
-const BUCKETS: [f64; 10] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1.0];
-
-#[derive(Default)]
-struct HookMetrics {
-    invocations: u64,
-    decisions: BTreeMap<&'static str, u64>,
-    errors: BTreeMap<String, u64>,
-    buckets: [u64; BUCKETS.len()],
-    sum_seconds: f64,
-}
-
-#[derive(Default)]
-struct Metrics {
-    requests: BTreeMap<(String, u16), u64>,
-    hooks: BTreeMap<String, HookMetrics>,
-    reloads: BTreeMap<&'static str, u64>,
-}
-
-impl Metrics {
-    fn record(&mut self, outcome: &Outcome) {
-        for trace in &outcome.hooks {
-            let m = self.hooks.entry(trace.id.clone()).or_default();
-            m.invocations += 1;
-            *m.decisions.entry(trace.decision.as_str()).or_default() += 1;
-            if let Some(error) = &trace.error {
-                // The kind of failure, not its text: a bounded label set.
-                let kind = error.split_whitespace().nth(1).unwrap_or("error").trim_end_matches(':').to_string();
-                *m.errors.entry(kind).or_default() += 1;
-            }
-            let seconds = trace.duration_us as f64 / 1e6;
-            m.sum_seconds += seconds;
-            for (i, le) in BUCKETS.iter().enumerate() {
-                if seconds <= *le {
-                    m.buckets[i] += 1;
-                }
-            }
-        }
-    }
-
-    fn render(&self) -> String {
-        let mut out = String::new();
-        out.push_str("# HELP hookhost_requests_total HTTP requests served, by route and status.\n# TYPE hookhost_requests_total counter\n");
-        for ((route, status), n) in &self.requests {
-            out.push_str(&format!("hookhost_requests_total{{route=\"{route}\",status=\"{status}\"}} {n}\n"));
-        }
-        out.push_str("# HELP hookhost_reloads_total Config reloads, by result.\n# TYPE hookhost_reloads_total counter\n");
-        for (result, n) in &self.reloads {
-            out.push_str(&format!("hookhost_reloads_total{{result=\"{result}\"}} {n}\n"));
-        }
-        out.push_str("# HELP hookhost_hook_invocations_total Hook invocations.\n# TYPE hookhost_hook_invocations_total counter\n");
-        for (hook, m) in &self.hooks {
-            out.push_str(&format!("hookhost_hook_invocations_total{{hook=\"{hook}\"}} {}\n", m.invocations));
-        }
-        out.push_str("# HELP hookhost_hook_decisions_total Hook verdicts, by decision.\n# TYPE hookhost_hook_decisions_total counter\n");
-        for (hook, m) in &self.hooks {
-            for (decision, n) in &m.decisions {
-                out.push_str(&format!("hookhost_hook_decisions_total{{hook=\"{hook}\",decision=\"{decision}\"}} {n}\n"));
-            }
-        }
-        out.push_str("# HELP hookhost_hook_errors_total Hook executor failures, by kind.\n# TYPE hookhost_hook_errors_total counter\n");
-        for (hook, m) in &self.hooks {
-            for (kind, n) in &m.errors {
-                out.push_str(&format!("hookhost_hook_errors_total{{hook=\"{hook}\",kind=\"{kind}\"}} {n}\n"));
-            }
-        }
-        out.push_str("# HELP hookhost_hook_duration_seconds Hook invocation time.\n# TYPE hookhost_hook_duration_seconds histogram\n");
-        for (hook, m) in &self.hooks {
-            for (i, le) in BUCKETS.iter().enumerate() {
-                out.push_str(&format!("hookhost_hook_duration_seconds_bucket{{hook=\"{hook}\",le=\"{le}\"}} {}\n", m.buckets[i]));
-            }
-            out.push_str(&format!("hookhost_hook_duration_seconds_bucket{{hook=\"{hook}\",le=\"+Inf\"}} {}\n", m.invocations));
-            out.push_str(&format!("hookhost_hook_duration_seconds_sum{{hook=\"{hook}\"}} {}\n", m.sum_seconds));
-            out.push_str(&format!("hookhost_hook_duration_seconds_count{{hook=\"{hook}\"}} {}\n", m.invocations));
-        }
-        out
-    }
 }
 
 /// The most projects whose hosts are kept loaded at once (each its own chain).
@@ -221,40 +150,6 @@ impl App {
         let mut projects = self.projects.lock().unwrap_or_else(|p| p.into_inner());
         projects.retain(|root, loaded| project_stamp(root) == loaded.stamp);
     }
-}
-
-/// The project around `dir` (any peer file a policy could ask for counts), if any.
-fn project_root(dir: &std::path::Path) -> Option<PathBuf> {
-    let peers: Vec<String> = hookhost::config::policy::PROJECT_PEER_FILES.iter().map(|(n, _)| n.to_string()).collect();
-    hookhost::config::project::find(dir, &peers).map(|p| p.root)
-}
-
-/// What a project's hook files are now, cheaply: every entry under `.hookhost/` and the peer
-/// files with their size, change time and inode (a changed file changes its stamp).
-fn project_stamp(root: &std::path::Path) -> String {
-    use std::os::unix::fs::MetadataExt;
-    let mut stamp = String::new();
-    let mut todo = vec![root.join(".hookhost"), root.join(".claude/settings.json"), root.join(".claude/hooks")];
-    let mut seen = 0;
-    while let Some(path) = todo.pop() {
-        seen += 1;
-        if seen > 4000 {
-            break;
-        }
-        let Ok(meta) = std::fs::symlink_metadata(&path) else {
-            stamp.push_str("-;");
-            continue;
-        };
-        stamp.push_str(&format!("{}:{}:{}.{}:{};", path.display(), meta.len(), meta.ctime(), meta.ctime_nsec(), meta.ino()));
-        if meta.is_dir() {
-            if let Ok(entries) = std::fs::read_dir(&path) {
-                let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-                names.sort();
-                todo.extend(names);
-            }
-        }
-    }
-    stamp
 }
 
 fn json_error(status: StatusCode, message: &str) -> Response {
@@ -416,161 +311,6 @@ fn router(app: Arc<App>, args: &ServeArgs) -> Router {
         .with_state(app)
 }
 
-/// Where to listen, checked: loopback unless the address says otherwise, which is logged.
-enum Listen {
-    Tcp(std::net::SocketAddr),
-    Unix(PathBuf),
-}
-
-fn listen_at(text: &str) -> anyhow::Result<Listen> {
-    if let Some(path) = text.strip_prefix("unix:") {
-        return Ok(Listen::Unix(PathBuf::from(path)));
-    }
-    let addr: std::net::SocketAddr = text.parse().map_err(|_| crate::usage(format!("--listen: {text:?} is not HOST:PORT or unix:PATH (e.g. 127.0.0.1:{DEFAULT_PORT})")))?;
-    if !addr.ip().is_loopback() {
-        tracing::warn!("listening on {addr}, which is not a loopback address: anyone who can reach it and holds the token can run events through your hooks");
-    }
-    Ok(Listen::Tcp(addr))
-}
-
-/// The bearer token requests must carry, if any (see [`ServeArgs::token_file`]).
-fn token_for(args: &ServeArgs, listen: &Listen) -> anyhow::Result<Option<String>> {
-    let read = |path: &std::path::Path, flag: &str| -> anyhow::Result<String> {
-        let text = std::fs::read_to_string(path).map_err(|e| crate::usage(format!("{flag}: cannot read {} ({e})", path.display())))?;
-        let token = text.trim().to_string();
-        if token.is_empty() {
-            return Err(crate::usage(format!("{flag}: {} is empty", path.display())));
-        }
-        Ok(token)
-    };
-    match (&args.token_file, args.no_token, listen) {
-        (Some(path), _, _) => read(path, "--token-file").map(Some),
-        (None, true, Listen::Tcp(addr)) if !addr.ip().is_loopback() => Err(crate::usage(format!("--no-token: {addr} is not a loopback address; a daemon reachable from elsewhere needs a token (--token-file)"))),
-        (None, true, Listen::Tcp(addr)) => {
-            eprintln!("hookhost serve: warning: --no-token: any process on this machine that can reach {addr} can run events through your hooks");
-            Ok(None)
-        }
-        // A unix socket: the peer's credentials decide who asks.
-        (None, _, Listen::Unix(_)) => Ok(None),
-        (None, false, Listen::Tcp(_)) => {
-            let path = hookhost::types::paths::serve_token_file().ok_or_else(|| crate::usage("no state directory is known for the daemon's token; set HOME or XDG_STATE_HOME, or pass --token-file"))?;
-            let token = read_or_create_token(&path).map_err(|e| crate::usage(format!("the daemon's token {}: {e}", path.display())))?;
-            eprintln!("hookhost serve: requests need the bearer token in {} (hookhost-send reads it from there)", path.display());
-            Ok(Some(token))
-        }
-    }
-}
-
-/// The daemon's token in `path`, made on first use: 32 random bytes as hex, in a file only this
-/// user can read (in a directory only this user can enter). An existing file must be this
-/// user's and private, or it is not used.
-fn read_or_create_token(path: &std::path::Path) -> Result<String, String> {
-    use std::io::{Read, Write};
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
-    if let Some(dir) = path.parent() {
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| e.to_string())?;
-    }
-    match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path) {
-        Ok(mut file) => {
-            let meta = file.metadata().map_err(|e| e.to_string())?;
-            // SAFETY: geteuid cannot fail.
-            if meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o077 != 0 || !meta.is_file() {
-                return Err("it must be a file of yours that only you can read (chmod 600), or be removed so a new one is made".into());
-            }
-            let mut text = String::new();
-            std::io::Read::take(&mut file, 4096).read_to_string(&mut text).map_err(|e| e.to_string())?;
-            let token = text.trim().to_string();
-            if token.len() < 32 {
-                return Err("it holds no token (under 32 characters); remove it so a new one is made".into());
-            }
-            Ok(token)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut random = [0u8; 32];
-            std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut random)).map_err(|e| format!("no randomness for a token ({e})"))?;
-            let token: String = random.iter().map(|b| format!("{b:02x}")).collect();
-            let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path).map_err(|e| e.to_string())?;
-            file.write_all(format!("{token}\n").as_bytes()).map_err(|e| e.to_string())?;
-            Ok(token)
-        }
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-/// Bind a unix socket at `path`, private to this user: a live daemon's socket is never taken
-/// over, a path that is not a socket is never removed, and the socket is created 0600 (no
-/// moment at which another user could connect).
-fn bind_unix(path: &std::path::Path) -> anyhow::Result<(tokio::net::UnixListener, u64)> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_socket() => {
-            if std::os::unix::net::UnixStream::connect(path).is_ok() {
-                return Err(crate::usage(format!("--listen: a daemon is already listening on {}; stop it first, or listen elsewhere", path.display())));
-            }
-            // A stale socket of a daemon that is gone.
-            std::fs::remove_file(path).map_err(|e| crate::usage(format!("--listen: {} is a stale socket and cannot be removed: {e}", path.display())))?;
-        }
-        Ok(_) => return Err(crate::usage(format!("--listen: {} exists and is not a socket; hookhost serve does not replace it (remove it yourself if it is yours)", path.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(crate::usage(format!("--listen: cannot look at {}: {e}", path.display()))),
-    }
-    // SAFETY: umask only swaps the process's file-creation mask; restored right after.
-    let old = unsafe { libc::umask(0o177) };
-    let bound = tokio::net::UnixListener::bind(path);
-    unsafe { libc::umask(old) };
-    let listener = bound.map_err(|e| crate::usage(format!("--listen: cannot listen on {}: {e}", path.display())))?;
-    let ino = std::fs::symlink_metadata(path).map(|m| m.ino()).unwrap_or(0);
-    Ok((listener, ino))
-}
-
-/// What the daemon-wide files hold, to notice a change: the managed and user configs, the
-/// daemon's own project's files and the project approvals — their contents' digest. (An mtime
-/// is not enough: the kernel's coarse clock can give a truncation and the write that follows it
-/// the same time, and a daemon that reloaded between them would keep the empty file.)
-fn config_stamp(args: &HostArgs) -> Option<String> {
-    let mut files = vec![hookhost::types::paths::managed_config().0];
-    files.extend(args.config.clone().or_else(hookhost::types::paths::user_config));
-    if !args.no_project {
-        let peers: Vec<String> = hookhost::config::policy::PROJECT_PEER_FILES.iter().map(|(n, _)| n.to_string()).collect();
-        if let Some(p) = std::env::current_dir().ok().and_then(|cwd| hookhost::config::project::find(&cwd, &peers)) {
-            files.extend(p.layer_files().into_iter().map(std::path::Path::to_path_buf));
-        }
-        files.extend(hookhost::config::project::approvals_file());
-    }
-    let mut stamp = String::new();
-    for path in files {
-        let Ok(meta) = std::fs::metadata(&path) else {
-            stamp.push_str("-;");
-            continue;
-        };
-        // Larger than any config `read` accepts (or not a file): its load fails and says so; the
-        // length tells changes apart.
-        if meta.len() > 16 << 20 || !meta.is_file() {
-            stamp.push_str(&format!("{}:{:?};", meta.len(), meta.modified().ok()));
-            continue;
-        }
-        let digest = std::fs::read(&path).ok().map(|bytes| hookhost::types::ids::sha256_hex(&bytes)).unwrap_or_default();
-        stamp.push_str(&digest);
-        stamp.push(';');
-    }
-    Some(stamp)
-}
-
-/// A changed config, once it has stopped changing: a writer that truncates and then writes (not
-/// an atomic rename) is given time to finish, so a half-written file is not what gets loaded.
-async fn settled_stamp(args: &HostArgs) -> Option<String> {
-    let mut stamp = config_stamp(args);
-    for _ in 0..10 {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let again = config_stamp(args);
-        if again == stamp {
-            break;
-        }
-        stamp = again;
-    }
-    stamp
-}
-
 /// Load the config anew; swap it in only when it loads whole. Project hosts load again too.
 async fn reload(app: &App, why: &str) {
     match crate::load(&app.args).await {
@@ -630,11 +370,13 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
         Listener::Tcp(l) => format!("http://{}", l.local_addr()?),
         Listener::Unix(_, p, _) => format!("unix:{}", p.display()),
     };
-    eprintln!("hookhost serve: listening on {shown}");
-
+    // Signals are handled before anyone is told the daemon is up: a SIGHUP sent the moment it
+    // says so reloads it rather than ending it.
     let mut hangup = signal(SignalKind::hangup())?;
     let mut terminate = signal(SignalKind::terminate())?;
     let mut interrupt = signal(SignalKind::interrupt())?;
+    eprintln!("hookhost serve: listening on {shown}");
+
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut stamp = config_stamp(&args.host);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
