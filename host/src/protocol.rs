@@ -210,6 +210,17 @@ fn put(map: &mut Map<String, Value>, key: &str, value: impl Into<Value>) {
     map.insert(key.to_string(), value.into());
 }
 
+/// `hookSpecificOutput`, named by its event, when it holds anything (Claude Code, Codex and
+/// Gemini CLI share the shape).
+fn event_specific(out: &mut Map<String, Value>, specific: Map<String, Value>, event_name: String) {
+    if !specific.is_empty() {
+        let mut with_name = Map::new();
+        put(&mut with_name, "hookEventName", event_name);
+        with_name.extend(specific);
+        put(out, "hookSpecificOutput", Value::Object(with_name));
+    }
+}
+
 fn object(map: Map<String, Value>) -> String {
     if map.is_empty() {
         String::new()
@@ -318,12 +329,7 @@ fn claude(protocol: Protocol, p: &Parts, notes: &mut Vec<String>) -> String {
     if !decision.is_empty() {
         put(&mut specific, "decision", Value::Object(decision));
     }
-    if !specific.is_empty() {
-        let mut with_name = Map::new();
-        put(&mut with_name, "hookEventName", pascal(p.event));
-        with_name.extend(specific);
-        put(&mut out, "hookSpecificOutput", Value::Object(with_name));
-    }
+    event_specific(&mut out, specific, pascal(p.event));
     object(out)
 }
 
@@ -414,12 +420,7 @@ fn gemini(p: &Parts, notes: &mut Vec<String>) -> String {
     if !p.notices.is_empty() {
         put(&mut out, "systemMessage", p.notices.join("\n"));
     }
-    if !specific.is_empty() {
-        let mut with_name = Map::new();
-        put(&mut with_name, "hookEventName", gemini_name(p.event));
-        with_name.extend(specific);
-        put(&mut out, "hookSpecificOutput", Value::Object(with_name));
-    }
+    event_specific(&mut out, specific, gemini_name(p.event));
     // Gemini CLI parses stdout as JSON on exit 0: say nothing as `{}`.
     if out.is_empty() {
         "{}".into()

@@ -122,11 +122,6 @@ pub(super) fn codex(p: &Parts, notes: &mut Vec<String>) -> String {
     if !p.notices.is_empty() {
         put(&mut out, "systemMessage", p.notices.join("\n"));
     }
-    if !specific.is_empty() {
-        let mut with_name = Map::new();
-        put(&mut with_name, "hookEventName", pascal(p.event));
-        with_name.extend(specific);
-        put(&mut out, "hookSpecificOutput", Value::Object(with_name));
-    }
+    super::event_specific(&mut out, specific, pascal(p.event));
     super::object(out)
 }
