@@ -31,7 +31,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use hookhost::protocol::Protocol;
 use hookhost::{HookEvent, Host, Outcome};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -81,6 +81,8 @@ pub(crate) struct ServeArgs {
 
 /// The most projects whose hosts are kept loaded at once (each its own chain).
 const MAX_PROJECT_HOSTS: usize = 32;
+/// The most event directories whose project root is remembered within a tick.
+const MAX_KNOWN_DIRS: usize = 1024;
 
 /// A loaded chain and what its files were when it loaded (to notice a change).
 struct Loaded {
@@ -94,6 +96,9 @@ struct App {
     host: RwLock<Arc<Host>>,
     /// Hosts of the projects events named by their `cwd`, by project root.
     projects: Mutex<BTreeMap<PathBuf, Loaded>>,
+    /// The project root found for each event `cwd` this second (looking it up walks the
+    /// directories upward: done once per directory and tick, not per event).
+    roots: Mutex<HashMap<String, Option<PathBuf>>>,
     /// The daemon's own project root, if its working directory is in one.
     own_project: Option<PathBuf>,
     args: HostArgs,
@@ -125,8 +130,21 @@ impl App {
         if self.args.no_project {
             return Ok(self.host());
         }
-        let Some(cwd) = event.cwd.as_deref().map(PathBuf::from).filter(|p| p.is_absolute()) else { return Ok(self.host()) };
-        let Some(root) = project_root(&cwd) else { return Ok(self.host()) };
+        let Some(cwd) = event.cwd.as_deref().filter(|p| p.starts_with('/')) else { return Ok(self.host()) };
+        let known = self.roots.lock().unwrap_or_else(|p| p.into_inner()).get(cwd).cloned();
+        let root = match known {
+            Some(root) => root,
+            None => {
+                let root = project_root(std::path::Path::new(cwd));
+                let mut roots = self.roots.lock().unwrap_or_else(|p| p.into_inner());
+                if roots.len() >= MAX_KNOWN_DIRS {
+                    roots.clear();
+                }
+                roots.insert(cwd.to_string(), root.clone());
+                root
+            }
+        };
+        let Some(root) = root else { return Ok(self.host()) };
         if self.own_project.as_ref() == Some(&root) {
             return Ok(self.host());
         }
@@ -147,6 +165,7 @@ impl App {
 
     /// Drop project hosts whose files changed since they loaded (they load again when asked).
     fn forget_changed_projects(&self) {
+        self.roots.lock().unwrap_or_else(|p| p.into_inner()).clear();
         let mut projects = self.projects.lock().unwrap_or_else(|p| p.into_inner());
         projects.retain(|root, loaded| project_stamp(root) == loaded.stamp);
     }
@@ -342,6 +361,7 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
     let app = Arc::new(App {
         host: RwLock::new(Arc::new(host)),
         projects: Mutex::default(),
+        roots: Mutex::default(),
         own_project,
         args: args.host.clone(),
         metrics: Mutex::default(),

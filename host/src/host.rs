@@ -200,23 +200,23 @@ impl HostBuilder {
             Source::Plan(plan) => load(grant(plan), &engine, cache, &mut audit, self.limits).await,
             Source::Layers(layers) => {
                 // A project layer that fails to load is left out, and the rest loads without it.
-                let fallback = layers.has_project_layer().then(|| layers.clone());
+                let fallback = layers.project_fallback();
                 #[cfg(feature = "bundles")]
                 let resolver = hookhost_bundle::Resolver { cache_dir: Some(cache.clone()), ..self.resolver };
                 #[cfg(feature = "bundles")]
                 let plan = hookhost_bundle::resolve_layers(layers, &resolver).await?.plan;
                 #[cfg(not(feature = "bundles"))]
                 let plan = layers.without_bundles()?;
-                match load(grant(plan), &engine, cache.clone(), &mut audit, self.limits).await {
-                    Err(e) if fallback.is_some() => {
-                        let Some(without) = fallback.as_ref().and_then(|l| l.without_project(&l.project_failure(&e))) else { return Err(e) };
+                match (load(grant(plan), &engine, cache.clone(), &mut audit, self.limits).await, fallback) {
+                    (Err(e), Some(fallback)) => {
+                        let without = fallback.without_project(&fallback.failure(&e))?;
                         #[cfg(feature = "bundles")]
-                        let plan = hookhost_bundle::resolve_layers(without?, &resolver).await?.plan;
+                        let plan = hookhost_bundle::resolve_layers(without, &resolver).await?.plan;
                         #[cfg(not(feature = "bundles"))]
-                        let plan = without?.without_bundles()?;
+                        let plan = without.without_bundles()?;
                         load(grant(plan), &engine, cache, &mut audit, self.limits).await
                     }
-                    other => other,
+                    (loaded, _) => loaded,
                 }
             }
         }

@@ -183,7 +183,7 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
             };
             let fetched = check(&artifact, digest, revocations, tag.as_deref())?;
             if let (Some(cache_store), true) = (&cache_store, from_registry) {
-                if matches!(cache_store.get(fetched.digest.as_str()), Err(e) if e.kind() == ErrorKind::NotFound) {
+                if !cache_store.holds(fetched.digest.as_str()) {
                     if let Err(e) = cache_store.put(&artifact, None) {
                         tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
                     }
@@ -484,14 +484,13 @@ pub struct Resolved {
 /// artifact than the one approved, a conflict with a higher layer as they merge — is left out
 /// (`Plan::project_note` says why) and the other layers resolve as if there were no project.
 pub async fn resolve_layers(layers: hookhost_config::Layers, resolver: &Resolver) -> Result<Resolution, BundleError> {
-    let fallback = layers.has_project_layer().then(|| layers.clone());
-    match resolve_each(layers, resolver).await {
-        Ok(resolution) => Ok(resolution),
-        Err(e) => match fallback.as_ref().and_then(|l| l.without_project(&l.project_failure(&e))) {
-            Some(Ok(without)) => resolve_each(without, resolver).await,
-            Some(Err(config)) => Err(BundleError::new(ErrorKind::Config, config.to_string())),
-            None => Err(e),
+    let fallback = layers.project_fallback();
+    match (resolve_each(layers, resolver).await, fallback) {
+        (Err(e), Some(fallback)) => match fallback.without_project(&fallback.failure(&e)) {
+            Ok(without) => resolve_each(without, resolver).await,
+            Err(config) => Err(BundleError::new(ErrorKind::Config, config.to_string())),
         },
+        (resolved, _) => resolved,
     }
 }
 

@@ -221,6 +221,11 @@ impl Store {
         Store { root: root.into() }
     }
 
+    /// Whether the store has the manifest blob of `digest` (without reading or checking it).
+    pub fn holds(&self, digest: &str) -> bool {
+        self.blob_path(digest).is_some_and(|p| p.is_file())
+    }
+
     fn blob_path(&self, digest: &str) -> Option<PathBuf> {
         let digest: hookhost_types::Digest = digest.parse().ok()?;
         Some(self.root.join("blobs/sha256").join(digest.hex()))

@@ -98,10 +98,6 @@ pub struct ProjectState {
     pub project: project::Project,
     /// Whether its files are approved (or why it was left out).
     pub approval: Approval,
-    /// Its files as read for the approval check: what its layer was loaded from.
-    pub snapshot: Option<project::Snapshot>,
-    /// The bundle digests approved with it.
-    pub approved_bundles: BTreeMap<String, String>,
     /// The file whose `policy.allow_project_hooks = false` kept it out, if one did (its
     /// approval is then not read).
     pub refused_by: Option<PathBuf>,
@@ -171,30 +167,12 @@ impl Layers {
         }
     }
 
-    /// Whether a project layer is loaded (and so could be left out).
-    pub fn has_project_layer(&self) -> bool {
-        self.layers.iter().any(|l| l.kind == LayerKind::Project)
-    }
-
-    /// Why the project layer failed, for [`Layers::without_project`]: `error`, naming the
-    /// project's file unless it already does.
-    pub fn project_failure(&self, error: &dyn std::fmt::Display) -> String {
-        let error = error.to_string();
-        match self.layers.iter().find(|l| l.kind == LayerKind::Project).map(|l| l.config.source.display().to_string()) {
-            Some(file) if !error.contains(&file) => format!("{file}: {error}"),
-            _ => error,
-        }
-    }
-
-    /// The same layers read again without the project layer, which failed for `why` (later,
-    /// as bundles resolved or plugins loaded): `None` when there was no project layer. Said by
-    /// [`Layers::unapproved`] and the plan's `project_note`.
-    pub fn without_project(&self, why: &str) -> Option<Result<Layers, ConfigError>> {
-        if !self.has_project_layer() {
-            return None;
-        }
-        tracing::info!("project layer left out: {why}");
-        Some(discover_with(&self.opts, Some(why.to_string())))
+    /// What reading these layers again without the project layer takes, when a project layer
+    /// is loaded (and so could be left out when it fails later, as bundles resolve or plugins
+    /// load).
+    pub fn project_fallback(&self) -> Option<ProjectFallback> {
+        let project = self.layers.iter().find(|l| l.kind == LayerKind::Project)?;
+        Some(ProjectFallback { opts: self.opts.clone(), file: project.config.source.clone() })
     }
 
     /// The layers, to resolve one by one, and what merges the results.
@@ -236,6 +214,33 @@ impl Layers {
     /// What the policies removed or changed before bundles resolved, one line each.
     pub fn restrictions(&self) -> &[String] {
         &self.merge.restrictions
+    }
+}
+
+/// How to read the layers again without a project layer that failed: what
+/// [`Layers::project_fallback`] keeps, instead of a copy of every layer.
+#[derive(Debug, Clone)]
+pub struct ProjectFallback {
+    opts: LayerOptions,
+    file: PathBuf,
+}
+
+impl ProjectFallback {
+    /// Why the project layer failed: `error`, naming the project's file unless it already does.
+    pub fn failure(&self, error: &dyn std::fmt::Display) -> String {
+        let (error, file) = (error.to_string(), self.file.display().to_string());
+        if error.contains(&file) {
+            error
+        } else {
+            format!("{file}: {error}")
+        }
+    }
+
+    /// The layers read again with the project left out for `why`, said by
+    /// [`Layers::unapproved`] and the plan's `project_note`.
+    pub fn without_project(&self, why: &str) -> Result<Layers, ConfigError> {
+        tracing::info!("project layer left out: {why}");
+        discover_with(&self.opts, Some(why.to_string()))
     }
 }
 
@@ -292,7 +297,7 @@ fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, Co
                 .find_map(|(c, p)| (p.allow_project_hooks == Some(false)).then(|| c.map(|c| c.source.clone())).flatten());
             if let Some(by) = refused_by {
                 restrictions.push(format!("project {}: not loaded: {} sets policy.allow_project_hooks = false", found.root.display(), by.display()));
-                project_state = Some(ProjectState { project: found, approval: Approval::New, snapshot: None, approved_bundles: BTreeMap::new(), refused_by: Some(by) });
+                project_state = Some(ProjectState { project: found, approval: Approval::New, refused_by: Some(by) });
             } else {
                 // Unreadable files or approvals: the project does not load, and says why;
                 // the other layers do.
@@ -305,12 +310,12 @@ fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, Co
                     (Some(why), _) if loads => approval = Approval::Failed(why.clone()),
                     (None, Some(snapshot)) if loads => {
                         project_layer = Some(load_project(&found, snapshot, &mut restrictions)?);
-                        let bundles = (!opts.approving).then(|| approved_bundles.clone());
+                        let bundles = (!opts.approving).then_some(approved_bundles);
                         pins = Some(ProjectPins { root: std::fs::canonicalize(&found.root).unwrap_or_else(|_| found.root.clone()), snapshot: snapshot.clone(), bundles });
                     }
                     _ => {}
                 }
-                project_state = Some(ProjectState { project: found, approval, snapshot, approved_bundles, refused_by: None });
+                project_state = Some(ProjectState { project: found, approval, refused_by: None });
             }
         }
     }

@@ -17,7 +17,7 @@ pub use bundles::{is_loopback, BundleDecl, OciLocation, RawKey, RawRegistry, Raw
 pub use hookhost_types::spec::{AuditFailure, Capability, Grants, HookSpec, Limits, OnError, PluginRef, DEFAULT_FUEL, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS, MAX_MEMORY_MIB, TIMEOUT_RANGE_MS};
 pub use plan::{BundlePlugin, Plan};
 pub use policy::{CapabilityPattern, MaxLimits, Policy, RawMaxLimits, RawPolicy};
-pub use layers::{Layer, LayerKind, Layers, LayerOptions};
+pub use layers::{Layer, LayerKind, LayerOptions, Layers, ProjectFallback};
 
 /// The config file as written.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]

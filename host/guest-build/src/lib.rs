@@ -2,6 +2,8 @@
 //! components from source with a nested `cargo build --target wasm32-…` into a target
 //! directory of their own, so the outer build's locks and flags never interfere.
 
+#![deny(missing_docs)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -21,6 +23,7 @@ pub enum Target {
 }
 
 impl Target {
+    /// The Rust target triple (`wasm32-wasip2`, `wasm32-unknown-unknown`).
     pub fn triple(self) -> &'static str {
         match self {
             Target::Wasi => "wasm32-wasip2",

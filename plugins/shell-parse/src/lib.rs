@@ -6,6 +6,8 @@
 //! Used by `guard-destructive` (what would run), the bash adapter (what the sandbox lacks) and
 //! the host (Claude Code `if` rules such as `Bash(rm *)`, matched against every subcommand).
 
+#![deny(missing_docs)]
+
 use bashkit::parser::{AssignmentValue, Command, CompoundCommand, Parser, Word, WordPart};
 
 pub mod wrappers;
