@@ -21,10 +21,18 @@ fn main() {
     let target = hookhost_guest_build::workspace_target_dir(root).join("test-guests");
     let built: Vec<_> = FIXTURES.iter().flat_map(|(group, kind)| hookhost_guest_build::build(&guests.join("Cargo.toml"), group, *kind, &target)).collect();
 
-    let mut tests_text = String::new();
-    for entry in std::fs::read_dir(dir.join("tests")).unwrap() {
-        tests_text.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());
+    fn read_all(dir: &std::path::Path, text: &mut String) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                read_all(&path, text);
+            } else {
+                text.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
+            }
+        }
     }
+    let mut tests_text = String::new();
+    read_all(&dir.join("tests"), &mut tests_text);
     let mut code = String::new();
     for (name, path) in built {
         let constant = name.replace('-', "_").to_uppercase();

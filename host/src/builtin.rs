@@ -9,11 +9,28 @@ pub fn get(name: &str) -> Option<(&'static [u8], &'static str)> {
 }
 
 /// The zstd-packed code, compiled when hookhost was built, of the built-in whose component has
-/// this digest (`None` without the `precompiled-builtins` feature). Whether it suits this
+/// this digest (`None` in a debug build, or without the `precompiled-builtins` feature). Whether it suits this
 /// machine is for wasmtime to say at load.
 pub fn precompiled(digest: &str) -> Option<&'static [u8]> {
-    BUILTINS.iter().find(|(_, _, d, packed)| *d == digest && !packed.is_empty()).map(|(.., packed)| *packed)
+    let embedded = BUILTINS.iter().find(|(_, _, d, packed)| *d == digest && !packed.is_empty()).map(|(.., packed)| *packed);
+    #[cfg(any(test, feature = "testing"))]
+    let embedded = embedded.or_else(|| EMBEDDED_BY_TEST.lock().unwrap().iter().find(|(d, _)| d == digest).map(|(_, packed)| *packed));
+    embedded
 }
+
+/// Code a test embedded as if the build had (debug and test builds embed none: only release
+/// builds compile the built-ins ahead of time). See [`embed_for_test`].
+#[cfg(any(test, feature = "testing"))]
+static EMBEDDED_BY_TEST: std::sync::Mutex<Vec<(String, &'static [u8])>> = std::sync::Mutex::new(Vec::new());
+
+/// Make `packed` (zstd-packed output of `hookhost-precompile compile`) the embedded code of the
+/// built-in whose component has `digest`, for this process: how the precompile tool's output is
+/// tested without a release build.
+#[cfg(any(test, feature = "testing"))]
+pub fn embed_for_test(digest: &str, packed: Vec<u8>) {
+    EMBEDDED_BY_TEST.lock().unwrap().push((digest.to_string(), Vec::leak(packed)));
+}
+
 
 /// The names of every built-in plugin.
 pub fn names() -> impl Iterator<Item = &'static str> {

@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets (`fuzz/`), here so the test suite can run them over the
-//! corpora too (`tests/tests/fuzz_smoke.rs`). Not a stable API. Each must never panic, whatever
+//! corpora too (`tests/tests/it/fuzz_smoke.rs`). Not a stable API. Each must never panic, whatever
 //! the bytes.
 
 use crate::peer::Format;

@@ -19,6 +19,22 @@ pub fn load_builtin(name: &str, cache: Option<&Path>) -> Result<(Duration, engin
     Ok((started.elapsed(), source))
 }
 
+/// A built-in plugin's component and its hex SHA-256.
+pub fn builtin(name: &str) -> Option<(&'static [u8], &'static str)> {
+    crate::builtin::get(name)
+}
+
+/// The names of the built-in plugins.
+pub fn builtin_names() -> Vec<&'static str> {
+    crate::builtin::names().collect()
+}
+
+/// See `builtin::embed_for_test`: `packed` becomes, for this process, the code embedded for
+/// the built-in whose component has `digest`.
+pub fn embed_for_test(digest: &str, packed: Vec<u8>) {
+    crate::builtin::embed_for_test(digest, packed)
+}
+
 /// Compile a built-in plugin's component now, in memory (what its first use costs without
 /// the code compiled at build time).
 pub fn compile_builtin(name: &str) -> Result<Duration, String> {

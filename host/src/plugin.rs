@@ -567,7 +567,7 @@ pub(crate) fn outer_imports(bytes: &[u8]) -> Option<Vec<String>> {
                     }
                     (consumed, 0)
                 }
-                Payload::ModuleSection { unchecked_range, .. } | Payload::ComponentSection { unchecked_range, .. } => (consumed, unchecked_range.len()),
+                Payload::ModuleSection { unchecked_range, .. } | Payload::ComponentSection { unchecked_range, .. } => (consumed, usize::try_from(unchecked_range.end - unchecked_range.start).ok()?),
                 Payload::End(_) => return Some(imports),
                 _ => (consumed, 0),
             },

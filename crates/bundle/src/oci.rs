@@ -63,6 +63,9 @@ impl Remote {
             platform_resolver: None,
             ..Default::default()
         };
+        // The process's TLS provider, unless the embedder installed one already (an error then,
+        // and theirs is used).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .connect_timeout(std::time::Duration::from_secs(10))
             .read_timeout(std::time::Duration::from_secs(60))

@@ -1,6 +1,8 @@
-//! Used by build scripts (the host's built-in plugins, the test fixtures) to build guest
-//! components from source with a nested `cargo build --target wasm32-…` into a target
-//! directory of their own, so the outer build's locks and flags never interfere.
+//! Builds guest components from source with a nested `cargo build --target wasm32-…` into a
+//! target directory of their own, so the outer build's locks and flags never interfere: the test
+//! fixtures (tests/build.rs), and the built-in plugins — which the host embeds from the
+//! checked-in, reproducible copies in `host/builtins/` ([`Manifest`]); the check that those are
+//! what their sources build is `host/precompile/tests/builtins.rs`.
 
 #![deny(missing_docs)]
 
@@ -31,24 +33,51 @@ impl Target {
         }
     }
 
-    /// The `--config` values of a nested build for this target.
-    fn cargo_config(self) -> Vec<String> {
+    /// The `--config` values of a nested build for this target, of the workspace at `root`
+    /// into `target_dir`.
+    fn cargo_config(self, root: &Path, target_dir: &Path) -> Vec<String> {
         let triple = self.triple();
         // A 128 KiB shadow stack instead of rustc's 1 MiB default keeps everything a small hook
         // touches within the first few hundred KiB of its memory, which the host's pool keeps
         // resident between instances (no page faults per call). Overflow still traps: the stack
         // sits below the data (`--stack-first`).
-        let stack = format!("\"-Clink-arg=-zstack-size={GUEST_STACK}\"");
-        match self {
-            Target::Wasi => vec![format!("target.{triple}.rustflags=[{stack}]")],
+        let mut flags = vec![format!("-Clink-arg=-zstack-size={GUEST_STACK}")];
+        // Where the sources were on the machine that built it must not show in the component
+        // (panic locations name files): the same sources build the same bytes anywhere, which
+        // is what lets `host/builtins/` be checked in and checked. The last matching prefix wins.
+        let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+        for (from, to) in [(Some(root.to_path_buf()), "/hookhost"), (cargo_home, "/cargo"), (Some(target_dir.to_path_buf()), "/target")] {
+            if let Some(from) = from {
+                flags.push(format!("--remap-path-prefix={}={to}", from.display()));
+            }
+        }
+        if self == Target::Lean {
             // getrandom (pulled in by bashkit) has no source of randomness on this target; the
             // hooks built this way never ask it for any.
-            Target::Lean => vec![
-                format!("target.{triple}.linker=\"wasm-component-ld\""),
-                format!("target.{triple}.rustflags=[{stack}, \"--cfg\", \"getrandom_backend=\\\"unsupported\\\"\"]"),
-            ],
+            flags.extend(["--cfg".to_string(), "getrandom_backend=\"unsupported\"".to_string()]);
+        }
+        let flags: Vec<String> = flags.iter().map(|f| toml_string(f)).collect();
+        let mut config = vec![format!("target.{triple}.rustflags=[{}]", flags.join(", "))];
+        if self == Target::Lean {
+            config.push(format!("target.{triple}.linker=\"wasm-component-ld\""));
+        }
+        config
+    }
+}
+
+/// `text` as a TOML basic string.
+fn toml_string(text: &str) -> String {
+    let mut out = String::from('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
         }
     }
+    out.push('"');
+    out
 }
 
 /// Shadow-stack size of the guests built here (see `Target::cargo_config`).
@@ -86,7 +115,8 @@ pub fn build(manifest: &Path, packages: &[&str], target: Target, target_dir: &Pa
     for p in packages {
         cmd.arg("-p").arg(p);
     }
-    for value in target.cargo_config() {
+    let root = manifest.parent().unwrap_or(Path::new("."));
+    for value in target.cargo_config(root, target_dir) {
         cmd.arg("--config").arg(value);
     }
     // The workspace's release profile is the shipped host binary's (whole-program LTO, one code
@@ -146,7 +176,7 @@ pub fn build_precompiler(manifest: &Path, target_dir: &Path) -> PathBuf {
 /// made, and write `out/<name>.cwasm.zst` for each. Returns `(name, path of the packed code)`.
 pub fn precompile(tool: &Path, components: &[(String, PathBuf)], out: &Path) -> Vec<(String, PathBuf)> {
     let mut run = Command::new(tool);
-    run.arg(out);
+    run.arg("compile").arg(out);
     for (name, path) in components {
         run.arg(format!("{name}={}", path.display()));
     }
@@ -160,4 +190,148 @@ pub fn rerun_if_changed(paths: &[PathBuf]) {
     for p in paths {
         println!("cargo:rerun-if-changed={}", p.display());
     }
+}
+
+/// The built-in plugins, by how they are built. The bash adapter enables the SDK's `process`
+/// feature, which must not unify into the other plugins (they must not import `process`), so
+/// each group is a cargo invocation of its own. The guard and the redactor run on every tool
+/// call of the default config and need nothing from WASI, so they are built lean (one core
+/// module, no WASI imports: a cheaper fresh instance); the adapter's shell uses WASI (clock,
+/// randomness) and stays on wasip2.
+pub const BUILTIN_GROUPS: &[(&[&str], Target)] = &[(&["guard-destructive", "redact-secrets"], Target::Lean), (&["bash-adapter"], Target::Wasi)];
+
+/// Where the built-ins' checked-in components and their [`Manifest`] are, under the workspace.
+pub const BUILTINS_DIR: &str = "host/builtins";
+
+/// What the built-ins are built from, under the workspace root: their crates and what those
+/// use of the workspace, the WIT, the toolchain, and how they are built and pre-initialised.
+/// (Cargo.lock is not among them: a change to it that reaches a guest shows as a digest the
+/// check no longer matches.)
+pub const BUILTIN_SOURCES: &[&str] = &[
+    "plugins/guard-destructive",
+    "plugins/redact-secrets",
+    "plugins/bash-adapter",
+    "plugins/shell-parse",
+    "guest-sdk/Cargo.toml",
+    "guest-sdk/src",
+    "wit",
+    "rust-toolchain.toml",
+    "host/guest-build/src/lib.rs",
+    "host/precompile/src/preinit.rs",
+];
+
+/// The SHA-256 of [`BUILTIN_SOURCES`] under `root`: every file's path (relative, `/`-separated)
+/// and contents, in path order; `target` directories are skipped.
+pub fn sources_digest(root: &Path) -> std::io::Result<String> {
+    use sha2::Digest as _;
+    fn walk(root: &Path, path: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        let meta = std::fs::symlink_metadata(path)?;
+        if meta.is_dir() {
+            for entry in std::fs::read_dir(path)? {
+                let entry = entry?;
+                if entry.file_name() != "target" {
+                    walk(root, &entry.path(), files)?;
+                }
+            }
+        } else if meta.is_file() {
+            files.push(path.strip_prefix(root).unwrap_or(path).to_path_buf());
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    for source in BUILTIN_SOURCES {
+        walk(root, &root.join(source), &mut files)?;
+    }
+    let mut names: Vec<(String, PathBuf)> = files.into_iter().map(|f| (f.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/"), f)).collect();
+    names.sort();
+    let mut hash = sha2::Sha256::new();
+    for (name, file) in names {
+        let bytes = std::fs::read(root.join(&file))?;
+        hash.update((name.len() as u64).to_le_bytes());
+        hash.update(name.as_bytes());
+        hash.update((bytes.len() as u64).to_le_bytes());
+        hash.update(&bytes);
+    }
+    Ok(hex(&hash.finalize()))
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `host/builtins/MANIFEST`: the digest of the sources the checked-in built-ins were built
+/// from, and each built-in's file and SHA-256.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Manifest {
+    /// [`sources_digest`] when the components were built.
+    pub sources: String,
+    /// `(name, sha256, file name under host/builtins)`, in [`BUILTIN_GROUPS`] order.
+    pub builtins: Vec<(String, String, String)>,
+}
+
+impl Manifest {
+    /// The manifest's file under the workspace `root`.
+    pub fn path(root: &Path) -> PathBuf {
+        root.join(BUILTINS_DIR).join("MANIFEST")
+    }
+
+    /// Read and parse the manifest under `root`.
+    pub fn read(root: &Path) -> Result<Manifest, String> {
+        let path = Manifest::path(root);
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        let mut sources = None;
+        let mut builtins = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            match fields.as_slice() {
+                ["sources", digest] => sources = Some(digest.to_string()),
+                ["builtin", name, digest, file] => builtins.push((name.to_string(), digest.to_string(), file.to_string())),
+                _ => return Err(format!("{}:{}: expected `sources DIGEST` or `builtin NAME SHA256 FILE`, found {line:?}", path.display(), n + 1)),
+            }
+        }
+        let sources = sources.ok_or_else(|| format!("{}: no `sources` line", path.display()))?;
+        Ok(Manifest { sources, builtins })
+    }
+
+    /// The manifest as its file holds it.
+    pub fn render(&self) -> String {
+        let mut text = String::from(
+            "# The built-in plugins embedded in hookhost, built from source by\n\
+             # `HOOKHOST_BLESS=1 cargo test --workspace --test builtins` (which, without\n\
+             # HOOKHOST_BLESS, checks that the files below are what the sources build). Do not edit.\n",
+        );
+        text.push_str(&format!("sources {}\n", self.sources));
+        for (name, digest, file) in &self.builtins {
+            text.push_str(&format!("builtin {name} {digest} {file}\n"));
+        }
+        text
+    }
+}
+
+/// Build every built-in from source (each group of [`BUILTIN_GROUPS`] in a target directory of
+/// its own under `target_dir`, at the same time) and return `(name, path)` in their order.
+pub fn build_builtins(root: &Path, target_dir: &Path) -> Vec<(String, PathBuf)> {
+    let manifest = root.join("Cargo.toml");
+    for (_, target) in BUILTIN_GROUPS {
+        ensure_target(*target);
+    }
+    std::thread::scope(|s| {
+        let groups: Vec<_> = BUILTIN_GROUPS
+            .iter()
+            .map(|(group, target)| {
+                let dir = target_dir.join(match target {
+                    Target::Lean => "guests-lean",
+                    Target::Wasi => "guests",
+                });
+                let manifest = &manifest;
+                s.spawn(move || build(manifest, group, *target, &dir))
+            })
+            .collect();
+        groups.into_iter().flat_map(|g| g.join().expect("a guest build panicked; see its message above")).collect()
+    })
 }

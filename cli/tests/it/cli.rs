@@ -1,0 +1,510 @@
+//! The `hookhost` binary: outcome JSON, the replay table, and bad input (non-zero exit, one
+//! message naming the file or field and the fix).
+
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn hookhost(args: &[&str], stdin: &str) -> Output {
+    hookhost_with(args, stdin, &[])
+}
+
+/// `hookhost` with these environment variables set.
+fn hookhost_with(args: &[&str], stdin: &str, env: &[(&str, &std::path::Path)]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn hookhost");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).trim_end().to_string()
+}
+
+fn write(dir: &std::path::Path, name: &str, text: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn run_prints_the_outcome_json_of_the_embedded_default() {
+    let out = hookhost(&["run"], r#"{"event":"pre_tool_use","data":{"tool_name":"bash","tool_call_id":"c","arguments":{"command":"mkfs.ext4 /dev/sda"}}}"#);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "block");
+    assert_eq!(v["reason"], "destructive command blocked: mkfs.ext4 formats a filesystem");
+    assert_eq!(v["user_message"], "That command is blocked by policy.");
+    assert_eq!(v["hooks"][0]["id"], "user:guard_destructive");
+    assert_eq!(v["hooks"][0]["error"], serde_json::Value::Null);
+    assert!(v.get("patch").is_none());
+}
+
+#[test]
+fn run_reports_rewrites_in_patch() {
+    let out = hookhost(&["run"], r#"{"hook_event_name":"UserPromptSubmit","prompt":"key sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX"}"#);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "pass");
+    assert_eq!(v["patch"]["message"], "key [REDACTED:api-key]");
+    assert_eq!(v["effects"][0], serde_json::json!({"type": "annotate", "pairs": [["redacted", "1"]]}));
+}
+
+#[test]
+fn replay_prints_a_table_and_json_lines() {
+    let session = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/session.jsonl");
+    let out = hookhost(&["replay", session], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.starts_with("line  event"), "{table}");
+    let blocks = table.lines().filter(|l| l.contains(" block ")).count();
+    assert_eq!(blocks, 2, "{table}");
+    let out = hookhost(&["replay", "--json", session], "");
+    let lines: Vec<serde_json::Value> = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect();
+    assert_eq!(lines.len(), 10);
+    assert_eq!(lines[4]["decision"], "block");
+}
+
+/// `hookhost replay --json | head -1`: the reader goes away after one line; the output stops
+/// there quietly (exit 0, nothing on stderr), as with any Unix filter — never a panic.
+#[test]
+fn replay_into_a_closed_pipe_stops_quietly() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let line = r#"{"event":"pre_tool_use","data":{"tool_name":"bash","tool_call_id":"c","arguments":{"command":"ls"}}}"#;
+    let session = write(dir.path(), "long.jsonl", format!("{line}\n").repeat(2000).as_bytes());
+    for json in [true, false] {
+        let args: &[&str] = if json { &["replay", "--json", &session] } else { &["replay", &session] };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost")).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+        assert!(!first.is_empty());
+        // The read end is dropped here, with most of the output still to come.
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "json = {json}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "json = {json}");
+    }
+}
+
+#[test]
+fn malformed_config_names_file_line_and_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(dir.path(), "bad.toml", b"[[hooks]]\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"x.wasm\" \n");
+    let out = hookhost(&["run", "--config", &cfg], "{}");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.starts_with(&format!("hookhost: error: {cfg}: line 3, column ")), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn unknown_event_name_in_config_lists_the_known_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(dir.path(), "h.toml", b"[[hooks]]\nevent = \"before_tool\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n");
+    let out = hookhost(&["check", "--config", &cfg], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with(&format!("hookhost: error: {cfg}: hooks[0].event: unknown event \"before_tool\"; use one of session_start, session_end, user_prompt_submit, pre_tool_use,")), "{}", stderr(&out));
+}
+
+#[test]
+fn unknown_event_name_in_the_input_is_a_usage_error() {
+    let out = hookhost(&["run"], r#"{"event":"pre_tool"}"#);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with("hookhost: error: stdin: unknown event \"pre_tool\": use one of session_start,"), "{}", stderr(&out));
+}
+
+#[test]
+fn missing_plugin_and_non_component_files_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(dir.path(), "h.toml", b"[[hooks]]\nid = \"g\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"guard.wasm\" }\n");
+    let out = hookhost(&["check", "--config", &cfg], "");
+    assert_eq!(out.status.code(), Some(2));
+    let missing = dir.path().join("guard.wasm");
+    assert_eq!(stderr(&out), format!("hookhost: error: user:g: plugin file {} does not exist; check executor.plugin (relative paths are resolved from the config file's directory)", missing.display()));
+
+    write(dir.path(), "guard.wasm", b"hello");
+    let out = hookhost(&["check", "--config", &cfg], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), format!("hookhost: error: user:g: plugin {} is not a WebAssembly component: the file does not start with the wasm magic bytes; point executor.plugin at a .wasm component built for wasm32-wasip2", missing.display()));
+}
+
+#[test]
+fn check_lists_the_loaded_chain() {
+    let out = hookhost(&["check"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "ok: 4 hook(s) loaded: user:guard_destructive, user:redact_tool_input, user:redact_tool_output, user:redact_prompt
+  user:guard_destructive (pre_tool_use): wasm, timeout 1 s
+  user:redact_tool_input (pre_tool_use): wasm, timeout 5 s
+  user:redact_tool_output (post_tool_use): wasm, timeout 5 s
+  user:redact_prompt (user_prompt_submit): wasm, timeout 5 s"
+    );
+}
+
+#[test]
+fn a_corrupted_precompile_cache_entry_is_replaced_not_executed() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_hookhost")).arg("check").env("HOOKHOST_CACHE_DIR", dir.path()).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    check();
+    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "cwasm")).collect();
+    assert_eq!(entries.len(), 2, "one entry per built-in plugin of the default config: {entries:?}");
+    for entry in &entries {
+        let name = entry.file_name().unwrap().to_str().unwrap();
+        assert_eq!(name.split('-').next().unwrap().len(), 64, "named by the component's sha256: {name}");
+        assert!(name.ends_with(".cwasm"));
+        std::fs::write(entry, b"not native code").unwrap();
+    }
+    check();
+    for entry in &entries {
+        assert!(std::fs::metadata(entry).unwrap().len() > 1000, "{} was rewritten", entry.display());
+    }
+}
+
+/// A built-in's first use with an empty cache: in a release build, it unpacks the code compiled
+/// when hookhost was built into the cache — no compile, for the 13 MB bash adapter as for the
+/// default config's plugins; in a debug build (which embeds no code: see
+/// `host/precompile/tests/precompiled.rs` for the tool's output) it compiles into the cache.
+/// Either way later uses map that entry. (A machine whose CPU the embedded code does not suit
+/// compiles instead: `a_builtin_whose_embedded_code_is_refused_is_compiled` in the library.)
+#[test]
+fn a_builtins_first_use_maps_the_code_compiled_at_build_time() {
+    // The hookhost binary is built with this test's profile: release embeds code, debug not.
+    let embedded = !cfg!(debug_assertions);
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let script = r#"jq -e '.tool_input.command | test("rm -rf")' >/dev/null && { echo 'no rm -rf' >&2; exit 2; }; exit 0"#;
+    let config = write(dir.path(), "hooks.toml", format!("[[hooks]]\nid = \"jq\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ dialect = \"claude-code\", command = {script:?} }} }}\n").as_bytes());
+    let run = |args: &[&str], stdin: &str| {
+        let out = hookhost_with(args, stdin, &[("HOOKHOST_CACHE_DIR", &cache)]);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        if embedded {
+            assert!(!stderr(&out).contains("compil"), "nothing is compiled: {}", stderr(&out));
+        }
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let rm = r#"{"event":"pre_tool_use","data":{"tool_name":"bash","arguments":{"command":"rm -rf /"}}}"#;
+    let first: serde_json::Value = serde_json::from_str(&run(&["run", "--config", &config], rm)).unwrap();
+    assert_eq!(first["decision"], "block", "{first}");
+    assert!(first["reason"].as_str().unwrap().contains("no rm -rf"), "{first}");
+    let entries = std::fs::read_dir(&cache).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "cwasm")).count();
+    assert_eq!(entries, 1, "the unpacked code is the cache's entry for the adapter");
+    let line = |text: &str| text.lines().find(|l| l.contains(" — builtin:bash-adapter, ")).unwrap_or_else(|| panic!("{text}")).to_string();
+    std::fs::remove_dir_all(&cache).unwrap();
+    let first = run(&["check", "-v", "--config", &config], "");
+    let first_source = if embedded { " (precompiled when hookhost was built)" } else { " (compiled)" };
+    assert!(line(&first).ends_with(first_source), "{first}");
+    let again = run(&["check", "-v", "--config", &config], "");
+    assert!(line(&again).ends_with(" (from the precompile cache)"), "{again}");
+    let default = run(&["check", "-v"], "");
+    assert_eq!(default.matches(" (from the precompile cache)").count() + default.matches(first_source).count(), 4, "{default}");
+}
+
+#[test]
+fn config_show_prints_the_normalised_chain_of_a_peer_file() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/config/peers/claude-settings.json");
+    let out = hookhost(&["config", "show", "--config", file], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("id ") && lines[0].ends_with("executor"), "{text}");
+    assert_eq!(lines[1].split_whitespace().take(2).collect::<Vec<_>>(), ["user:pre_tool_use_0", "pre_tool_use"], "{text}");
+    assert!(lines[1].contains(r#"{"tool_pattern":"Bash","if":"Bash(rm *)"}"#), "{text}");
+    assert!(lines[1].contains("builtin:bash-adapter claude-code auto: echo 'rm is not allowed here'"), "{text}");
+
+    let forced = hookhost(&["config", "show", "--json", "--dialect", "everruns", "--config", file], "");
+    assert_eq!(forced.status.code(), Some(2), "a Claude file read as Everruns");
+    assert!(stderr(&forced).ends_with("  - user_hooks.permissions: unknown field; known fields are hooks, disabled_contributions\n  - user_hooks.hooks: must be a list of hooks"), "{}", stderr(&forced));
+    let bad = hookhost(&["config", "show", "--dialect", "zsh", "--config", file], "");
+    assert_eq!(stderr(&bad), "hookhost: error: --dialect: unknown format \"zsh\"; use native, everruns, docker-agent, claude-code or starchild");
+}
+
+#[test]
+fn bench_runs_every_way_and_checks_every_decision() {
+    let out = hookhost(&["bench", "--seconds", "0", "--json"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["payloads"], 12);
+    assert_eq!(report["blocked"], 4);
+    let ways = report["ways"].as_array().unwrap();
+    let names: Vec<&str> = ways.iter().map(|w| w["way"].as_str().unwrap()).collect();
+    // The policy four ways, then the drop-in ways: a serve daemon (and the bare loopback HTTP
+    // exchange under it), hookhost-send, hookhost run.
+    assert_eq!(names, ["wasm", "sandbox", "bash-jq", "native", "serve", "http-floor", "send", "run"]);
+    // Fails under CI=true when jq is missing.
+    let jq = hookhost_tests::have("jq");
+    for w in ways {
+        if w["way"] == "bash-jq" && !jq {
+            assert_eq!(w["skipped"], "jq is not on PATH (install it: apt-get install jq)");
+            continue;
+        }
+        assert!(w.get("skipped").is_none(), "{w}");
+        // At least one timed round of the 12 payloads after the checked warm-up round.
+        assert!(w["calls"].as_u64().unwrap() >= 12, "{w}");
+        assert!(w["p50_us"].as_f64().unwrap() > 0.0 && w["p99_us"].as_f64().unwrap() >= w["p50_us"].as_f64().unwrap(), "{w}");
+    }
+    assert_eq!(ways[0]["p50_vs_wasm"], 1.0);
+}
+
+#[test]
+fn bench_rejects_a_bad_duration() {
+    for bad in ["-1", "abc", "1e9"] {
+        let out = hookhost(&["bench", "--seconds", bad], "");
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(stderr(&out).contains(&format!("{bad:?} is not a number of seconds between 0 and 3600")), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn native_guard_follows_the_claude_code_contract() {
+    let guard = |stdin: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost-native-guard"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = guard(r#"{"tool_name":"Bash","tool_input":{"command":"mkfs.ext4 /dev/sda"}}"#);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), "destructive command blocked: mkfs.ext4 formats a filesystem");
+    let out = guard(r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#);
+    assert_eq!(out.status.code(), Some(0));
+    let out = guard(r#"{"tool_name":"Read","tool_input":{"path":"x"}}"#);
+    assert_eq!(out.status.code(), Some(0));
+    let out = guard("not json");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("hookhost-native-guard: stdin is not JSON: "), "{}", stderr(&out));
+}
+
+#[test]
+fn audit_verify_accepts_an_intact_log_and_names_the_first_broken_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let log_s = log.display().to_string();
+    let session = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/session.jsonl");
+    let out = hookhost(&["replay", "--json", "--audit", &log_s, session], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = hookhost(&["audit", "verify", &log_s], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let n = text.lines().count();
+    assert!(n >= 5, "{text}");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.starts_with(&format!("ok: {n} records, chain intact; head hash ")), "{printed}");
+
+    // A second run appends to the same chain.
+    let out = hookhost(&["replay", "--json", "--audit", &log_s, session], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = hookhost(&["audit", "verify", &log_s], "");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(&format!("ok: {} records", 2 * n)), "{}", stderr(&out));
+
+    // Turn a recorded block into a pass.
+    let lines: Vec<&str> = text.lines().collect();
+    let block = lines.iter().position(|l| l.contains(r#""decision":"block""#)).expect("the session has a block");
+    let mut edited: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    edited[block] = edited[block].replace(r#""decision":"block""#, r#""decision":"pass""#);
+    let bad = write(dir.path(), "edited.jsonl", (edited.join("\n") + "\n").as_bytes());
+    let out = hookhost(&["audit", "verify", &bad], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), format!("hookhost: {bad}:{}: record {block} does not match its hash: it was edited", block + 1));
+
+    // Drop a record.
+    let mut removed: Vec<&str> = lines.clone();
+    removed.remove(1);
+    let bad = write(dir.path(), "removed.jsonl", (removed.join("\n") + "\n").as_bytes());
+    let out = hookhost(&["audit", "verify", &bad], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), format!("hookhost: {bad}:2: record 2 where record 1 should be: records were removed or reordered"));
+
+    let out = hookhost(&["audit", "verify", &dir.path().join("missing.jsonl").display().to_string()], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with("hookhost: error: cannot read the audit log "), "{}", stderr(&out));
+}
+
+#[test]
+fn a_foreign_audit_log_is_refused_not_appended_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreign = write(dir.path(), "foreign.jsonl", b"{\"event\":\"x\"}\n");
+    let out = hookhost(&["run", "--audit", &foreign], r#"{"event":"session_start","data":{}}"#);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!("hookhost: error: cannot open the audit log {foreign}: its last line is not a complete hookhost audit record (no `seq` field: not a hookhost audit record); check it with `hookhost audit verify` and point the host at a new file; check --audit")
+    );
+    assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "{\"event\":\"x\"}\n");
+}
+
+#[test]
+fn check_says_where_each_peer_hook_runs_what_it_needs_and_what_is_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    let settings = serde_json::json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "jq -e '.tool_input.command | test(\"--no-verify\") | not' >/dev/null || exit 2", "blocking": true},
+            {"type": "command", "command": "node .claude/hooks/guard.js", "timeout": 900},
+            {"type": "prompt", "prompt": "Is this safe? $ARGUMENTS"}
+        ]}]
+    }});
+    let file = write(&dir.path().join(".claude"), "settings.json", settings.to_string().as_bytes());
+    let out = hookhost(&["check", "--config", &file], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let project = dir.path().display();
+    assert_eq!(
+        text,
+        format!(
+            "ok: 2 hook(s) loaded: user:pre_tool_use_0, user:pre_tool_use_1
+  user:pre_tool_use_0 (pre_tool_use): sandbox, timeout 600 s
+  user:pre_tool_use_1 (pre_tool_use): sandbox, timeout 600 s
+    the command cannot run in the sandbox: it runs `node`, which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and its filesystem holds only the project, read-only)
+    to run it as a real process, as its runtime would: pass --grant process:exec (or add grants = [\"process:exec\"] to its [[peers]] entry); until then it cannot start: a block on events that can block (peer_start_failure), a warning on others
+sandboxed shell hooks see the project {project}, read-only
+not run: 1 hook(s) load but do not run:
+  hooks.PreToolUse[0].hooks[2] (prompt on pre_tool_use): a prompt hook asks a model to decide; hookhost runs programs, not model calls
+warnings: 2
+  hooks.PreToolUse[0].hooks[0].blocking: not a field this runtime documents; ignored
+  hooks.PreToolUse[0].hooks[1].timeout: 900 s is capped at hookhost's ceiling of 600 s for peer hooks
+"
+        )
+    );
+    // Granted, they run as real processes: nothing stands in their way.
+    let out = hookhost(&["check", "--grant", "process:exec", "--config", &file], "");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("  user:pre_tool_use_1 (pre_tool_use): host process, timeout 600 s\n") && !text.contains("cannot run"), "{text}");
+}
+
+#[test]
+fn under_a_runtime_protocol_hookhosts_own_failures_never_read_as_a_block() {
+    let pre = r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"mkfs.ext4 /dev/sda"}}"#;
+    // The answer in Claude Code's own form, exit 0.
+    let out = hookhost(&["run", "--output", "claude-code"], pre);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    // A bad config: the runtime's non-blocking error (exit 1, one line), not exit 2 (= block).
+    let out = hookhost(&["run", "--output", "claude-code", "--config", "/nonexistent/hooks.toml"], pre);
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(1), true));
+    assert_eq!(stderr(&out), "hookhost: error: /nonexistent/hooks.toml: cannot read the config file (No such file or directory (os error 2)); check its path");
+    // ... or, asked to, the runtime's block naming the failure.
+    let out = hookhost(&["run", "--output", "docker-agent", "--fail-closed", "--config", "/nonexistent/hooks.toml"], pre);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "block");
+    assert!(v["reason"].as_str().unwrap().starts_with("hookhost could not decide, and --fail-closed blocks: /nonexistent/hooks.toml: cannot read"), "{v}");
+    // Input that is not JSON: exit 1 as well (exit 2 with --fail-closed, every runtime's block).
+    let out = hookhost(&["run", "--output", "gemini-cli"], "{");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("hookhost: error: stdin: event is not valid JSON"), "{}", stderr(&out));
+    assert_eq!(hookhost(&["run", "--output", "gemini-cli", "--fail-closed"], "{").status.code(), Some(2));
+    // An event hookhost does not model passes through, exit 0, nothing to say.
+    let out = hookhost(&["run", "--output", "claude-code"], r#"{"hook_event_name":"TaskCompleted","task_id":"t1"}"#);
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true), "{}", stderr(&out));
+    // A protocol hookhost does not speak is the command line's own error.
+    let out = hookhost(&["run", "--output", "cursor"], pre);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild");
+}
+
+/// `hookhost wit DIR` writes the WIT package authors build against; `-` prints it; a second
+/// run says the file is up to date, and a changed file is put back.
+#[test]
+fn wit_writes_the_package_hooks_are_built_against() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("wit");
+    let wit = |arg: &std::path::Path| hookhost(&["wit", arg.to_str().unwrap()], "");
+    let repo_wit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../wit/hooks.wit")).unwrap();
+    let out = wit(&target);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let written = target.join("hooks.wit");
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), repo_wit);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("wrote {} (hookhost:hooks@0.1.0; build your hook for its world `hook`)\n", written.display()));
+    assert_eq!(String::from_utf8_lossy(&wit(&target).stdout), format!("{} is up to date (hookhost:hooks@0.1.0)\n", written.display()));
+    std::fs::write(&written, "stale").unwrap();
+    assert!(String::from_utf8_lossy(&wit(&target).stdout).starts_with("updated "));
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), repo_wit);
+    assert_eq!(String::from_utf8_lossy(&wit(std::path::Path::new("-")).stdout), repo_wit);
+}
+
+/// `hookhost test`: the example scenarios pass against the embedded default; a scenario whose
+/// expectation is wrong fails the run (exit 1) and says what differed; a plugin is tested on
+/// its own with `--plugin` and `--settings`; malformed scenario files are refused naming the
+/// file, the scenario and the fix (exit 2), and nothing runs.
+#[test]
+fn test_runs_scenarios_and_fails_on_a_mismatch() {
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/scenarios/default.toml");
+    let out = hookhost(&["test", examples], "");
+    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("recursive delete of / is blocked") && table.ends_with("\n4 passed, 0 failed\n"), "{table}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let wrong = dir.path().join("wrong.toml");
+    std::fs::write(&wrong, "[[scenario]]\nname = \"ls is blocked\"\nevent = { event = \"pre_tool_use\", data = { tool_name = \"bash\", arguments = { command = \"ls\" } } }\nexpect = { decision = \"block\" }\n").unwrap();
+    let out = hookhost(&["test", wrong.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("FAIL: decision: expected block, got pass") && table.ends_with("\n0 passed, 1 failed\n"), "{table}");
+    let out = hookhost(&["test", "--json", wrong.to_str().unwrap()], "");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64(), report["scenarios"][0]["ok"].as_bool()), (Some(0), Some(1), Some(false)));
+
+    // One plugin, its settings: strict_rm blocks any rm -rf, even of a build directory.
+    let plugin = dir.path().join("guard.wasm");
+    std::fs::write(&plugin, hookhost::builtin_plugin("guard-destructive").unwrap()).unwrap();
+    let strict = dir.path().join("strict.toml");
+    std::fs::write(&strict, "[[scenario]]\nevent = { event = \"pre_tool_use\", data = { tool_name = \"bash\", arguments = { command = \"rm -rf build\" } } }\nexpect = { decision = \"block\" }\n").unwrap();
+    let out = hookhost(&["test", "--plugin", plugin.to_str().unwrap(), "--settings", r#"{"strict_rm": true}"#, strict.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    let out = hookhost(&["test", "--plugin", plugin.to_str().unwrap(), strict.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(1), "without strict_rm, rm -rf build passes: {}", String::from_utf8_lossy(&out.stdout));
+
+    for (text, message) in [
+        ("[[scenario]]\nevent = { event = \"pre_tool_use\" }\nexpect = { decision = \"deny\" }\n", "\"scenario 1\": expect.decision \"deny\" is not one of pass, allow, ask, block, halt"),
+        ("[[scenario]]\nname = \"x\"\nevent = { event = \"pre_tool_use\" }\nexpect = {}\n", "\"x\": expect checks nothing; give decision, reason_contains, user_message_contains, patch or context_contains"),
+        ("[[scenario]]\nevent = { event = \"pre_tool_use\" }\nexpect = { verdict = \"block\" }\n", "unknown field `verdict`"),
+        ("title = \"no scenarios\"\n", "unknown field `title`"),
+        ("", "no scenarios; add [[scenario]] tables with `event` and `expect`"),
+    ] {
+        let bad = dir.path().join("bad.toml");
+        std::fs::write(&bad, text).unwrap();
+        let out = hookhost(&["test", bad.to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = stderr(&out);
+        assert!(err.contains(&bad.display().to_string()) && err.contains(message), "{text}: {err}");
+        assert!(out.stdout.is_empty(), "nothing runs");
+    }
+}
+
+/// `check -v` says, per hook, what its plugin costs: size, load time, memory and fuel on a
+/// sample event against the hook's limits, and its imports.
+#[test]
+fn check_verbose_profiles_each_plugin() {
+    let out = hookhost(&["check", "-v"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let section = text.split_once("plugins (a fresh instance on a sample event of each hook's kind):\n").map(|(_, s)| s).unwrap_or_else(|| panic!("{text}"));
+    for id in ["user:guard_destructive", "user:redact_tool_input", "user:redact_tool_output", "user:redact_prompt"] {
+        let at = section.find(&format!("  {id} — builtin:")).unwrap_or_else(|| panic!("{id} missing: {section}"));
+        let lines: Vec<&str> = section[at..].lines().take(3).collect();
+        assert!(lines[0].contains(" KiB, loaded in ") || lines[0].contains(" MiB, loaded in "), "{lines:?}");
+        assert!(lines[1].starts_with("    memory ") && lines[1].contains(" of 64.0 MiB (memory_mib); fuel ") && lines[1].ends_with(" a call (fuel)"), "{lines:?}");
+        let fuel: u64 = lines[1].split("; fuel ").nth(1).unwrap().split(" of ").next().unwrap().replace(',', "").parse().unwrap();
+        assert!(fuel > 1000, "a real call burns fuel: {lines:?}");
+        // The built-ins are lean builds: hookhost's types, nothing from WASI.
+        assert_eq!(lines[2], "    imports (1): hookhost:hooks/types@0.1.0", "{lines:?}");
+    }
+    let plain = hookhost(&["check"], "");
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains("plugins (a fresh instance"), "only with -v");
+}

@@ -1,0 +1,17 @@
+//! The command line's integration tests, one binary (each test binary links wasmtime: one
+//! link instead of eleven). Each module is one area; `cargo test -p hookhost-cli --test it
+//! serve::` runs one of them.
+
+mod common;
+
+mod bundles;
+mod cli;
+mod docs;
+mod hardening;
+mod hook_examples;
+mod layering;
+mod org;
+mod output_protocols;
+mod real_world;
+mod send;
+mod serve;
