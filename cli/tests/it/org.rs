@@ -32,6 +32,14 @@ impl Machine {
         self.dir.path().join(rel)
     }
 
+    /// This machine's precompile cache holds the built-ins' code already (see
+    /// `hookhost_tests::warm_cache`): for tests that run the bash adapter but do not test
+    /// compiling.
+    fn warm(self) -> Machine {
+        hookhost_tests::warm_cache(&self.path("cache"));
+        self
+    }
+
     fn write(&self, rel: &str, body: &str) -> PathBuf {
         let p = self.path(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -498,7 +506,7 @@ fn serve_reloads_when_a_project_is_approved() {
 
 /// A machine whose managed layer guards `rm -rf /`, and a project `work/app` with `hooks`.
 fn guarded_machine(hooks: &str) -> (Machine, String) {
-    let mut m = Machine::new();
+    let mut m = Machine::new().warm();
     m.managed("[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\non_error = \"block\"\n");
     m.write("user.toml", "# no hooks of my own\n");
     m.write("work/app/.hookhost/hooks.toml", hooks);
@@ -683,7 +691,7 @@ fn a_project_another_user_can_write_is_ignored_like_git_safe_directory() {
 
 #[test]
 fn a_fifo_in_the_mounted_project_does_not_hold_the_answer() {
-    let m = Machine::new();
+    let m = Machine::new().warm();
     m.write("user.toml", "# none\n");
     let root = format!("{}/work/app", m.root());
     m.write(
@@ -692,9 +700,6 @@ fn a_fifo_in_the_mounted_project_does_not_hold_the_answer() {
     );
     assert!(std::process::Command::new("mkfifo").arg(m.path("work/app/pipe")).status().unwrap().success());
     m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
-    // The adapter's code in this test's cache first (a debug build compiles it on first use,
-    // which is not what is timed here).
-    m.ok_in("work/app", &["check", "--config", "../../user.toml"]);
     // The hook times out on the FIFO; the answer comes, and the process ends with it (before,
     // it waited for the blocked read for as long as the FIFO had no writer).
     let started = std::time::Instant::now();
