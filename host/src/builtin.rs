@@ -9,8 +9,8 @@ pub fn get(name: &str) -> Option<(&'static [u8], &'static str)> {
 }
 
 /// The zstd-packed code, compiled when hookhost was built, of the built-in whose component has
-/// this digest (`None` in a debug build, or without the `precompiled-builtins` feature). Whether it suits this
-/// machine is for wasmtime to say at load.
+/// this digest (`None` in a debug build, or without the `precompiled-builtins` feature).
+/// Whether it suits this machine is for wasmtime to say at load.
 pub fn precompiled(digest: &str) -> Option<&'static [u8]> {
     let embedded = BUILTINS.iter().find(|(_, _, d, packed)| *d == digest && !packed.is_empty()).map(|(.., packed)| *packed);
     #[cfg(any(test, feature = "testing"))]
@@ -30,7 +30,6 @@ static EMBEDDED_BY_TEST: std::sync::Mutex<Vec<(String, &'static [u8])>> = std::s
 pub fn embed_for_test(digest: &str, packed: Vec<u8>) {
     EMBEDDED_BY_TEST.lock().unwrap().push((digest.to_string(), Vec::leak(packed)));
 }
-
 
 /// The names of every built-in plugin.
 pub fn names() -> impl Iterator<Item = &'static str> {

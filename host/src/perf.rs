@@ -19,16 +19,6 @@ pub fn load_builtin(name: &str, cache: Option<&Path>) -> Result<(Duration, engin
     Ok((started.elapsed(), source))
 }
 
-/// A built-in plugin's component and its hex SHA-256.
-pub fn builtin(name: &str) -> Option<(&'static [u8], &'static str)> {
-    crate::builtin::get(name)
-}
-
-/// The names of the built-in plugins.
-pub fn builtin_names() -> Vec<&'static str> {
-    crate::builtin::names().collect()
-}
-
 /// See `builtin::embed_for_test`: `packed` becomes, for this process, the code embedded for
 /// the built-in whose component has `digest`.
 pub fn embed_for_test(digest: &str, packed: Vec<u8>) {

@@ -5,11 +5,12 @@
 //!
 //! `hookhost-precompile preinit COMPONENT...`: pre-initialise each component that exports
 //! `wizer-initialize` ([`preinit`]), replacing the file by its pre-initialised form (the others
-//! are left as they are). How the
-//! checked-in bash adapter of `host/builtins/` is made (`tests/builtins.rs`).
-//! At load, wasmtime's own compatibility check decides whether
-//! the embedded code suits the running machine (same wasmtime, same settings, a CPU with the
-//! features it was compiled for); when it does not, hookhost compiles as it would without it.
+//! are left as they are): how the checked-in bash adapter of `host/builtins/` is made
+//! (`tests/builtins.rs`).
+//!
+//! At load, wasmtime's own compatibility check decides whether the embedded code suits the
+//! running machine (same wasmtime, same settings, a CPU with the features it was compiled for);
+//! when it does not, hookhost compiles as it would without it.
 
 #[path = "../../src/compile_settings.rs"]
 mod compile_settings;

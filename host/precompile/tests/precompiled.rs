@@ -12,9 +12,9 @@ fn the_tools_code_for_every_builtin_loads_without_compiling() {
     let dir = tempfile::tempdir().unwrap();
     let mut tool = Command::new(env!("CARGO_BIN_EXE_hookhost-precompile"));
     tool.arg("compile").arg(dir.path());
-    let names = hookhost::perf::builtin_names();
+    let names: Vec<&str> = hookhost::builtin_plugins().collect();
     for name in &names {
-        let (bytes, _) = hookhost::perf::builtin(name).unwrap();
+        let bytes = hookhost::builtin_plugin(name).unwrap();
         let file = dir.path().join(format!("{name}.wasm"));
         std::fs::write(&file, bytes).unwrap();
         tool.arg(format!("{name}={}", file.display()));
@@ -22,8 +22,8 @@ fn the_tools_code_for_every_builtin_loads_without_compiling() {
     let out = tool.output().unwrap();
     assert!(out.status.success(), "hookhost-precompile compile: {}", String::from_utf8_lossy(&out.stderr));
     for name in &names {
-        let (_, digest) = hookhost::perf::builtin(name).unwrap();
-        hookhost::perf::embed_for_test(digest, std::fs::read(dir.path().join(format!("{name}.cwasm.zst"))).unwrap());
+        let digest = hookhost::types::ids::sha256_hex(hookhost::builtin_plugin(name).unwrap());
+        hookhost::perf::embed_for_test(&digest, std::fs::read(dir.path().join(format!("{name}.cwasm.zst"))).unwrap());
     }
     let cache = dir.path().join("cache");
     std::fs::create_dir(&cache).unwrap();
