@@ -126,11 +126,16 @@ enum Command {
     },
     /// Write the WIT package hooks are built against (`hooks.wit`, world `hook`) into DIR
     /// (default `wit`), or to stdout with `-`: what wit-bindgen, componentize-py and
-    /// componentize-qjs / componentize-js read.
+    /// componentize-qjs / componentize-js read. hookhost serves every version it lists; the
+    /// default is the one the SDKs and `hookhost new` build against.
     Wit {
         /// The directory to write `hooks.wit` into, or `-` for stdout.
         #[arg(default_value = "wit")]
         dir: PathBuf,
+        /// The contract version to write: 0.1.0 (the SDKs' and templates') or 0.2.0 (adds
+        /// `context.runtime`).
+        #[arg(long, default_value = "0.1.0")]
+        version: String,
     },
     /// Start a hook project: the example guard hook (block destructive commands, rewrite a
     /// force push, add context to prompts) in LANG, with its build script, the WIT, and
@@ -309,7 +314,7 @@ fn main() -> ExitCode {
 
 pub(crate) fn dialect(args: &HostArgs) -> Result<Option<hookhost::peer::Format>> {
     match &args.dialect {
-        Some(name) => Ok(Some(hookhost::peer::Format::parse(name).ok_or_else(|| usage(format!("--dialect: unknown format {name:?}; use native, everruns, docker-agent, claude-code or starchild")))?)),
+        Some(name) => Ok(Some(hookhost::peer::Format::parse(name).ok_or_else(|| usage(format!("--dialect: unknown format {name:?}; use native, {}", hookhost::peer::Format::peer_names())))?)),
         None => Ok(None),
     }
 }
@@ -540,7 +545,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Lock { host } => cli_bundle::lock(&host).await,
         Command::Update { host, yes, dry_run } => cli_bundle::update(&host, yes, dry_run).await,
         Command::Serve(args) => serve::serve(args).await,
-        Command::Wit { dir } => write_wit(&dir),
+        Command::Wit { dir, version } => write_wit(&dir, &version),
         Command::Trust { dir, config, forget, list } => trust::trust(dir, config, forget, list).await,
         Command::New { lang, dir } => {
             let files = new::create(lang, &dir, HOOKS_WIT).map_err(|e| usage(format!("{e:#}")))?;
@@ -587,24 +592,33 @@ async fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// The WIT package this hookhost speaks, as compiled in.
+/// The contract the SDKs and `hookhost new` build against.
 const HOOKS_WIT: &str = include_str!("../../wit/hooks.wit");
 
+/// Every contract version hookhost serves, with its WIT (`hookhost wit --version`).
+const CONTRACTS: &[(&str, &str)] = &[("0.1.0", HOOKS_WIT), ("0.2.0", include_str!("../../wit/0.2.0/hooks.wit"))];
+
 /// `hookhost wit DIR`: write `DIR/hooks.wit` (creating DIR), or print it for `-`.
-fn write_wit(dir: &Path) -> Result<ExitCode> {
+fn write_wit(dir: &Path, version: &str) -> Result<ExitCode> {
+    let Some(&(_, wit)) = CONTRACTS.iter().find(|(v, _)| *v == version) else {
+        let known: Vec<&str> = CONTRACTS.iter().map(|(v, _)| *v).collect();
+        return Err(usage(format!("--version: hookhost serves no contract {version:?}; use one of {}", known.join(", "))));
+    };
+    let package = format!("hookhost:hooks@{version}");
     if dir == Path::new("-") {
-        print!("{HOOKS_WIT}");
+        print!("{wit}");
         return Ok(ExitCode::SUCCESS);
     }
     let path = dir.join("hooks.wit");
     let before = std::fs::read_to_string(&path).ok();
-    if before.as_deref() == Some(HOOKS_WIT) {
-        println!("{} is up to date ({})", path.display(), hookhost_types::WIT_PACKAGE);
+    if before.as_deref() == Some(wit) {
+        println!("{} is up to date ({package})", path.display());
         return Ok(ExitCode::SUCCESS);
     }
     std::fs::create_dir_all(dir).map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
-    std::fs::write(&path, HOOKS_WIT).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?;
+    std::fs::write(&path, wit).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?;
     let verb = if before.is_some() { "updated" } else { "wrote" };
-    println!("{verb} {} ({}; build your hook for its world `hook`)", path.display(), hookhost_types::WIT_PACKAGE);
+    println!("{verb} {} ({package}; build your hook for its world `hook`)", path.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -613,7 +627,12 @@ fn write_wit(dir: &Path) -> Result<ExitCode> {
 /// broken config never reads as a block — nor, when asked, as a pass.
 async fn run_for_runtime(args: &HostArgs, path: Option<&Path>, protocol: Protocol, fail_closed: bool) -> ExitCode {
     // The event first: a failure after it can still answer in the event's own block form.
-    let event = read_event(path).and_then(|(text, from)| HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}"))));
+    let runtime = match protocol {
+        Protocol::Runtime(runtime) => Some(runtime),
+        Protocol::Json => None,
+    };
+    // The runtime that sent it is the one it answers (hooks built against 0.2.0 see it).
+    let event = read_event(path).and_then(|(text, from)| HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))).map(|e| HookEvent { runtime, ..e });
     let reply = match event {
         Err(e) => hookhost::protocol::failure(protocol, None, &format!("{e:#}"), fail_closed),
         Ok(event) => match load_one_shot(args).await {

@@ -243,12 +243,16 @@ async fn events(State(app): State<Arc<App>>, body: Bytes) -> Response {
 /// on an event that can block is answered with the runtime's block.
 async fn runtime_hook(State(app): State<Arc<App>>, UrlPath(name): UrlPath<String>, body: Bytes) -> Response {
     let route = format!("/v1/hooks/{name}");
-    let Some(protocol) = Protocol::parse(&name).filter(|p| *p != Protocol::Json) else {
+    let Some((protocol, runtime)) = Protocol::parse(&name).and_then(|p| match p {
+        Protocol::Runtime(runtime) => Some((p, runtime)),
+        Protocol::Json => None,
+    }) else {
         app.count("/v1/hooks/unknown", StatusCode::NOT_FOUND);
-        return json_error(StatusCode::NOT_FOUND, &format!("no protocol {name:?}; use one of claude-code, codex, gemini-cli, docker-agent, starchild (or POST /v1/events)"));
+        let names: Vec<&str> = Protocol::all().filter(|p| *p != Protocol::Json).map(Protocol::name).collect();
+        return json_error(StatusCode::NOT_FOUND, &format!("no protocol {name:?}; use one of {} (or POST /v1/events)", names.join(", ")));
     };
     let event = match read_event(&app, &route, &body) {
-        Ok(e) => e,
+        Ok(e) => HookEvent { runtime: Some(runtime), ..e },
         Err(r) => return r,
     };
     let (host, outcome) = match decide(&app, &event, &route).await {

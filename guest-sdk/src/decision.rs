@@ -12,7 +12,12 @@ pub enum Verdict {
     /// Force the human permission prompt.
     Ask(Option<String>),
     /// Stop the action. Ignored (and logged) on advisory events.
-    Block { reason: Option<String>, user_message: Option<String> },
+    Block {
+        /// Why: shown to the model and recorded in the audit log.
+        reason: Option<String>,
+        /// What the human sees, when different from the reason.
+        user_message: Option<String>,
+    },
     /// Stop the agent loop.
     Halt(Option<String>),
 }
@@ -20,19 +25,28 @@ pub enum Verdict {
 /// A change the hook asks for, applied by the host when the event allows it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
+    /// Replace the tool's arguments (a JSON object).
     RewriteInput(Value),
+    /// Replace the user's prompt text.
     RewritePrompt(String),
+    /// Replace the tool's result.
     RewriteOutput(Value),
+    /// Extra context for the model.
     AddContext(String),
+    /// A message for the human.
     NotifyUser(String),
+    /// Key/value annotations for the audit log.
     Annotate(Vec<(String, String)>),
+    /// Replace the compaction summary.
     ReplaceSummary(String),
 }
 
 /// A verdict and the effects that go with it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
+    /// What the hook says about the action.
     pub verdict: Verdict,
+    /// What it asks to change, in order.
     pub effects: Vec<Effect>,
 }
 

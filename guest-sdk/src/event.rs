@@ -7,12 +7,17 @@ use serde_json::Value;
 pub struct Context {
     /// `user:{name}` or `{bundle}:{name}`.
     pub hook_id: String,
+    /// The session the event belongs to.
     pub session_id: String,
+    /// The turn, when the runtime has turns.
     pub turn_id: Option<String>,
+    /// The agent, when the runtime names one.
     pub agent_id: Option<String>,
+    /// The organisation, when the runtime names one.
     pub org_id: Option<String>,
     /// RFC 3339 time of the event.
     pub ts: String,
+    /// The agent's working directory.
     pub cwd: Option<String>,
     /// The hook's settings from the host configuration (`{}` when none).
     pub settings: Value,
@@ -46,7 +51,9 @@ impl Context {
 /// A tool call about to run (or asking for permission).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
+    /// The tool's name (`bash`, `Write`, `mcp__github__create_issue`).
     pub name: String,
+    /// The runtime's id of this call.
     pub call_id: String,
     /// The tool's arguments, after any earlier hook's rewrite.
     pub arguments: Value,
@@ -55,16 +62,22 @@ pub struct ToolCall {
 /// A finished tool call and its result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
+    /// The tool's name.
     pub name: String,
+    /// The runtime's id of this call.
     pub call_id: String,
+    /// The arguments it ran with.
     pub arguments: Value,
+    /// Its output (a string for plain-text tools).
     pub result: Value,
+    /// Whether the tool failed.
     pub is_error: bool,
 }
 
 /// The agent wants to stop.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Stop {
+    /// The agent's final message, when the runtime provides it.
     pub response: Option<String>,
     /// True when the agent already continues because a stop hook blocked.
     pub stop_hook_active: bool,
@@ -75,31 +88,81 @@ pub struct Stop {
 /// Context compaction, before or after.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Compact {
+    /// What started it (`manual`, `auto`, ...), when the runtime says.
     pub trigger: Option<String>,
+    /// The summary, when there is one.
     pub summary: Option<String>,
 }
 
 /// One lifecycle moment.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
-    SessionStart { source: Option<String> },
-    SessionEnd { reason: Option<String> },
-    UserPromptSubmit { message: String },
+    /// A session begins.
+    SessionStart {
+        /// How (`startup`, `resume`, ...), when the runtime says.
+        source: Option<String>,
+    },
+    /// A session ends.
+    SessionEnd {
+        /// Why, when the runtime says.
+        reason: Option<String>,
+    },
+    /// The user submitted a prompt (it can be rewritten or blocked).
+    UserPromptSubmit {
+        /// The prompt's text.
+        message: String,
+    },
+    /// A tool is about to run (arguments can be rewritten; the call can be blocked).
     PreToolUse(ToolCall),
+    /// The runtime is about to ask the user to approve a tool call.
     PermissionRequest(ToolCall),
+    /// A tool's output, before the model sees it (it can be rewritten).
     ToolResultTransform(ToolResult),
+    /// A tool ran.
     PostToolUse(ToolResult),
+    /// The agent is about to stop (a block makes it continue).
     Stop(Stop),
+    /// A subagent is about to stop.
     SubagentStop(Stop),
+    /// A turn begins.
     TurnStart,
-    TurnEnd { success: bool },
-    BeforeModelCall { model: Option<String>, request: Value },
-    AfterModelCall { model: Option<String>, response: Value },
+    /// A turn ends.
+    TurnEnd {
+        /// Whether it ended without an error.
+        success: bool,
+    },
+    /// Before a model call.
+    BeforeModelCall {
+        /// The model, when the runtime names it.
+        model: Option<String>,
+        /// The request as the runtime builds it.
+        request: Value,
+    },
+    /// After a model call.
+    AfterModelCall {
+        /// The model, when the runtime names it.
+        model: Option<String>,
+        /// The response as the runtime received it.
+        response: Value,
+    },
+    /// Before the context is compacted (the summary can be replaced).
     PreCompact(Compact),
+    /// After the context was compacted.
     PostCompact(Compact),
-    Notification { message: String, kind: Option<String> },
+    /// The runtime notifies the user.
+    Notification {
+        /// The notice.
+        message: String,
+        /// Its kind, when the runtime says.
+        kind: Option<String>,
+    },
     /// An event this contract version does not name, with its data.
-    Custom { name: String, data: Value },
+    Custom {
+        /// The runtime's name for it.
+        name: String,
+        /// Its data, as the runtime sent it.
+        data: Value,
+    },
 }
 
 impl Event {

@@ -22,6 +22,8 @@
 //! assert!(Guard::handle(ev, Context::default()).unwrap().is_block());
 //! ```
 
+#![deny(missing_docs)]
+
 mod decision;
 mod event;
 #[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "heap"))]

@@ -13,18 +13,22 @@ fn emit(level: crate::bindings::hookhost::hooks::log::Level, message: &str) {
 
 use crate::bindings::hookhost::hooks::log::Level;
 
+/// Log at debug level.
 pub fn debug(message: &str) {
     emit(Level::Debug, message);
 }
 
+/// Log at info level.
 pub fn info(message: &str) {
     emit(Level::Info, message);
 }
 
+/// Log a warning.
 pub fn warn(message: &str) {
     emit(Level::Warn, message);
 }
 
+/// Log an error.
 pub fn error(message: &str) {
     emit(Level::Error, message);
 }

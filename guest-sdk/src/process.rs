@@ -4,11 +4,15 @@
 /// What to run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Command {
+    /// The program and its arguments (the program is looked up on the host's `PATH`).
     pub argv: Vec<String>,
     /// The complete environment of the process.
     pub env: Vec<(String, String)>,
+    /// What the process reads on stdin.
     pub stdin: Vec<u8>,
+    /// Its working directory (the host's default when `None`).
     pub cwd: Option<String>,
+    /// Its deadline; the host also stops it at the hook's own, whichever comes first.
     pub timeout_ms: u32,
     /// `(env var, contents)`: the host writes the contents to an owner-only temporary file,
     /// passes its path in the variable, and deletes it after the run.
@@ -18,10 +22,15 @@ pub struct Command {
 /// How it ended.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Output {
+    /// Its exit status, when it exited.
     pub status: Option<i32>,
+    /// The signal that ended it, when one did.
     pub signal: Option<i32>,
+    /// What it wrote on stdout.
     pub stdout: Vec<u8>,
+    /// What it wrote on stderr.
     pub stderr: Vec<u8>,
+    /// Whether its deadline stopped it.
     pub timed_out: bool,
     /// stdout+stderr went over the host's cap; the process was stopped.
     pub truncated: bool,

@@ -1,6 +1,8 @@
 //! Plugins compiled into the binary, referenced as `builtin:<name>` (built from `plugins/` by
 //! the build script).
 
+use hookhost_types::adapter::{AdapterMode, AdapterSettings};
+
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 /// The component bytes of a built-in plugin and their hex sha256 (computed at build time).
@@ -36,13 +38,19 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     BUILTINS.iter().map(|(n, ..)| *n)
 }
 
+/// The bash adapter's settings of a hook, when its plugin is the bash adapter and they read
+/// (they were checked at load: `Host` refuses a hook whose settings do not).
+pub fn adapter_settings(name: &str, settings: &serde_json::Value) -> Option<AdapterSettings> {
+    (name == "bash-adapter").then(|| AdapterSettings::from_json(settings).ok()).flatten()
+}
+
 /// Whether a hook of a built-in plugin needs `process:exec`, when the built-in decides that by
 /// its settings rather than by what it imports: `Some(Some(why))` if it does, `Some(None)` if
 /// it does not, `None` when the plugin's imports decide. The bash adapter imports `process`
 /// but needs it only for hooks whose settings ask for host mode.
 pub fn process_need(name: &str, settings: &serde_json::Value) -> Option<Option<String>> {
     match name {
-        "bash-adapter" => Some((settings.get("mode").and_then(serde_json::Value::as_str) == Some("host")).then(|| "its settings ask for mode = \"host\", which runs a real process".to_string())),
+        "bash-adapter" => Some((adapter_settings(name, settings)?.runs() == Some(AdapterMode::Host)).then(|| "its settings ask for mode = \"host\", which runs a real process".to_string())),
         _ => None,
     }
 }
@@ -52,59 +60,40 @@ pub fn process_need(name: &str, settings: &serde_json::Value) -> Option<Option<S
 /// (`node` under `~/.nvm`, `uv` in `~/.local/bin`, git's config), nothing else.
 pub const PEER_HOST_ENV: &[&str] = &["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR"];
 
-/// A built-in hook's settings as loaded, given whether the hook holds `process:exec`: the
-/// bash adapter's `mode = "auto"` (converted peer hooks) becomes `host` where it does — with
-/// [`PEER_HOST_ENV`] from hookhost's environment under the hook's own `env` — and `sandbox`
-/// where it does not.
+/// A bash-adapter hook's settings as loaded, given whether the hook holds `process:exec`: a
+/// new value, the hook's own left as written. `mode = "auto"` (converted peer hooks) becomes
+/// `host` where it does — with [`PEER_HOST_ENV`] from hookhost's environment under the hook's
+/// own `env` — and `sandbox` where it does not.
 ///
 /// A `url` hook's `headers` get `$VAR` / `${VAR}` filled for the names its `allowed_env_vars`
 /// lists — from its own `env`, else hookhost's environment — and the empty string for any
 /// other name, as Claude Code does. Only for the config's `own` hooks: a bundle's settings come
 /// from a third party and must not choose which of this machine's variables leave it.
-pub fn resolve_settings(name: &str, settings: &serde_json::Value, process_granted: bool, own: bool) -> serde_json::Value {
-    use serde_json::Value;
-    let mut settings = settings.clone();
-    if name == "bash-adapter" && settings.get("headers").is_some() {
-        resolve_headers(&mut settings, own);
+pub fn resolve_adapter(settings: &AdapterSettings, process_granted: bool, own: bool) -> AdapterSettings {
+    let mut out = settings.clone();
+    if !out.headers.is_empty() {
+        let allowed: &[String] = if own { &settings.allowed_env_vars } else { &[] };
+        let value_of = |name: &str| -> String {
+            if !allowed.iter().any(|a| a == name) {
+                return String::new();
+            }
+            settings.env.get(name).cloned().or_else(|| std::env::var(name).ok()).unwrap_or_default()
+        };
+        for value in out.headers.values_mut() {
+            *value = expand_vars(value, &value_of);
+        }
     }
-    if name != "bash-adapter" || settings.get("mode").and_then(Value::as_str) != Some("auto") {
-        return settings;
-    }
-    let Some(obj) = settings.as_object_mut() else { return settings };
-    obj.insert("mode".into(), if process_granted { "host" } else { "sandbox" }.into());
-    if process_granted {
-        let env = obj.entry("env").or_insert_with(|| Value::Object(Default::default()));
-        if let Some(env) = env.as_object_mut() {
+    if out.mode == Some(AdapterMode::Auto) && out.url.is_none() {
+        out.mode = Some(if process_granted { AdapterMode::Host } else { AdapterMode::Sandbox });
+        if process_granted {
             for var in PEER_HOST_ENV {
-                if let (false, Ok(value)) = (env.contains_key(*var), std::env::var(var)) {
-                    env.insert((*var).to_string(), value.into());
+                if let (false, Ok(value)) = (out.env.contains_key(*var), std::env::var(var)) {
+                    out.env.insert((*var).to_string(), value);
                 }
             }
         }
     }
-    settings
-}
-
-/// Fill the `$VAR` / `${VAR}` references of `settings.headers` (see [`resolve_settings`]).
-fn resolve_headers(settings: &mut serde_json::Value, own: bool) {
-    use serde_json::Value;
-    let allowed: Vec<String> = match own {
-        true => settings.get("allowed_env_vars").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default(),
-        false => Vec::new(),
-    };
-    let env = settings.get("env").cloned().unwrap_or(Value::Null);
-    let value_of = |name: &str| -> String {
-        if !allowed.iter().any(|a| a == name) {
-            return String::new();
-        }
-        env.get(name).and_then(Value::as_str).map(str::to_string).or_else(|| std::env::var(name).ok()).unwrap_or_default()
-    };
-    let Some(headers) = settings.get_mut("headers").and_then(Value::as_object_mut) else { return };
-    for value in headers.values_mut() {
-        if let Some(text) = value.as_str() {
-            *value = expand_vars(text, &value_of).into();
-        }
-    }
+    out
 }
 
 /// `$NAME` and `${NAME}` (NAME: letters, digits, `_`, not starting with a digit) replaced by
@@ -138,15 +127,11 @@ fn expand_vars(text: &str, value_of: &dyn Fn(&str) -> String) -> String {
     out
 }
 
-/// The directory a built-in hook's instance may read, read-only: the bash adapter's
-/// `project_dir` in sandbox mode (a converted peer hook's project, mounted where its runtime
-/// would have it). No other plugin is ever given a directory.
-pub fn project_mount(name: &str, settings: &serde_json::Value) -> Option<std::path::PathBuf> {
-    use serde_json::Value;
-    if name != "bash-adapter" || settings.get("url").is_some() || settings.get("mode").and_then(Value::as_str).is_some_and(|m| m != "sandbox") {
-        return None;
-    }
-    settings.get("project_dir").and_then(Value::as_str).map(std::path::PathBuf::from)
+/// The directory a bash-adapter hook's instance may read, read-only: its `project_dir` in
+/// sandbox mode (a converted peer hook's project, mounted where its runtime would have it). No
+/// other plugin is ever given a directory.
+pub fn project_mount(settings: &AdapterSettings) -> Option<std::path::PathBuf> {
+    (settings.runs() == Some(AdapterMode::Sandbox)).then(|| settings.project_dir.as_ref().map(std::path::PathBuf::from)).flatten()
 }
 
 #[cfg(test)]
@@ -157,40 +142,46 @@ mod tests {
         assert_eq!(built, hookhost_types::spec::BUILTIN_PLUGINS, "crates/types lists the built-ins configs may name");
     }
 
+    use hookhost_types::adapter::AdapterSettings;
+
+    fn typed(v: serde_json::Value) -> AdapterSettings {
+        AdapterSettings::from_json(&v).unwrap()
+    }
+
     #[test]
     fn auto_mode_follows_the_grant() {
-        let auto = serde_json::json!({"command": "node x.js", "mode": "auto", "env": {"PATH": "/opt/bin"}, "project_dir": "/repo"});
-        let sandbox = super::resolve_settings("bash-adapter", &auto, false, true);
+        let auto = typed(serde_json::json!({"command": "node x.js", "mode": "auto", "env": {"PATH": "/opt/bin"}, "project_dir": "/repo"}));
+        let sandbox = super::resolve_adapter(&auto, false, true).to_json();
         assert_eq!(sandbox["mode"], "sandbox");
         assert_eq!(sandbox["env"], serde_json::json!({"PATH": "/opt/bin"}), "no host environment in the sandbox");
-        assert_eq!(super::project_mount("bash-adapter", &sandbox), Some("/repo".into()));
-        let host = super::resolve_settings("bash-adapter", &auto, true, true);
+        assert_eq!(super::project_mount(&typed(sandbox)), Some("/repo".into()));
+        let host = super::resolve_adapter(&auto, true, true).to_json();
         assert_eq!(host["mode"], "host");
         assert_eq!(host["env"]["PATH"], "/opt/bin", "the hook's own env wins");
         if let Ok(home) = std::env::var("HOME") {
             assert_eq!(host["env"]["HOME"], home.as_str());
         }
-        assert_eq!(super::project_mount("bash-adapter", &host), None, "a real process reads the project itself");
-        // Only `auto` is resolved, and only for the bash adapter.
-        let explicit = serde_json::json!({"command": "x", "mode": "sandbox"});
-        assert_eq!(super::resolve_settings("bash-adapter", &explicit, true, true), explicit);
-        assert_eq!(super::project_mount("guard-destructive", &serde_json::json!({"project_dir": "/"})), None);
+        assert_eq!(super::project_mount(&typed(host)), None, "a real process reads the project itself");
+        // Only `auto` is resolved.
+        let explicit = typed(serde_json::json!({"command": "x", "mode": "sandbox"}));
+        assert_eq!(super::resolve_adapter(&explicit, true, true), explicit);
+        assert_eq!(super::adapter_settings("guard-destructive", &serde_json::json!({"command": "x", "project_dir": "/"})), None, "only the bash adapter's settings are its contract");
     }
 
     #[test]
     fn headers_get_only_the_variables_the_hook_lists() {
         std::env::set_var("HOOKHOST_TEST_TOKEN", "t0k");
         std::env::set_var("HOOKHOST_TEST_SECRET", "leak");
-        let settings = serde_json::json!({
+        let settings = typed(serde_json::json!({
             "url": "http://127.0.0.1:9/h",
             "headers": {"Authorization": "Bearer $HOOKHOST_TEST_TOKEN", "X-Team": "${TEAM}-x", "X-Other": "$HOOKHOST_TEST_SECRET", "X-Price": "5$ and $1"},
             "allowed_env_vars": ["HOOKHOST_TEST_TOKEN", "TEAM"],
             "env": {"TEAM": "core"},
-        });
-        let own = super::resolve_settings("bash-adapter", &settings, false, true);
-        assert_eq!(own["headers"], serde_json::json!({"Authorization": "Bearer t0k", "X-Team": "core-x", "X-Other": "", "X-Price": "5$ and $1"}));
-        let bundle = super::resolve_settings("bash-adapter", &settings, false, false);
+        }));
+        let own = super::resolve_adapter(&settings, false, true);
+        assert_eq!(own.to_json()["headers"], serde_json::json!({"Authorization": "Bearer t0k", "X-Team": "core-x", "X-Other": "", "X-Price": "5$ and $1"}));
+        let bundle = super::resolve_adapter(&settings, false, false).to_json();
         assert_eq!(bundle["headers"]["Authorization"], "Bearer ", "a bundle's hook reads no variable of this machine");
-        assert_eq!(super::project_mount("bash-adapter", &own), None, "a url hook gets no directory");
+        assert_eq!(super::project_mount(&own), None, "a url hook gets no directory");
     }
 }

@@ -64,14 +64,14 @@ pub enum LoadError {
     },
 
     /// The component was built for another version of the hook contract.
-    #[error("{hook}: plugin {plugin} was built for {found}, a version of the hook contract this hookhost does not speak (it speaks {expected}); rebuild the plugin against this hookhost's wit/hooks.wit, or run a hookhost that supports {found}")]
+    #[error("{hook}: plugin {plugin} was built for {found}, a version of the hook contract this hookhost does not serve (it serves {expected}); run a hookhost that serves {found}, or rebuild the plugin against one it serves (`hookhost wit`)")]
     WitVersion {
         /// The hook.
         hook: String,
         /// The plugin.
         plugin: String,
-        /// The contract this hookhost speaks.
-        expected: &'static str,
+        /// The contracts this hookhost serves.
+        expected: String,
         /// The contract the plugin was built for.
         found: String,
     },
@@ -167,7 +167,7 @@ pub enum LoadError {
 }
 
 /// What a plugin may import, for messages.
-const PROVIDED: &str = "hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process @0.1.0";
+const PROVIDED: &str = "hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process at 0.1.0 and 0.2.0";
 
 /// What to change, per toolchain, when a plugin imports what hookhost does not provide.
 const UNSUPPORTED_IMPORT_FIX: &str = "build the hook against the `hook` world of hookhost's WIT (`hookhost wit DIR` writes it): Rust, drop the binding or crate that pulls the import in; componentize-py, pass `-w hook`; componentize-qjs or componentize-js, give `hook` as the world; C, generate with `wit-bindgen c` for the `hook` world";

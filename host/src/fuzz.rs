@@ -14,10 +14,10 @@ pub fn config(data: &[u8]) {
     let _ = Config::parse(text, Path::new("hooks.json"), base);
     for (format, file) in [
         (Format::Native, "hooks.toml"),
-        (Format::Everruns, "hooks.json"),
-        (Format::DockerAgent, "agent.yaml"),
-        (Format::ClaudeCode, "settings.json"),
-        (Format::Starchild, "hooks.yaml"),
+        (Format::Peer(hookhost_types::Runtime::Everruns), "hooks.json"),
+        (Format::Peer(hookhost_types::Runtime::DockerAgent), "agent.yaml"),
+        (Format::Peer(hookhost_types::Runtime::ClaudeCode), "settings.json"),
+        (Format::Peer(hookhost_types::Runtime::Starchild), "hooks.yaml"),
     ] {
         let _ = Config::parse_as(text, Path::new(file), base, Some(format));
     }

@@ -7,6 +7,7 @@ use crate::engine::{self, Engine};
 use crate::error::LoadError;
 use crate::plugin::{Access, Loader, Plugin, PluginSource};
 use hookhost_config::{ConfigFile, Plan};
+use hookhost_types::adapter::{AdapterMode, AdapterRefusal, AdapterSettings};
 use hookhost_types::spec::{AuditFailure, Capability, HookSpec, PluginRef};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -225,16 +226,16 @@ impl HostBuilder {
 
 /// Why a hook needs `process:exec`, if it does: its plugin imports `process` — except a
 /// built-in that says when it needs it (the bash adapter, only in host mode).
-fn needs_process(spec: &HookSpec, imports_process: bool) -> Option<String> {
+fn needs_process(spec: &HookSpec, process_import: Option<&str>) -> Option<String> {
     match spec.plugin.builtin_name().and_then(|name| crate::builtin::process_need(name, &spec.settings)) {
         Some(need) => need,
-        None => imports_process.then(|| format!("it imports {}", crate::wit::PROCESS_IMPORT)),
+        None => process_import.map(|import| format!("it imports {import}")),
     }
 }
 
 /// Refuse a hook whose plugin needs `process:exec` without holding it.
-fn check_process_grant(spec: &HookSpec, imports_process: bool, granted: bool) -> Result<(), LoadError> {
-    let Some(why) = needs_process(spec, imports_process) else { return Ok(()) };
+fn check_process_grant(spec: &HookSpec, process_import: Option<&str>, granted: bool) -> Result<(), LoadError> {
+    let Some(why) = needs_process(spec, process_import) else { return Ok(()) };
     if granted {
         return Ok(());
     }
@@ -270,7 +271,7 @@ fn refused_by_policy(e: LoadError, refused: &std::collections::BTreeMap<(String,
 /// a third party and must not choose what of this machine they can read.
 fn project_mount(spec: &HookSpec) -> Option<PathBuf> {
     match &spec.plugin {
-        PluginRef::Builtin(name) => crate::builtin::project_mount(name, &spec.settings),
+        PluginRef::Builtin(name) => crate::builtin::adapter_settings(name, &spec.settings).and_then(|s| crate::builtin::project_mount(&s)),
         _ => None,
     }
 }
@@ -285,16 +286,24 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &m
     let mut rejected = Vec::new();
     for mut spec in std::mem::take(&mut plan.hooks) {
         let granted = plan.holds(&spec.plugin, &Capability::ProcessExec) || spec.grants.contains(&Capability::ProcessExec);
-        // A built-in whose settings follow the grant (the bash adapter's `mode = "auto"`).
-        if let Some(name) = spec.plugin.builtin_name() {
-            spec.settings = crate::builtin::resolve_settings(name, &spec.settings, granted, !matches!(spec.plugin, PluginRef::Bundle { .. }));
+        // The bash adapter's settings are its typed contract: read once, here; a hook whose
+        // settings do not read is refused naming the setting. They follow the grant (`mode =
+        // "auto"`) and the config's own variables (`headers`).
+        if spec.plugin.builtin_name() == Some("bash-adapter") {
+            match AdapterSettings::from_json(&spec.settings) {
+                Ok(typed) => spec.settings = crate::builtin::resolve_adapter(&typed, granted, !matches!(spec.plugin, PluginRef::Bundle { .. })).to_json(),
+                Err(message) => {
+                    rejected.push(LoadError::SettingsRejected { hook: spec.id, plugin: spec.plugin.to_string(), message });
+                    continue;
+                }
+            }
         }
         let plugin = match plugins.get(&spec.plugin) {
             Some(p) => p.clone(),
             None => {
                 let source = PluginSource::of(&spec, &plan)?;
                 // The capability first: a plugin that may not run is never compiled or cached.
-                check_process_grant(&spec, crate::plugin::imports_process(&source.bytes), granted).map_err(|e| refused_by_policy(e, &plan.refused_grants))?;
+                check_process_grant(&spec, crate::plugin::process_import(&source.bytes).as_deref(), granted).map_err(|e| refused_by_policy(e, &plan.refused_grants))?;
                 let p = Arc::new(loader.load(&spec.id, source)?);
                 tracing::debug!(plugin = %p.name, "plugin loaded");
                 plugins.insert(spec.plugin.clone(), p.clone());
@@ -302,7 +311,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &m
             }
         };
         // Again with what the compiled component imports (and for hooks sharing a plugin).
-        check_process_grant(&spec, plugin.imports_process(), granted).map_err(|e| refused_by_policy(e, &plan.refused_grants))?;
+        check_process_grant(&spec, plugin.process_import(), granted).map_err(|e| refused_by_policy(e, &plan.refused_grants))?;
         // Only a plugin that imports `process` can call it at all.
         let read_dir = match project_mount(&spec) {
             Some(dir) if dir.is_dir() => Some(dir),
@@ -314,7 +323,7 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &m
         };
         let mut net = plan.net_hosts(&spec.plugin);
         net.extend(Capability::net_hosts(&spec.grants));
-        let access = Access { process: granted && plugin.imports_process(), read_dir, net: net.into() };
+        let access = Access { process: granted && plugin.process_import().is_some(), read_dir, net: net.into() };
         let settings_json = spec.settings.to_string();
         if accepted.known(&plugin.digest, &settings_json, &spec.limits, &access) {
             tracing::debug!(hook_id = %spec.id, "hook settings accepted before");
@@ -324,7 +333,9 @@ async fn load(mut plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &m
         match plugin.validate_settings(&spec.id, &settings_json, &spec.limits, &access).await {
             Ok(Ok(())) => accepted.remember(&plugin.digest, &settings_json, &spec.limits, &access),
             Ok(Err(message)) => {
-                // Every hook's settings are checked, so one load reports each rejection.
+                // Every hook's settings are checked, so one load reports each rejection. The
+                // bash adapter's refusals are typed; any other plugin's text is its own.
+                let message = AdapterRefusal::decode(&message).map_or(message, |refusal| refusal.to_string());
                 rejected.push(LoadError::SettingsRejected { hook: spec.id, plugin: plugin.name.clone(), message });
                 continue;
             }
@@ -427,14 +438,14 @@ impl Host {
     pub async fn report(&self) -> Vec<HookReport> {
         let mut out = Vec::with_capacity(self.hooks.len());
         for hook in &self.hooks {
-            let settings = &hook.spec.settings;
-            let peer = hook.spec.plugin.builtin_name() == Some("bash-adapter") && settings.get("start_failure").is_some();
-            let url = settings.get("url").and_then(serde_json::Value::as_str);
-            let runs = match settings.get("mode").and_then(serde_json::Value::as_str) {
-                _ if hook.spec.plugin.builtin_name() != Some("bash-adapter") => Runs::Wasm,
-                _ if url.is_some() => Runs::Http,
-                Some("host") => Runs::HostProcess,
-                _ => Runs::Sandbox,
+            let adapter = hook.spec.plugin.builtin_name().and_then(|name| crate::builtin::adapter_settings(name, &hook.spec.settings));
+            let peer = adapter.as_ref().is_some_and(|s| s.start_failure.is_some());
+            let url = adapter.as_ref().and_then(|s| s.url.as_deref());
+            let runs = match adapter.as_ref().map(AdapterSettings::runs) {
+                None => Runs::Wasm,
+                Some(None) => Runs::Http,
+                Some(Some(AdapterMode::Host)) => Runs::HostProcess,
+                Some(Some(_)) => Runs::Sandbox,
             };
             let mut notes = Vec::new();
             let mut runnable = true;
@@ -453,16 +464,17 @@ impl Host {
             if peer && runs == Runs::Sandbox {
                 // The adapter's own analysis: without `start_failure` it refuses, with its
                 // reason, a script that cannot run in the sandbox.
-                let mut strict = settings.clone();
-                if let Some(obj) = strict.as_object_mut() {
-                    obj.remove("start_failure");
-                }
-                match hook.plugin.validate_settings(&hook.spec.id, &strict.to_string(), &hook.spec.limits, &hook.access).await {
+                let strict = AdapterSettings { start_failure: None, ..adapter.clone().unwrap_or_default() };
+                match hook.plugin.validate_settings(&hook.spec.id, &strict.to_json().to_string(), &hook.spec.limits, &hook.access).await {
                     Ok(Ok(())) => {}
                     Ok(Err(why)) => {
                         runnable = false;
-                        // Its fix is for native hooks; `check` gives a peer hook's.
-                        notes.push(why.split_once("; run it as a real process").map_or(why.as_str(), |(gap, _)| gap).to_string());
+                        // What it lacks; its fix is for native hooks (`check` gives a peer hook's).
+                        notes.push(match AdapterRefusal::decode(&why) {
+                            Some(AdapterRefusal::Sandbox { gap }) => format!("the command cannot run in the sandbox: {gap}"),
+                            Some(other) => other.to_string(),
+                            None => why,
+                        });
                     }
                     Err(e) => notes.push(format!("its sandbox check failed: {e}")),
                 }

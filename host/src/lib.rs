@@ -53,7 +53,7 @@ pub use error::{HookError, LoadError};
 pub use host::{Host, HookProfile, HookReport, HostBuilder, HostLimits, Runs, FUEL_PER_PAYLOAD_BYTE, MAX_EVENT_BYTES, MAX_RECHECK_ROUNDS};
 pub use hookhost_config::{peer, ConfigError, ConfigFile, Plan};
 pub use hookhost_types::text::printable;
-pub use hookhost_types::{AuditFailure, Capability, NetHost, Decision, Effect, EventError, EventName, HookEvent, HookSpec, Limits, OnError, PluginRef, Verdict, VerdictKind};
+pub use hookhost_types::{AuditFailure, Capability, NetHost, Decision, Effect, EventError, EventName, HookEvent, HookSpec, Limits, OnError, PluginRef, Runtime, Verdict, VerdictKind};
 
 /// The vocabulary crate (events, decisions, matchers, hook specs, names), re-exported.
 pub use hookhost_types as types;

@@ -1,5 +1,7 @@
 //! Helpers for the integration tests: fixture paths, config builders, events.
 
+#![deny(missing_docs)]
+
 use hookhost::{ConfigFile, Host, HookEvent, LoadError};
 use serde_json::Value;
 use std::path::Path;

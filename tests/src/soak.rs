@@ -25,19 +25,27 @@ struct Case {
 /// Figures of one soak run.
 #[derive(Debug)]
 pub struct Report {
+    /// How long it ran.
     pub seconds: f64,
+    /// Concurrent tasks dispatching.
     pub tasks: usize,
+    /// Events dispatched.
     pub dispatches: u64,
     /// Dispatches whose decision and error matched the expected ones.
     pub checked: u64,
+    /// Each dispatch that decided otherwise, described.
     pub wrong: Vec<String>,
     /// Resident memory after the warm-up (the first fifth of the run) and at the end.
     pub rss_warm: u64,
+    /// See `rss_warm`.
     pub rss_end: u64,
+    /// Open file descriptors at the start and at the end.
     pub fds_start: usize,
+    /// See `fds_start`.
     pub fds_end: usize,
     /// Processes left from the hooks' children (the marker's `sleep`s) at the end.
     pub leftover_processes: usize,
+    /// Dispatches per scenario.
     pub per_case: Vec<(&'static str, u64)>,
 }
 

@@ -227,7 +227,7 @@ fn config_show_prints_the_normalised_chain_of_a_peer_file() {
     assert_eq!(forced.status.code(), Some(2), "a Claude file read as Everruns");
     assert!(stderr(&forced).ends_with("  - user_hooks.permissions: unknown field; known fields are hooks, disabled_contributions\n  - user_hooks.hooks: must be a list of hooks"), "{}", stderr(&forced));
     let bad = hookhost(&["config", "show", "--dialect", "zsh", "--config", file], "");
-    assert_eq!(stderr(&bad), "hookhost: error: --dialect: unknown format \"zsh\"; use native, everruns, docker-agent, claude-code or starchild");
+    assert_eq!(stderr(&bad), "hookhost: error: --dialect: unknown format \"zsh\"; use native, everruns, claude-code, docker-agent, starchild");
 }
 
 #[test]
@@ -437,6 +437,11 @@ fn wit_writes_the_package_hooks_are_built_against() {
     assert!(String::from_utf8_lossy(&wit(&target).stdout).starts_with("updated "));
     assert_eq!(std::fs::read_to_string(&written).unwrap(), repo_wit);
     assert_eq!(String::from_utf8_lossy(&wit(std::path::Path::new("-")).stdout), repo_wit);
+    // Every version served can be had; one not served is named with those that are.
+    let newer = hookhost(&["wit", "-", "--version", "0.2.0"], "");
+    assert_eq!(String::from_utf8_lossy(&newer.stdout), std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../wit/0.2.0/hooks.wit")).unwrap());
+    let unknown = hookhost(&["wit", "-", "--version", "0.3.0"], "");
+    assert_eq!((unknown.status.code(), String::from_utf8_lossy(&unknown.stderr).trim_end()), (Some(2), "hookhost: error: --version: hookhost serves no contract \"0.3.0\"; use one of 0.1.0, 0.2.0"));
 }
 
 /// `hookhost test`: the example scenarios pass against the embedded default; a scenario whose

@@ -7,6 +7,7 @@ mod common;
 mod bundles;
 mod cli;
 mod docs;
+mod frozen;
 mod hardening;
 mod hook_examples;
 mod layering;

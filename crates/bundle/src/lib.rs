@@ -12,7 +12,7 @@
 
 use hookhost_config::RawHook;
 use hookhost_types::ids::sha256_hex;
-use hookhost_types::{BundleName, Capability, WIT_PACKAGE};
+use hookhost_types::{BundleName, Capability};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -24,6 +24,7 @@ pub mod resolve;
 pub mod revoke;
 pub mod store;
 pub mod trust;
+pub mod wit;
 
 pub use error::{BundleError, ErrorKind};
 pub use resolve::{resolve, resolve_layers, LockMode, Progress, Resolver};
@@ -188,8 +189,8 @@ impl Manifest {
             }
             Err(_) => problems.push(format!("min_hookhost: {:?} is not a semantic version", m.min_hookhost)),
         }
-        if m.wit != WIT_PACKAGE {
-            problems.push(format!("wit: the bundle was built for {}, this hookhost speaks {}; rebuild its plugins against this hookhost's wit/hooks.wit", m.wit, WIT_PACKAGE));
+        if let Some(why) = wit::unserved(&m.wit) {
+            problems.push(format!("wit: {why}"));
         }
         if m.plugins.len() > MAX_FILES {
             problems.push(format!("plugins: {} files, over the cap of {MAX_FILES}", m.plugins.len()));
@@ -360,7 +361,8 @@ pub fn pack(dir: &Path) -> Result<Bundle, BundleError> {
         version: source.version,
         description: source.description,
         min_hookhost: source.min_hookhost.unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string()),
-        wit: WIT_PACKAGE.to_string(),
+        // What its plugins were built against (a bundle of 0.1.0 hooks says 0.1.0).
+        wit: wit::needed(files.values().map(Vec::as_slice)),
         plugins,
         hooks: source.hooks,
     };

@@ -12,7 +12,7 @@ fn manifest_for(name: &str, version: &str, files: &[(&str, &[u8])]) -> Manifest 
         version: version.into(),
         description: "test".into(),
         min_hookhost: "0.1.0".into(),
-        wit: WIT_PACKAGE.into(),
+        wit: hookhost_types::WIT_PACKAGE.into(),
         plugins: files.iter().map(|(f, b)| PluginEntry { file: f.to_string(), sha256: sha256_hex(b), size: b.len() as u64, capabilities: vec![] }).collect(),
         hooks: vec![toml::from_str(&format!("event = \"pre_tool_use\"\nid = \"guard\"\nexecutor = {{ plugin = '{}' }}", files[0].0)).unwrap()],
     }
@@ -342,7 +342,7 @@ fn manifest_problems_are_all_reported() {
         "name: \"Acme\" is not namespace/name",
         "version: \"one\" is not a semantic version",
         "min_hookhost: the bundle needs hookhost 99.0.0 or newer",
-        "wit: the bundle was built for hookhost:hooks@9.9.9, this hookhost speaks hookhost:hooks@0.1.0",
+        "wit: the bundle was built for hookhost:hooks@9.9.9; this hookhost serves hookhost:hooks@0.1.0 and hookhost:hooks@0.2.0",
         "plugins[0].capabilities: unknown capability \"net:any\"",
         "hooks[0].executor.plugin: \"missing.wasm\" is neither a file listed in plugins nor builtin:<name>",
     ] {

@@ -155,25 +155,7 @@ pub struct RawPeer {
 }
 
 /// What a converted peer hook that could not start becomes (`peer_start_failure`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum StartFailure {
-    /// A block whose reason names the hook, what is missing and the fix.
-    #[default]
-    Block,
-    /// An executor error: the hook's `on_error` decides.
-    Warn,
-}
-
-impl StartFailure {
-    /// The name as written (`block`, `warn`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StartFailure::Block => "block",
-            StartFailure::Warn => "warn",
-        }
-    }
-}
+pub use hookhost_types::adapter::StartFailure;
 
 /// A hook of a peer file that hookhost loads but does not run, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -440,7 +422,7 @@ impl ConfigFile {
     pub(crate) fn raw_with(text: &str, file: &Path, format: Option<peer::Format>, opts: &peer::Options) -> Result<Parsed, ConfigError> {
         let fail = |problems| ConfigError { file: file.to_path_buf(), problems };
         let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
-        let yaml = matches!(ext, "yaml" | "yml") || matches!(format, Some(peer::Format::DockerAgent | peer::Format::Starchild));
+        let yaml = matches!(ext, "yaml" | "yml") || matches!(format, Some(peer::Format::Peer(hookhost_types::Runtime::DockerAgent | hookhost_types::Runtime::Starchild)));
         if !yaml && (ext != "json" && format.is_none_or(|f| f == peer::Format::Native)) {
             let raw = toml::from_str(text).map_err(|e| fail(vec![toml_problem(&e, text)]))?;
             return Ok(Parsed { format: peer::Format::Native, raw });

@@ -8,49 +8,44 @@
 //! document are ignored with a warning. What is malformed is a load error naming where it is.
 
 use super::{Capability, NotRun, OnError, RawCapability, RawConfig, RawExecutor, RawHook, StartFailure, TIMEOUT_RANGE_MS};
+use hookhost_types::adapter::{AdapterSettings, SHELLS};
 use hookhost_types::event::EventName;
+use hookhost_types::runtime::{MatchOn as On, Runtime};
 use hookhost_types::matcher::MatcherSpec;
 use hookhost_types::spec::PEER_TIMEOUT_RANGE_MS;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-/// A config file format.
+/// A config file format: hookhost's own, or a runtime's (its [`Profile::config_syntax`](hookhost_types::runtime::Profile)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// hookhost's own TOML/JSON schema.
     Native,
-    /// Everruns' `user_hooks` capability configs.
-    Everruns,
-    /// docker-agent's agent YAML (`hooks:` per agent).
-    DockerAgent,
-    /// Claude Code's `settings.json` `hooks`.
-    ClaudeCode,
-    /// Starchild's hooks YAML.
-    Starchild,
+    /// A runtime's hook config, read as that runtime reads it.
+    Peer(Runtime),
 }
 
 impl Format {
-    /// The format named on a command line (`native`, `everruns`, `docker-agent`, `claude-code`, `starchild`).
+    /// The format named on a command line (`native`, or a runtime whose configs hookhost reads).
     pub fn parse(name: &str) -> Option<Format> {
-        Some(match name {
-            "native" | "hookhost" => Format::Native,
-            "everruns" => Format::Everruns,
-            "docker-agent" => Format::DockerAgent,
-            "claude-code" => Format::ClaudeCode,
-            "starchild" => Format::Starchild,
-            _ => return None,
-        })
+        match name {
+            "native" | "hookhost" => Some(Format::Native),
+            other => Runtime::parse(other).filter(|r| r.profile().config_syntax == Some(*r)).map(Format::Peer),
+        }
     }
 
     /// Its name.
     pub fn name(self) -> &'static str {
         match self {
             Format::Native => "native",
-            Format::Everruns => "everruns",
-            Format::DockerAgent => "docker-agent",
-            Format::ClaudeCode => "claude-code",
-            Format::Starchild => "starchild",
+            Format::Peer(runtime) => runtime.name(),
         }
+    }
+
+    /// The runtimes whose configs hookhost reads, comma-separated (for messages).
+    pub fn peer_names() -> String {
+        Runtime::ALL.into_iter().filter(|r| Format::parse(r.name()).is_some()).map(Runtime::name).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -67,21 +62,21 @@ pub fn detect(doc: &Value, yaml: bool) -> Result<Format, String> {
     let mut marks: Vec<(Format, &str)> = Vec::new();
     if yaml {
         if doc.get("agents").is_some() {
-            marks.push((Format::DockerAgent, "an `agents` map"));
+            marks.push((Format::Peer(Runtime::DockerAgent), "an `agents` map"));
         }
         if hooks.is_some_and(Value::is_array) {
-            marks.push((Format::Starchild, "a `hooks` list"));
+            marks.push((Format::Peer(Runtime::Starchild), "a `hooks` list"));
         }
     } else {
         if doc.get("capabilities").is_some() {
-            marks.push((Format::Everruns, "a `capabilities` list"));
+            marks.push((Format::Peer(Runtime::Everruns), "a `capabilities` list"));
         }
         if hooks.is_some_and(Value::is_object) {
-            marks.push((Format::ClaudeCode, "a `hooks` object keyed by event"));
+            marks.push((Format::Peer(Runtime::ClaudeCode), "a `hooks` object keyed by event"));
         }
         let (native, everruns) = executor_kinds(hooks);
         if everruns {
-            marks.push((Format::Everruns, "hooks with `executor.type`"));
+            marks.push((Format::Peer(Runtime::Everruns), "hooks with `executor.type`"));
         }
         if native {
             marks.push((Format::Native, "hooks with `executor.plugin`"));
@@ -156,16 +151,20 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
     let mut problems = Vec::new();
     let mut raw = match format {
         Format::Native => unreachable!("native documents are deserialised directly"),
-        Format::Everruns => everruns(doc, &mut problems),
-        Format::DockerAgent => docker(doc, &mut problems),
-        Format::ClaudeCode => claude(doc, &mut problems),
-        Format::Starchild => starchild(doc, &mut problems),
+        Format::Peer(Runtime::Everruns) => everruns(doc, &mut problems),
+        Format::Peer(Runtime::DockerAgent) => docker(doc, &mut problems),
+        Format::Peer(Runtime::ClaudeCode) => claude(doc, &mut problems),
+        Format::Peer(Runtime::Starchild) => starchild(doc, &mut problems),
+        Format::Peer(other) => {
+            problems.push(format!("hookhost does not read {} hook configs; it reads {}", other.title(), Format::peer_names()));
+            RawConfig::default()
+        }
     };
     // What every converted hook shares: its project, start-failure policy and grants.
     let hooks = raw.hooks.iter_mut().chain(raw.capabilities.iter_mut().flat_map(|c| c.hooks.iter_mut()));
     for hook in hooks {
         // An Everruns file is hookhost's own contract (seed 001): its timeout_ms range stands.
-        hook.peer = format != Format::Everruns;
+        hook.peer = format != Format::Peer(Runtime::Everruns);
         hook.grants.extend(opts.grants.iter().cloned());
         if let Some(on_failure) = opts.on_failure {
             hook.on_error = on_failure;
@@ -176,26 +175,21 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
             hook.peer = false;
             hook.timeout_ms = hook.timeout_ms.map(|ms| ms.clamp(*TIMEOUT_RANGE_MS.start(), *TIMEOUT_RANGE_MS.end()));
         }
-        let Some(settings) = hook.executor.settings.as_mut().and_then(Value::as_object_mut) else { continue };
         if hook.executor.plugin != "builtin:bash-adapter" {
             continue;
         }
+        let Some(mut settings) = hook.executor.settings.take().and_then(|v| serde_json::from_value::<AdapterSettings>(v).ok()) else { continue };
         // Everruns hooks run in the session's workspace (the event's cwd), not beside the file.
-        if let (Some(dir), false) = (&opts.project_dir, format == Format::Everruns) {
-            settings.insert("project_dir".into(), dir.to_string_lossy().into_owned().into());
+        if let (Some(dir), false) = (&opts.project_dir, format == Format::Peer(Runtime::Everruns)) {
+            settings.project_dir = Some(dir.to_string_lossy().into_owned());
         }
-        if let (Some(root), Format::ClaudeCode) = (&opts.plugin_root, format) {
-            let env = settings.entry("env").or_insert_with(|| Value::Object(Map::new()));
-            if let Some(env) = env.as_object_mut() {
-                env.insert("CLAUDE_PLUGIN_ROOT".into(), root.to_string_lossy().into_owned().into());
-            }
+        if let (Some(root), Format::Peer(Runtime::ClaudeCode)) = (&opts.plugin_root, format) {
+            settings.env.insert("CLAUDE_PLUGIN_ROOT".into(), root.to_string_lossy().into_owned());
         }
         let blocking = EventName::from_config(&hook.event).is_some_and(|e| e.can_block());
-        let policy = if blocking { opts.start_failure } else { StartFailure::Warn };
-        settings.insert("start_failure".into(), policy.as_str().into());
-        if let Some(ms) = hook.timeout_ms {
-            settings.insert("timeout_ms".into(), ms.into());
-        }
+        settings.start_failure = Some(if blocking { opts.start_failure } else { StartFailure::Warn });
+        settings.timeout_ms = hook.timeout_ms.or(settings.timeout_ms);
+        hook.executor.settings = Some(settings.to_json());
     }
     if problems.is_empty() {
         Ok(raw)
@@ -289,37 +283,47 @@ pub fn include_with(raw: &mut RawConfig, base: &Path, read: &dyn Fn(&Path) -> st
     }
 }
 
-fn shell_executor(dialect: &str, command: String, env: Option<Value>, working_dir: Option<Value>) -> RawExecutor {
-    let mut settings = Map::new();
-    settings.insert("command".into(), command.into());
-    settings.insert("dialect".into(), dialect.into());
+fn shell_executor(dialect: Runtime, command: String, env: BTreeMap<String, String>, working_dir: Option<String>) -> RawExecutor {
     // Where the host grants process:exec, a real process (as the runtime runs it); else the sandbox.
-    settings.insert("mode".into(), "auto".into());
-    if let Some(env) = env {
-        settings.insert("env".into(), env);
+    let settings = AdapterSettings { env, working_dir, ..AdapterSettings::shell(dialect, command) };
+    RawExecutor { plugin: "builtin:bash-adapter".into(), settings: Some(settings.to_json()), fuel: None, memory_mib: None }
+}
+
+/// A peer's `env` (or `working_dir`) as the adapter takes it: strings only; anything else is a
+/// problem naming it.
+fn string_map(at: &str, key: &str, v: Option<&Value>, problems: &mut Vec<String>) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    match v {
+        None => {}
+        Some(Value::Object(map)) => {
+            for (k, v) in map {
+                match v.as_str() {
+                    Some(text) => {
+                        out.insert(k.clone(), text.to_string());
+                    }
+                    None => problems.push(format!("{at}.{key}.{k}: must be a string, not {}", hookhost_types::text::json_kind(v))),
+                }
+            }
+        }
+        Some(other) => problems.push(format!("{at}.{key}: must be a map of strings, not {}", hookhost_types::text::json_kind(other))),
     }
-    if let Some(wd) = working_dir {
-        settings.insert("working_dir".into(), wd);
-    }
-    RawExecutor { plugin: "builtin:bash-adapter".into(), settings: Some(Value::Object(settings)), fuel: None, memory_mib: None }
+    out
 }
 
 /// A peer's HTTP hook: the bash adapter's `url` mode (it POSTs the dialect's JSON through
 /// `wasi:http`, which the host lets out only under a `net:http:HOST[:PORT]` grant). `headers`
 /// values may name the variables `allowedEnvVars` lists (Claude Code); the host fills them.
-fn http_executor(at: &str, dialect: &str, h: &Value, env: &Map<String, Value>, problems: &mut Vec<String>) -> Option<RawExecutor> {
+fn http_executor(at: &str, dialect: Runtime, h: &Value, env: &BTreeMap<String, String>, problems: &mut Vec<String>) -> Option<RawExecutor> {
     let url = str_field(at, h, "url", problems)?;
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         problems.push(format!("{at}.url: {url:?} must be an http:// or https:// URL"));
         return None;
     }
-    let mut settings = Map::new();
-    settings.insert("url".into(), url.into());
-    settings.insert("dialect".into(), dialect.into());
+    let mut settings = AdapterSettings { url: Some(url), dialect: Some(dialect), env: env.clone(), ..Default::default() };
     match h.get("headers") {
         None => {}
         Some(Value::Object(map)) if map.values().all(Value::is_string) => {
-            settings.insert("headers".into(), Value::Object(map.clone()));
+            settings.headers = map.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect();
         }
         Some(_) => {
             problems.push(format!("{at}.headers: must be an object of strings"));
@@ -329,26 +333,22 @@ fn http_executor(at: &str, dialect: &str, h: &Value, env: &Map<String, Value>, p
     match h.get("allowedEnvVars") {
         None => {}
         Some(Value::Array(names)) if names.iter().all(Value::is_string) => {
-            settings.insert("allowed_env_vars".into(), Value::Array(names.clone()));
+            settings.allowed_env_vars = names.iter().filter_map(Value::as_str).map(str::to_string).collect();
         }
         Some(_) => {
             problems.push(format!("{at}.allowedEnvVars: must be a list of variable names"));
             return None;
         }
     }
-    if !env.is_empty() {
-        settings.insert("env".into(), Value::Object(env.clone()));
-    }
-    Some(RawExecutor { plugin: "builtin:bash-adapter".into(), settings: Some(Value::Object(settings)), fuel: None, memory_mib: None })
+    Some(RawExecutor { plugin: "builtin:bash-adapter".into(), settings: Some(settings.to_json()), fuel: None, memory_mib: None })
 }
 
 /// The exec form (`command` + `args`): the program and its arguments, no shell.
 fn exec_form(exec: &mut RawExecutor, program: &str, args: &[String]) {
-    if let Some(settings) = exec.settings.as_mut().and_then(Value::as_object_mut) {
-        settings.remove("command");
-        let argv: Vec<Value> = std::iter::once(program.to_string()).chain(args.iter().cloned()).map(Value::from).collect();
-        settings.insert("argv".into(), Value::Array(argv));
-    }
+    exec.settings = exec.settings.take().map(|v| match serde_json::from_value::<AdapterSettings>(v.clone()) {
+        Ok(settings) => AdapterSettings { command: None, argv: Some(std::iter::once(program.to_string()).chain(args.iter().cloned()).collect()), ..settings }.to_json(),
+        Err(_) => v,
+    });
 }
 
 /// A peer's `args`: a list of strings, else a problem.
@@ -490,7 +490,7 @@ fn everruns_hook(at: &str, h: &Value, problems: &mut Vec<String>) -> Option<RawH
             OnError::default()
         }),
     };
-    let mut hook = RawHook::converted(event, shell_executor("everruns", command, exec.get("env").cloned(), None), on_error);
+    let mut hook = RawHook::converted(event, shell_executor(Runtime::Everruns, command, string_map(&format!("{at}.executor"), "env", exec.get("env"), problems), None), on_error);
     hook.id = h.get("id").and_then(Value::as_str).map(str::to_string);
     hook.matcher = matcher;
     hook.timeout_ms = h.get("timeout_ms").and_then(Value::as_u64);
@@ -500,14 +500,11 @@ fn everruns_hook(at: &str, h: &Value, problems: &mut Vec<String>) -> Option<RawH
 
 // ---- docker-agent ----
 
-/// docker-agent's events (its hooks reference, seed 003): the canonical event each is where
-/// hookhost models it; any other passes through as `custom:<name>`.
+/// docker-agent's events (its hooks reference, seed 003; [`Runtime::DockerAgent`]'s table): the
+/// canonical event each is where hookhost models it; any other passes through as
+/// `custom:<name>`.
 fn docker_event(name: &str) -> EventName {
-    match name {
-        "on_user_input" => EventName::Notification,
-        "after_compaction" => EventName::PostCompact,
-        other => EventName::from_any(other).unwrap_or_else(|| EventName::Custom(other.to_string())),
-    }
+    Runtime::DockerAgent.canonical(name).or_else(|| EventName::from_any(name)).unwrap_or_else(|| EventName::Custom(name.to_string()))
 }
 
 fn docker(doc: Value, problems: &mut Vec<String>) -> RawConfig {
@@ -571,7 +568,15 @@ fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: 
     let executor = match kind {
         "command" => {
             let command = str_field(at, h, "command", problems)?;
-            let mut exec = shell_executor("docker-agent", command.clone(), h.get("env").cloned(), h.get("working_dir").cloned());
+            let working_dir = match h.get("working_dir") {
+                None => None,
+                Some(Value::String(dir)) => Some(dir.clone()),
+                Some(other) => {
+                    problems.push(format!("{at}.working_dir: must be a string, not {}", hookhost_types::text::json_kind(other)));
+                    None
+                }
+            };
+            let mut exec = shell_executor(Runtime::DockerAgent, command.clone(), string_map(at, "env", h.get("env"), problems), working_dir);
             if let Some(args) = args_field(at, h, problems) {
                 exec_form(&mut exec, &command, &args);
             }
@@ -628,57 +633,6 @@ fn guard_failure(event: Option<&EventName>, otherwise: OnError) -> OnError {
 
 // ---- Claude Code ----
 
-/// What a Claude Code matcher is tested on, per event.
-#[derive(Clone, Copy)]
-enum On {
-    /// The tool name (and the handler's `if` rule).
-    Tool,
-    /// A field of the event's data.
-    Field(&'static str),
-    /// Nothing: the event takes no matcher (Claude Code ignores one).
-    Nothing,
-}
-
-/// Claude Code's hook events, from its hooks reference (https://code.claude.com/docs/en/hooks,
-/// "Hook events" and "Matcher patterns"): the canonical event of each that hookhost models
-/// (the rest pass through as `custom:<Name>` with their payload), and what its matcher is
-/// tested on, by the canonical data field name.
-const CLAUDE_EVENTS: &[(&str, Option<EventName>, On)] = &[
-    ("PreToolUse", Some(EventName::PreToolUse), On::Tool),
-    ("PermissionRequest", Some(EventName::PermissionRequest), On::Tool),
-    ("PostToolUse", Some(EventName::PostToolUse), On::Tool),
-    ("PostToolUseFailure", None, On::Field("tool_name")),
-    ("PermissionDenied", None, On::Field("tool_name")),
-    ("PostToolBatch", None, On::Nothing),
-    ("UserPromptSubmit", Some(EventName::UserPromptSubmit), On::Nothing),
-    ("UserPromptExpansion", None, On::Field("command_name")),
-    ("Stop", Some(EventName::Stop), On::Nothing),
-    ("StopFailure", None, On::Field("error")),
-    ("SubagentStart", None, On::Field("agent_type")),
-    ("SubagentStop", Some(EventName::SubagentStop), On::Field("agent_type")),
-    ("SessionStart", Some(EventName::SessionStart), On::Field("source")),
-    ("SessionEnd", Some(EventName::SessionEnd), On::Field("reason")),
-    ("Setup", None, On::Field("trigger")),
-    ("PreCompact", Some(EventName::PreCompact), On::Field("trigger")),
-    ("PostCompact", Some(EventName::PostCompact), On::Field("trigger")),
-    ("Notification", Some(EventName::Notification), On::Field("kind")),
-    ("Elicitation", None, On::Field("mcp_server_name")),
-    ("ElicitationResult", None, On::Field("mcp_server_name")),
-    ("ConfigChange", None, On::Field("source")),
-    ("InstructionsLoaded", None, On::Field("load_reason")),
-    ("FileChanged", None, On::Field("file_name")),
-    ("CwdChanged", None, On::Nothing),
-    ("TeammateIdle", None, On::Nothing),
-    ("TaskCreated", None, On::Nothing),
-    ("TaskCompleted", None, On::Nothing),
-    ("WorktreeCreate", None, On::Nothing),
-    ("WorktreeRemove", None, On::Nothing),
-    ("PreModelSwitch", None, On::Nothing),
-    ("PostModelSwitch", None, On::Nothing),
-    ("MessageDisplay", None, On::Nothing),
-    ("DirectoryAdded", None, On::Nothing),
-];
-
 /// The handler fields Claude Code documents, per type.
 const CLAUDE_COMMAND_KEYS: &[&str] = &["type", "command", "args", "shell", "timeout", "if", "async", "once", "statusMessage", "onFailure"];
 const CLAUDE_HTTP_KEYS: &[&str] = &["type", "url", "headers", "allowedEnvVars", "timeout", "if", "async", "once", "statusMessage", "onFailure"];
@@ -699,12 +653,12 @@ fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         return raw;
     }
     // settings.json `env` is the session's environment, which its hooks inherit.
-    let env: Map<String, Value> = doc.get("env").and_then(Value::as_object).map(|m| m.iter().filter(|(_, v)| v.is_string()).map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap_or_default();
+    let env: BTreeMap<String, String> = doc.get("env").and_then(Value::as_object).map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect()).unwrap_or_default();
     for (event_name, groups) in events {
         let at = format!("hooks.{event_name}");
-        let (event, on) = match CLAUDE_EVENTS.iter().find(|(name, ..)| name == event_name) {
-            Some((_, Some(event), on)) => (event.clone(), *on),
-            Some((name, None, on)) => (EventName::Custom((*name).to_string()), *on),
+        // Its events table: hookhost_types::runtime, claude_code.rs.
+        let (event, on) = match Runtime::ClaudeCode.event(event_name) {
+            Some(row) => (row.canonical.clone().unwrap_or_else(|| EventName::Custom(row.name.to_string())), row.matcher),
             None if valid_event_key(event_name) => {
                 raw.warnings.push(format!("{at}: {event_name:?} is not a Claude Code event hookhost knows; its hooks run on custom:{event_name} events, and their matchers are ignored"));
                 (EventName::Custom(event_name.clone()), On::Nothing)
@@ -741,7 +695,7 @@ fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h: &Value, env: &Map<String, Value>, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<RawHook> {
+fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h: &Value, env: &BTreeMap<String, String>, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<RawHook> {
     let kind = match h.get("type").and_then(Value::as_str) {
         Some(kind) => kind.to_string(),
         None if h.get("command").is_some() => {
@@ -757,7 +711,7 @@ fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h:
         "command" => {
             ignored_keys(at, h, CLAUDE_COMMAND_KEYS, &mut raw.warnings);
             let command = str_field(at, h, "command", problems)?;
-            let mut exec = shell_executor("claude-code", command.clone(), (!env.is_empty()).then(|| Value::Object(env.clone())), None);
+            let mut exec = shell_executor(Runtime::ClaudeCode, command.clone(), env.clone(), None);
             if let Some(args) = args_field(at, h, problems) {
                 exec_form(&mut exec, &command, &args);
             }
@@ -765,7 +719,7 @@ fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h:
         }
         "http" => {
             ignored_keys(at, h, CLAUDE_HTTP_KEYS, &mut raw.warnings);
-            http_executor(at, "claude-code", h, env, problems)?
+            http_executor(at, Runtime::ClaudeCode, h, env, problems)?
         }
         _ => {
             ignored_keys(at, h, CLAUDE_OTHER_KEYS, &mut raw.warnings);
@@ -779,10 +733,11 @@ fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h:
     };
     match h.get("shell").map(|v| (v, v.as_str())) {
         None => {}
-        Some((_, Some(shell))) if matches!(shell, "bash" | "sh" | "zsh" | "dash" | "powershell" | "pwsh") => {
-            if let Some(settings) = exec.settings.as_mut().and_then(Value::as_object_mut) {
-                settings.insert("shell".into(), shell.into());
-            }
+        Some((_, Some(shell))) if SHELLS.iter().any(|(name, _)| *name == shell) => {
+            exec.settings = exec.settings.take().map(|v| match serde_json::from_value::<AdapterSettings>(v.clone()) {
+                Ok(settings) => AdapterSettings { shell: Some(shell.to_string()), ..settings }.to_json(),
+                Err(_) => v,
+            });
         }
         Some((v, _)) => raw.warnings.push(format!("{at}.shell: {v} is not a shell hookhost runs (bash, sh, zsh, dash, powershell, pwsh); bash runs it")),
     }
@@ -826,7 +781,7 @@ fn starchild(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         ignored_keys(&at, h, &["event", "matcher", "command", "timeout", "type", "url", "name"], &mut raw.warnings);
         let Some(event_name) = str_field(&at, h, "event", problems) else { continue };
         // Starchild: "a typo is a silent no-op"; here it is a custom event, said once.
-        let event = match EventName::from_any(&event_name) {
+        let event = match Runtime::Starchild.canonical(&event_name).or_else(|| EventName::from_any(&event_name)) {
             Some(event) => event,
             None if valid_event_key(&event_name) => EventName::Custom(event_name.clone()),
             None => {
@@ -837,11 +792,11 @@ fn starchild(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         let exec = match h.get("type").and_then(Value::as_str) {
             None | Some("command") => {
                 let Some(command) = str_field(&at, h, "command", problems) else { continue };
-                shell_executor("starchild", command, None, None)
+                shell_executor(Runtime::Starchild, command, BTreeMap::new(), None)
             }
             // "same payload in, same decision JSON out, only the transport differs"
             Some("http") => {
-                let Some(exec) = http_executor(&at, "starchild", h, &Map::new(), problems) else { continue };
+                let Some(exec) = http_executor(&at, Runtime::Starchild, h, &BTreeMap::new(), problems) else { continue };
                 exec
             }
             Some(kind) => {

@@ -122,7 +122,8 @@ pub struct Policy {
     pub written: Vec<&'static str>,
 }
 
-/// The peer formats whose project hook files hookhost knows, and where each is.
+/// The peer formats whose project hook files hookhost knows, and where each is (each one of
+/// its runtime's `config_files`, checked by a test).
 pub const PROJECT_PEER_FILES: &[(&str, &str)] = &[("claude-code", ".claude/settings.json")];
 
 fn patterns(field: &str, raw: &Option<Vec<String>>, problems: &mut Vec<String>) -> Option<Vec<CapabilityPattern>> {
@@ -209,4 +210,15 @@ pub(crate) fn list(patterns: &[CapabilityPattern]) -> String {
         return "none".into();
     }
     patterns.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn project_peer_files_are_their_runtimes_config_files() {
+        for (name, file) in super::PROJECT_PEER_FILES {
+            let runtime = hookhost_types::Runtime::parse(name).unwrap_or_else(|| panic!("{name} is not a runtime"));
+            assert!(runtime.profile().config_files.contains(file), "{file} is not one of {name}'s config files");
+        }
+    }
 }

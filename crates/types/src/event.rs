@@ -65,29 +65,29 @@ pub enum EffectKind {
 use EffectKind as K;
 use EventName as E;
 
-/// (event, canonical name, can block, effects honoured, peers' names: Claude Code and Codex,
-/// docker-agent, Starchild, Gemini CLI — `BeforeTool`, `AfterAgent`, ... from its hooks reference)
-const TABLE: &[(EventName, &str, bool, &[EffectKind], &[&str])] = &[
-    (E::SessionStart, "session_start", false, &[K::AddContext], &["SessionStart", "on_session_start"]),
-    (E::SessionEnd, "session_end", false, &[], &["SessionEnd", "on_session_end"]),
-    (E::UserPromptSubmit, "user_prompt_submit", true, &[K::RewritePrompt, K::AddContext], &["UserPromptSubmit", "on_user_message", "on_user_input", "BeforeAgent"]),
-    (E::PreToolUse, "pre_tool_use", true, &[K::RewriteInput, K::AddContext, K::Annotate], &["PreToolUse", "pre_tool_call", "BeforeTool"]),
-    (E::PermissionRequest, "permission_request", true, &[K::RewriteInput, K::Annotate], &["PermissionRequest"]),
-    (E::ToolResultTransform, "tool_result_transform", false, &[K::RewriteOutput], &["tool_response_transform", "transform_tool_result"]),
-    (E::PostToolUse, "post_tool_use", false, &[K::RewriteOutput, K::AddContext], &["PostToolUse", "post_tool_call", "AfterTool"]),
-    (E::Stop, "stop", true, &[K::AddContext], &["Stop", "on_stop", "AfterAgent"]),
-    (E::SubagentStop, "subagent_stop", true, &[K::AddContext], &["SubagentStop"]),
-    (E::TurnStart, "turn_start", false, &[K::AddContext], &[]),
-    (E::TurnEnd, "turn_end", false, &[], &[]),
-    (E::BeforeModelCall, "before_model_call", true, &[], &["before_llm_call", "pre_llm_call", "BeforeModel"]),
-    (E::AfterModelCall, "after_model_call", false, &[], &["after_llm_call", "post_llm_call", "AfterModel"]),
-    (E::PreCompact, "pre_compact", true, &[K::ReplaceSummary, K::AddContext], &["PreCompact", "before_compaction", "PreCompress"]),
-    (E::PostCompact, "post_compact", false, &[], &["PostCompact"]),
-    (E::Notification, "notification", false, &[], &["Notification"]),
+/// (event, canonical name, can block, effects honoured). Each runtime's names for these are in
+/// [`crate::runtime`].
+const TABLE: &[(EventName, &str, bool, &[EffectKind])] = &[
+    (E::SessionStart, "session_start", false, &[K::AddContext]),
+    (E::SessionEnd, "session_end", false, &[]),
+    (E::UserPromptSubmit, "user_prompt_submit", true, &[K::RewritePrompt, K::AddContext]),
+    (E::PreToolUse, "pre_tool_use", true, &[K::RewriteInput, K::AddContext, K::Annotate]),
+    (E::PermissionRequest, "permission_request", true, &[K::RewriteInput, K::Annotate]),
+    (E::ToolResultTransform, "tool_result_transform", false, &[K::RewriteOutput]),
+    (E::PostToolUse, "post_tool_use", false, &[K::RewriteOutput, K::AddContext]),
+    (E::Stop, "stop", true, &[K::AddContext]),
+    (E::SubagentStop, "subagent_stop", true, &[K::AddContext]),
+    (E::TurnStart, "turn_start", false, &[K::AddContext]),
+    (E::TurnEnd, "turn_end", false, &[]),
+    (E::BeforeModelCall, "before_model_call", true, &[]),
+    (E::AfterModelCall, "after_model_call", false, &[]),
+    (E::PreCompact, "pre_compact", true, &[K::ReplaceSummary, K::AddContext]),
+    (E::PostCompact, "post_compact", false, &[]),
+    (E::Notification, "notification", false, &[]),
 ];
 
 impl EventName {
-    fn row(&self) -> Option<&'static (EventName, &'static str, bool, &'static [EffectKind], &'static [&'static str])> {
+    fn row(&self) -> Option<&'static (EventName, &'static str, bool, &'static [EffectKind])> {
         TABLE.iter().find(|row| &row.0 == self)
     }
 
@@ -119,9 +119,10 @@ impl EventName {
         }
     }
 
-    /// Parse a canonical name or any peer's name for it (what event inputs may use).
+    /// Parse a canonical name or any runtime's name for it (what event inputs may use; each
+    /// runtime's names are in [`crate::runtime`]).
     pub fn from_any(name: &str) -> Option<EventName> {
-        TABLE.iter().find(|row| row.1 == name || row.4.contains(&name)).map(|row| row.0.clone())
+        Self::from_canonical(name).or_else(|| crate::runtime::Runtime::any_canonical(name))
     }
 
     /// The canonical snake_case name.
@@ -189,6 +190,9 @@ pub struct HookEvent {
     pub cwd: Option<String>,
     /// The event-specific fields (`tool_name`, `arguments`, `message`, `result`, ...).
     pub data: Map<String, Value>,
+    /// The agent runtime that sent it, when the caller knows (`hookhost run --output`,
+    /// `serve`'s per-runtime paths); hooks built against `hookhost:hooks@0.2.0` see it.
+    pub runtime: Option<crate::runtime::Runtime>,
 }
 
 /// Why an event input could not be read.
@@ -242,6 +246,7 @@ impl HookEvent {
             ts: now_rfc3339(),
             cwd: None,
             data,
+            runtime: None,
         }
     }
 
@@ -295,7 +300,7 @@ impl HookEvent {
             Some(Value::Null) | None => flat_data(obj),
             Some(_) => return Err(EventError::BadField { field: "data", expected: "an object" }),
         };
-        Ok(HookEvent { name, session_id, turn_id, agent_id, org_id, ts, cwd, data })
+        Ok(HookEvent { name, session_id, turn_id, agent_id, org_id, ts, cwd, data, runtime: None })
     }
 
     /// The canonical envelope as JSON.

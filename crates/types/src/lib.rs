@@ -2,16 +2,19 @@
 //!
 //! The vocabulary every hookhost crate shares: lifecycle [events](event), [decisions](decision),
 //! [matchers](matcher), validated [hook specs](spec) with their limits and capabilities, and
-//! validated [names and digests](ids). Plain data and pure functions: no wasmtime, no network,
+//! validated [names and digests](ids), the [agent runtimes](runtime) hookhost speaks to, and the
+//! [bash adapter's contract](adapter). Plain data and pure functions: no wasmtime, no network,
 //! no files beyond [`paths`]' environment lookups.
 
 #![deny(missing_docs)]
 
+pub mod adapter;
 pub mod decision;
 pub mod event;
 pub mod ids;
 pub mod matcher;
 pub mod paths;
+pub mod runtime;
 pub mod spec;
 pub mod text;
 
@@ -19,8 +22,13 @@ pub use decision::{Decision, Effect, Verdict, VerdictKind};
 pub use event::{EffectKind, EventError, EventName, HookEvent};
 pub use ids::{BadBundleName, BadDigest, BundleName, BundleRef, Digest};
 pub use matcher::{Matcher, MatcherSpec};
+pub use runtime::Runtime;
 pub use spec::{AuditFailure, Capability, Grants, HookSpec, Limits, NetHost, OnError, PluginName, PluginRef, UnknownCapability};
 
-/// The hook contract (WIT package) this hookhost speaks; bundles record the one their plugins
-/// were built against.
-pub const WIT_PACKAGE: &str = "hookhost:hooks@0.1.0";
+/// The newest hook contract (WIT package) this hookhost speaks; bundles record the one their
+/// plugins were built against.
+pub const WIT_PACKAGE: &str = "hookhost:hooks@0.2.0";
+
+/// Every hook contract this hookhost serves, oldest first: a hook built against any of them
+/// loads and decides as it did (docs/ARCHITECTURE.md, "A new WIT version").
+pub const WIT_PACKAGES: [&str; 2] = ["hookhost:hooks@0.1.0", WIT_PACKAGE];

@@ -212,9 +212,12 @@ pub const BUILTIN_SOURCES: &[&str] = &[
     "plugins/redact-secrets",
     "plugins/bash-adapter",
     "plugins/shell-parse",
+    "crates/types",
     "guest-sdk/Cargo.toml",
     "guest-sdk/src",
-    "wit",
+    // The contract the guests' bindings read (`guest-sdk` takes `wit/`'s top-level files); the
+    // newer versions under `wit/<version>/` are the host's.
+    "wit/hooks.wit",
     "rust-toolchain.toml",
     "host/guest-build/src/lib.rs",
     "host/precompile/src/preinit.rs",

@@ -16,8 +16,8 @@
 //!   model instead of the original.
 //! - Unknown fields make the whole answer unreadable: only Codex's own fields are written.
 
-use super::{pascal, put, Parts};
-use hookhost_types::{EventName, VerdictKind};
+use super::{put, Parts};
+use hookhost_types::{EventName, Runtime, VerdictKind};
 use serde_json::{Map, Value};
 
 /// `text` when it has something to say, else `default` (Codex refuses an empty reason).
@@ -84,12 +84,12 @@ pub(super) fn codex(p: &Parts, notes: &mut Vec<String>) -> String {
             put(&mut out, "decision", "block");
             put(&mut out, "reason", reason("blocked by a hook"));
         }
-        (event, VerdictKind::Block) => notes.push(format!("Codex has no block on {} (its answer there has no decision field); what happened stands", pascal(event))),
-        (event, VerdictKind::Ask) => notes.push(format!("Codex has no \"ask\" on {}; its own flow decides", pascal(event))),
+        (event, VerdictKind::Block) => notes.push(format!("Codex has no block on {} (its answer there has no decision field); what happened stands", Runtime::Codex.event_name(event))),
+        (event, VerdictKind::Ask) => notes.push(format!("Codex has no \"ask\" on {}; its own flow decides", Runtime::Codex.event_name(event))),
         (_, VerdictKind::Allow | VerdictKind::Pass) => {}
     }
     if p.arguments.is_some() && !matches!(p.event, E::PreToolUse) {
-        notes.push(format!("the rewritten tool input is dropped: Codex takes one on PreToolUse only, not on {}", pascal(p.event)));
+        notes.push(format!("the rewritten tool input is dropped: Codex takes one on PreToolUse only, not on {}", Runtime::Codex.event_name(p.event)));
     }
     if p.prompt.is_some() {
         notes.push("the rewritten prompt is dropped: Codex cannot rewrite a prompt (block it, or add context)".into());
@@ -107,7 +107,7 @@ pub(super) fn codex(p: &Parts, notes: &mut Vec<String>) -> String {
                 notes.push("Codex cannot replace a tool's output: the rewritten output is given to the model as the block reason instead of the original".into());
             }
             E::PostToolUse => {}
-            event => notes.push(format!("the rewritten tool output is dropped: Codex takes none on {}", pascal(event))),
+            event => notes.push(format!("the rewritten tool output is dropped: Codex takes none on {}", Runtime::Codex.event_name(event))),
         }
     }
     if p.summary.is_some() {
@@ -116,12 +116,12 @@ pub(super) fn codex(p: &Parts, notes: &mut Vec<String>) -> String {
     if !p.context.is_empty() {
         match p.event {
             E::PreToolUse | E::PostToolUse | E::UserPromptSubmit | E::SessionStart => put(&mut specific, "additionalContext", p.context.join("\n\n")),
-            event => notes.push(format!("the added context is dropped: Codex takes context on PreToolUse, PostToolUse, UserPromptSubmit and SessionStart, not on {}", pascal(event))),
+            event => notes.push(format!("the added context is dropped: Codex takes context on PreToolUse, PostToolUse, UserPromptSubmit and SessionStart, not on {}", Runtime::Codex.event_name(event))),
         }
     }
     if !p.notices.is_empty() {
         put(&mut out, "systemMessage", p.notices.join("\n"));
     }
-    super::event_specific(&mut out, specific, pascal(p.event));
+    super::event_specific(&mut out, specific, Runtime::Codex.event_name(p.event));
     super::object(out)
 }

@@ -5,68 +5,14 @@
 use hookhost_sdk::{Context, Event, Value};
 use serde_json::Map;
 
-/// Which runtime's wire format a hook speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    Everruns,
-    DockerAgent,
-    ClaudeCode,
-    Starchild,
-    /// Gemini CLI: Claude Code's shape with its own event names (`BeforeTool`, `AfterAgent`,
-    /// ...) and `decision: "allow" | "deny"`.
-    GeminiCli,
-}
+/// Which runtime's wire format a hook speaks: a [`hookhost_types::Runtime`], normalised to its
+/// shell dialect (a Codex hook speaks Claude Code's: [`hookhost_types::Runtime::dialect`]).
+pub use hookhost_types::Runtime as Dialect;
 
-impl Dialect {
-    pub fn parse(name: &str) -> Option<Dialect> {
-        Some(match name {
-            "everruns" => Dialect::Everruns,
-            "docker-agent" => Dialect::DockerAgent,
-            "claude-code" => Dialect::ClaudeCode,
-            "starchild" => Dialect::Starchild,
-            // Codex speaks Claude Code's hook protocol for the events it has (its hooks
-            // reference and the output schemas in openai/codex `codex-rs/hooks/schema`).
-            "codex" => Dialect::ClaudeCode,
-            "gemini-cli" => Dialect::GeminiCli,
-            _ => return None,
-        })
-    }
-
-    /// The event's name in this dialect.
-    pub fn event_name(self, event: &Event) -> String {
-        let canonical = event.name();
-        let mapped = match (self, canonical) {
-            (Dialect::Everruns, c) => c,
-            (Dialect::DockerAgent, "before_model_call") => "before_llm_call",
-            (Dialect::DockerAgent, "after_model_call") => "after_llm_call",
-            (Dialect::DockerAgent, "tool_result_transform") => "tool_response_transform",
-            (Dialect::DockerAgent, c) => c,
-            (Dialect::Starchild, "pre_tool_use") => "pre_tool_call",
-            (Dialect::Starchild, "post_tool_use") => "post_tool_call",
-            (Dialect::Starchild, "user_prompt_submit") => "on_user_message",
-            (Dialect::Starchild, "session_start") => "on_session_start",
-            (Dialect::Starchild, "session_end") => "on_session_end",
-            (Dialect::Starchild, "stop") => "on_stop",
-            (Dialect::Starchild, "before_model_call") => "pre_llm_call",
-            (Dialect::Starchild, "after_model_call") => "post_llm_call",
-            (Dialect::Starchild, "tool_result_transform") => "transform_tool_result",
-            (Dialect::Starchild, c) => c,
-            (Dialect::GeminiCli, "pre_tool_use") => "BeforeTool",
-            (Dialect::GeminiCli, "post_tool_use") => "AfterTool",
-            (Dialect::GeminiCli, "user_prompt_submit") => "BeforeAgent",
-            (Dialect::GeminiCli, "stop") => "AfterAgent",
-            (Dialect::GeminiCli, "before_model_call") => "BeforeModel",
-            (Dialect::GeminiCli, "after_model_call") => "AfterModel",
-            (Dialect::GeminiCli, "pre_compact") => "PreCompress",
-            (Dialect::ClaudeCode | Dialect::GeminiCli, c) => return pascal(c),
-        };
-        mapped.to_string()
-    }
-}
-
-/// `pre_tool_use` → `PreToolUse`.
-fn pascal(name: &str) -> String {
-    name.split('_').filter(|w| !w.is_empty()).map(|w| w[..1].to_uppercase() + &w[1..]).collect()
+/// The event's name in `dialect` (from the runtime's events table, `hookhost_types::runtime`).
+pub fn event_name(dialect: Dialect, event: &Event) -> String {
+    let canonical = hookhost_types::EventName::from_canonical(event.name()).unwrap_or_else(|| hookhost_types::EventName::Custom(event.name().to_string()));
+    dialect.event_name(&canonical)
 }
 
 /// How the script receives the event.
@@ -156,7 +102,7 @@ fn merge_extra(d: &mut Map<String, Value>, ctx: &Context) {
 fn flat(dialect: Dialect, event: &Event, ctx: &Context) -> Map<String, Value> {
     let mut p = Map::new();
     let name_key = if dialect == Dialect::Starchild { "event" } else { "hook_event_name" };
-    put(&mut p, name_key, dialect.event_name(event));
+    put(&mut p, name_key, event_name(dialect, event));
     put(&mut p, "session_id", ctx.session_id.clone());
     put(&mut p, "cwd", ctx.cwd.clone().unwrap_or_else(|| ".".into()));
     if dialect == Dialect::Starchild {
@@ -259,8 +205,8 @@ pub fn deliver(dialect: Dialect, event: &Event, ctx: &Context, project_dir: &str
             }
             Delivery { json, env: vars, stdin: false, file_var: Some("EVERRUNS_HOOK_PAYLOAD_PATH") }
         }
-        Dialect::ClaudeCode => {
-            let json = Value::Object(flat(dialect, event, ctx)).to_string();
+        Dialect::ClaudeCode | Dialect::Codex => {
+            let json = Value::Object(flat(Dialect::ClaudeCode, event, ctx)).to_string();
             Delivery { json, env: vec![("CLAUDE_PROJECT_DIR".into(), project_dir.to_string())], stdin: true, file_var: None }
         }
         Dialect::GeminiCli => {
@@ -283,8 +229,11 @@ pub fn deliver(dialect: Dialect, event: &Event, ctx: &Context, project_dir: &str
 /// How the script's run ended, whatever ran it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Exit {
+    /// It exited with this status.
     Code(i32),
+    /// A signal ended it.
     Signal(i32),
+    /// Its deadline stopped it.
     TimedOut,
     /// The script or its interpreter could not be started.
     StartFailed(String),
@@ -295,12 +244,16 @@ pub enum Exit {
 /// A finished run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
+    /// How it ended.
     pub exit: Exit,
+    /// What it wrote on stdout.
     pub stdout: String,
+    /// What it wrote on stderr.
     pub stderr: String,
 }
 
 impl Run {
+    /// A run that exited with `code`.
     pub fn new(code: i32, stdout: &str, stderr: &str) -> Run {
         Run { exit: Exit::Code(code), stdout: stdout.into(), stderr: stderr.into() }
     }

@@ -10,7 +10,7 @@ use hookhost_sdk::prelude::*;
 
 pub fn dialect_output(data: &[u8]) {
     let [d, x, e, rest @ ..] = data else { return };
-    let dialect = [Dialect::Everruns, Dialect::DockerAgent, Dialect::ClaudeCode, Dialect::Starchild, Dialect::GeminiCli][usize::from(*d) % 5];
+    let dialect = Dialect::ALL[usize::from(*d) % Dialect::ALL.len()];
     let exit = match x % 7 {
         0 => Exit::Code(0),
         1 => Exit::Code(1),

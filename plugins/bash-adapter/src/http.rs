@@ -26,8 +26,11 @@ pub enum Failure {
 /// A URL split for `wasi:http`: scheme, authority, path with query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Url {
+    /// `https://` rather than `http://`.
     pub https: bool,
+    /// `host[:port]`.
     pub authority: String,
+    /// The path with its query (`/` when none).
     pub path: String,
 }
 

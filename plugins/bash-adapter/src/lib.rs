@@ -18,6 +18,8 @@
 //! is POSTed to the URL with `headers` through `wasi:http`, which the host lets out only under a
 //! `net:http:HOST[:PORT]` grant, and the response body is read as the dialect's stdout.
 
+#![deny(missing_docs)]
+
 use hookhost_sdk::prelude::*;
 
 pub mod dialect;
@@ -29,6 +31,7 @@ mod sandbox;
 pub mod verdict;
 
 use dialect::{Delivery, Dialect, Exit, Run};
+use hookhost_types::adapter::{AdapterMode, AdapterRefusal, AdapterSettings, StartFailure, SHELLS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -38,15 +41,8 @@ enum Mode {
     Http,
 }
 
-/// What a hook that could not start becomes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StartFailure {
-    /// A block naming the hook and the fix (on events that can block).
-    Block,
-    /// An executor error: the hook's `on_error` decides.
-    Warn,
-}
-
+/// A hook's settings as the adapter runs them: [`AdapterSettings`] (the one type the config
+/// reader writes and the host checks at load), resolved for running.
 #[derive(Debug, Clone)]
 struct Settings {
     script: Option<String>,
@@ -65,121 +61,33 @@ struct Settings {
     headers: Vec<(String, String)>,
 }
 
-const KNOWN: &str = "command, argv, url, headers, allowed_env_vars, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure";
-
 /// The longest `timeout_ms`: a peer runtime's own default (Claude Code's 600 s).
-pub const MAX_TIMEOUT_MS: u64 = 600_000;
-
-/// Shells `settings.shell` may name, and the flag that hands each the script.
-const SHELLS: &[(&str, &[&str])] = &[("bash", &["-c"]), ("sh", &["-c"]), ("zsh", &["-c"]), ("dash", &["-c"]), ("powershell", &["-NoProfile", "-Command"]), ("pwsh", &["-NoProfile", "-Command"])];
+pub use hookhost_types::adapter::MAX_TIMEOUT_MS;
 
 fn settings(v: &Value) -> Result<Settings, String> {
-    let obj = v.as_object().ok_or("settings must be an object")?;
-    let mut s = Settings {
-        script: None,
-        argv: None,
-        env: Vec::new(),
-        working_dir: None,
-        dialect: Dialect::Everruns,
-        mode: Mode::Sandbox,
-        timeout_ms: 30_000,
-        project_dir: None,
-        shell: None,
-        start_failure: None,
-        url: None,
-        url_text: String::new(),
-        headers: Vec::new(),
-    };
-    for (key, value) in obj {
-        let string = || value.as_str().map(str::to_string).ok_or(format!("settings.{key} must be a string"));
-        match key.as_str() {
-            "command" => s.script = Some(string()?),
-            "argv" => {
-                let items = value.as_array().ok_or("settings.argv must be a list of strings")?;
-                let argv: Option<Vec<String>> = items.iter().map(|i| i.as_str().map(str::to_string)).collect();
-                s.argv = Some(argv.filter(|a| !a.is_empty()).ok_or("settings.argv must be a non-empty list of strings")?);
-            }
-            "env" => {
-                let map = value.as_object().ok_or("settings.env must be a table of strings")?;
-                for (k, v) in map {
-                    let v = v.as_str().ok_or(format!("settings.env.{k} must be a string"))?;
-                    s.env.push((k.clone(), v.to_string()));
-                }
-            }
-            "working_dir" => s.working_dir = Some(string()?),
-            "dialect" => {
-                let name = string()?;
-                s.dialect = Dialect::parse(&name).ok_or(format!("settings.dialect {name:?} is not one of everruns, docker-agent, claude-code, codex, gemini-cli, starchild"))?;
-            }
-            "mode" => {
-                s.mode = match string()?.as_str() {
-                    // `auto` is the host's to resolve at load; one it did not resolve (a host
-                    // without process:exec) is the sandbox.
-                    "sandbox" | "auto" => Mode::Sandbox,
-                    "host" => Mode::Host,
-                    other => return Err(format!("settings.mode {other:?} is not one of sandbox, host, auto")),
-                }
-            }
-            "timeout_ms" => {
-                s.timeout_ms = value.as_u64().filter(|t| (100..=MAX_TIMEOUT_MS).contains(t)).ok_or(format!("settings.timeout_ms must be an integer in 100..={MAX_TIMEOUT_MS}"))? as u32;
-            }
-            "project_dir" => {
-                let dir = string()?;
-                if !dir.starts_with('/') {
-                    return Err(format!("settings.project_dir {dir:?} must be an absolute path"));
-                }
-                s.project_dir = Some(dir);
-            }
-            "shell" => {
-                let shell = string()?;
-                if !SHELLS.iter().any(|(name, _)| *name == shell) {
-                    return Err(format!("settings.shell {shell:?} is not one of {}", SHELLS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")));
-                }
-                s.shell = Some(shell);
-            }
-            "start_failure" => {
-                s.start_failure = Some(match string()?.as_str() {
-                    "block" => StartFailure::Block,
-                    "warn" => StartFailure::Warn,
-                    other => return Err(format!("settings.start_failure {other:?} is not one of block, warn")),
-                })
-            }
-            "url" => {
-                s.url_text = string()?;
-                s.url = Some(http::Url::parse(&s.url_text)?);
-            }
-            "headers" => {
-                let map = value.as_object().ok_or("settings.headers must be a table of strings")?;
-                for (k, v) in map {
-                    let v = v.as_str().ok_or(format!("settings.headers.{k} must be a string"))?;
-                    s.headers.push((k.clone(), v.to_string()));
-                }
-            }
-            // Resolved into `headers` by the host (only names listed here, from its environment).
-            "allowed_env_vars" => {
-                value.as_array().filter(|a| a.iter().all(Value::is_string)).ok_or("settings.allowed_env_vars must be a list of variable names")?;
-            }
-            other => return Err(format!("unknown setting {other:?}; known settings are {KNOWN}")),
-        }
-    }
-    if s.url.is_some() {
-        if s.script.is_some() || s.argv.is_some() {
-            return Err("set one of settings.command, settings.argv or settings.url".into());
-        }
-        if obj.get("mode").and_then(Value::as_str).is_some_and(|m| m != "auto") {
-            return Err("settings.mode does not apply to a url hook (it runs in no shell)".into());
-        }
-        s.mode = Mode::Http;
-        return Ok(s);
-    }
-    if !s.headers.is_empty() {
-        return Err("settings.headers applies to url hooks only".into());
-    }
-    match (&s.script, &s.argv) {
-        (Some(_), Some(_)) => Err("set either settings.command or settings.argv, not both".into()),
-        (None, None) => Err("settings.command (a bash script), settings.argv or settings.url is required".into()),
-        _ => Ok(s),
-    }
+    let typed = AdapterSettings::from_json(v)?;
+    let url = typed.url.as_deref().map(http::Url::parse).transpose()?;
+    Ok(Settings {
+        mode: match typed.runs() {
+            None => Mode::Http,
+            Some(AdapterMode::Host) => Mode::Host,
+            // `auto` is the host's to resolve at load; one it did not resolve (a host without
+            // process:exec) is the sandbox.
+            Some(AdapterMode::Sandbox | AdapterMode::Auto) => Mode::Sandbox,
+        },
+        script: typed.command,
+        argv: typed.argv,
+        env: typed.env.into_iter().collect(),
+        working_dir: typed.working_dir,
+        dialect: typed.dialect.unwrap_or(Dialect::Everruns).dialect(),
+        timeout_ms: typed.timeout_ms.unwrap_or(30_000) as u32,
+        project_dir: typed.project_dir,
+        shell: typed.shell,
+        start_failure: typed.start_failure,
+        url,
+        url_text: typed.url.unwrap_or_default(),
+        headers: typed.headers.into_iter().collect(),
+    })
 }
 
 /// Quote words for bash.
@@ -287,16 +195,18 @@ fn start_failed(s: &Settings, ctx: &Context, why: String) -> HookResult {
     }
 }
 
+/// The adapter hook: runs a shell hook in its dialect (see the module docs).
 pub struct BashAdapter;
 
 impl Hook for BashAdapter {
     fn validate_settings(v: &Value) -> Result<(), String> {
-        let s = settings(v)?;
+        // Refusals cross to the host typed (`AdapterRefusal`), not as text it would have to read.
+        let s = settings(v).map_err(|message| AdapterRefusal::Settings { message }.encode())?;
         // Refuse at load what could only fail on every call (and fall through to a pass) —
         // unless the hook says what a start failure becomes (converted peer hooks load whole
         // and answer for it on each call).
         if s.mode == Mode::Sandbox && s.start_failure.is_none() {
-            s.sandbox_gap().map_err(|gap| format!("the command cannot run in the sandbox: {gap}; run it as a real process with settings.mode = \"host\" and grant process:exec to builtin:bash-adapter"))?;
+            s.sandbox_gap().map_err(|gap| AdapterRefusal::Sandbox { gap }.encode())?;
         }
         Ok(())
     }

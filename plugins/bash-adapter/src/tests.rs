@@ -139,7 +139,7 @@ fn gemini_cli_results_read_as_its_hooks_reference_says() {
     assert_eq!(run(0, "plain words", ""), Ok(Decision::pass().notify_user("plain words")), "text on stdout is a system message");
     let context = r#"{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"it is Monday"}}"#;
     assert_eq!(interpret(D::GeminiCli, &Event::user_prompt("hi"), &Run::new(0, context, "")), Ok(Decision::pass().add_context("it is Monday")));
-    assert_eq!(crate::dialect::Dialect::parse("codex"), Some(D::ClaudeCode), "Codex speaks Claude Code's protocol");
+    assert_eq!(crate::dialect::Dialect::parse("codex").map(D::dialect), Some(D::ClaudeCode), "Codex speaks Claude Code's protocol");
 }
 
 #[test]
@@ -153,7 +153,7 @@ fn gemini_cli_gets_its_own_event_names_and_fields() {
     let v: Value = serde_json::from_str(&crate::dialect::deliver(D::GeminiCli, &stop, &ctx, "/p").json).unwrap();
     assert_eq!((v["hook_event_name"].as_str(), v["prompt_response"].as_str(), v["stop_hook_active"].as_bool()), (Some("AfterAgent"), Some("done"), Some(true)));
     for (event, name) in [(Event::user_prompt("x"), "BeforeAgent"), (Event::SessionStart { source: None }, "SessionStart"), (Event::PreCompact(Default::default()), "PreCompress")] {
-        assert_eq!(D::GeminiCli.event_name(&event), name);
+        assert_eq!(crate::dialect::event_name(D::GeminiCli, &event), name);
     }
 }
 
@@ -223,22 +223,26 @@ fn a_prepared_interpreter_runs_as_one_built_for_the_call() {
 #[test]
 fn settings_are_checked() {
     assert!(BashAdapter::validate_settings(&json!({"command": "true", "dialect": "claude-code", "mode": "host"})).is_ok());
-    let err = |v: Value| BashAdapter::validate_settings(&v).unwrap_err();
+    // Refusals cross to the host typed: read back as the host reads them.
+    let err = |v: Value| {
+        let wire = BashAdapter::validate_settings(&v).unwrap_err();
+        hookhost_types::adapter::AdapterRefusal::decode(&wire).unwrap_or_else(|| panic!("not a typed refusal: {wire}")).to_string()
+    };
     assert_eq!(err(json!({})), "settings.command (a bash script), settings.argv or settings.url is required");
     assert_eq!(err(json!({"url": "http://h/", "command": "x"})), "set one of settings.command, settings.argv or settings.url");
     assert_eq!(err(json!({"url": "ftp://h/"})), "settings.url \"ftp://h/\" must start with http:// or https://");
     assert_eq!(err(json!({"url": "http://h/", "mode": "host"})), "settings.mode does not apply to a url hook (it runs in no shell)");
     assert_eq!(err(json!({"command": "x", "headers": {"a": "b"}})), "settings.headers applies to url hooks only");
-    assert_eq!(err(json!({"url": "http://h/", "headers": {"a": 1}})), "settings.headers.a must be a string");
+    assert_eq!(err(json!({"url": "http://h/", "headers": {"a": 1}})), "settings.headers: invalid type: integer `1`, expected a string");
     assert!(BashAdapter::validate_settings(&json!({"url": "http://127.0.0.1:9/h", "headers": {"a": "b"}, "allowed_env_vars": ["X"], "dialect": "claude-code", "mode": "auto"})).is_ok());
     assert_eq!(err(json!({"command": "x", "argv": ["y"]})), "set either settings.command or settings.argv, not both");
-    assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect \"zsh\" is not one of everruns, docker-agent, claude-code, codex, gemini-cli, starchild");
+    assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect: \"zsh\" is not one of everruns, claude-code, codex, gemini-cli, docker-agent, starchild");
     assert_eq!(err(json!({"command": "x", "shell": "fish"})), "settings.shell \"fish\" is not one of bash, sh, zsh, dash, powershell, pwsh");
     assert_eq!(err(json!({"command": "x", "color": 1})), "unknown setting \"color\"; known settings are command, argv, url, headers, allowed_env_vars, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure");
     assert_eq!(err(json!({"command": "x", "project_dir": "repo"})), "settings.project_dir \"repo\" must be an absolute path");
-    assert_eq!(err(json!({"command": "x", "start_failure": "ignore"})), "settings.start_failure \"ignore\" is not one of block, warn");
-    assert_eq!(err(json!({"command": "x", "mode": "yes"})), "settings.mode \"yes\" is not one of sandbox, host, auto");
-    assert_eq!(err(json!({"command": "x", "timeout_ms": 600_001})), "settings.timeout_ms must be an integer in 100..=600000");
+    assert_eq!(err(json!({"command": "x", "start_failure": "ignore"})), "settings.start_failure: unknown variant `ignore`, expected `block` or `warn`");
+    assert_eq!(err(json!({"command": "x", "mode": "yes"})), "settings.mode: unknown variant `yes`, expected one of `sandbox`, `host`, `auto`");
+    assert_eq!(err(json!({"command": "x", "timeout_ms": 600_001})), "settings.timeout_ms 600001 must be an integer in 100..=600000");
     assert!(BashAdapter::validate_settings(&json!({"command": "true", "timeout_ms": 600_000, "mode": "auto"})).is_ok());
     // A shell other than bash cannot be had in the sandbox: refused at load like a missing program.
     assert!(err(json!({"command": "x", "shell": "pwsh"})).starts_with("the command cannot run in the sandbox: it asks for the pwsh shell, and the sandbox runs bash only; run it as a real process"));
@@ -301,7 +305,7 @@ fn the_project_is_mounted_read_only_and_its_scripts_are_checked() {
 
 #[test]
 fn sandbox_scripts_that_cannot_run_are_refused_at_load() {
-    let check = |cmd: &str| crate::BashAdapter::validate_settings(&json!({"command": cmd}));
+    let check = |cmd: &str| crate::BashAdapter::validate_settings(&json!({"command": cmd})).map_err(|wire| hookhost_types::adapter::AdapterRefusal::decode(&wire).expect("a typed refusal").to_string());
     for ok in [
         "echo '{}'",
         "jq -r .tool_input.command | grep -q rm && exit 2 || true",

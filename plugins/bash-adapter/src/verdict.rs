@@ -34,7 +34,7 @@ fn object(stdout: &str) -> Result<Value, String> {
 /// Events where docker-agent and Claude Code take plain stdout as added context.
 fn plain_text_is_context(dialect: Dialect, event: &Event) -> bool {
     match dialect {
-        Dialect::ClaudeCode => matches!(event, Event::UserPromptSubmit { .. } | Event::SessionStart { .. }),
+        Dialect::ClaudeCode | Dialect::Codex => matches!(event, Event::UserPromptSubmit { .. } | Event::SessionStart { .. }),
         _ => matches!(
             event,
             Event::SessionStart { .. } | Event::UserPromptSubmit { .. } | Event::TurnStart | Event::PostToolUse(_) | Event::PreCompact(_) | Event::Stop(_)
@@ -61,7 +61,7 @@ pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision,
     let stderr = nonempty(&run.stderr);
     let mut decision = match dialect {
         Dialect::Everruns => everruns(event, code, stdout, stderr)?,
-        Dialect::DockerAgent | Dialect::ClaudeCode | Dialect::GeminiCli => {
+        Dialect::DockerAgent | Dialect::ClaudeCode | Dialect::Codex | Dialect::GeminiCli => {
             if code == 2 {
                 // Exit 2 blocks, whatever stdout says; a JSON reason wins over stderr.
                 let reason = object(stdout).ok().and_then(|v| first_of(&v, &["reason", "stopReason", "stop_reason"])).or(stderr);
@@ -147,7 +147,7 @@ fn everruns(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> R
 
 /// docker-agent (snake_case) and Claude Code (camelCase) JSON outputs.
 fn peer_json(dialect: Dialect, v: &Value) -> Decision {
-    let claude = dialect == Dialect::ClaudeCode;
+    let claude = matches!(dialect, Dialect::ClaudeCode | Dialect::Codex);
     let (spec_key, perm, perm_reason, updated_input, context, updated_output, system) = if claude {
         ("hookSpecificOutput", "permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext", "updatedToolOutput", "systemMessage")
     } else {

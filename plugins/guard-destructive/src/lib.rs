@@ -21,6 +21,8 @@
 //! Settings (all optional): `strict_rm` (bool, block every `rm -rf`, as seed 000's guard_rm does)
 //! and `user_message` (string, what the human is told).
 
+#![deny(missing_docs)]
+
 use hookhost_sdk::prelude::*;
 use hookhost_sdk::serde_json;
 
@@ -232,6 +234,7 @@ fn settings(v: &Value) -> Result<Settings, String> {
     Ok(s)
 }
 
+/// The guard hook: blocks destructive shell commands (see the module docs).
 pub struct Guard;
 
 impl Hook for Guard {

@@ -5,6 +5,8 @@
 //! The scanner is hand-written (no regex), so a fresh instance starts for free. It takes no
 //! settings.
 
+#![deny(missing_docs)]
+
 use hookhost_sdk::prelude::*;
 
 mod scan;
@@ -30,6 +32,7 @@ fn note(n: usize) -> String {
     n.to_string()
 }
 
+/// The redaction hook: replaces secrets in tool input, prompts and tool output (see the module docs).
 pub struct Redact;
 
 impl Hook for Redact {

@@ -8,6 +8,7 @@ mod chain;
 mod config_files;
 mod containment;
 mod contract;
+mod contract_versions;
 mod fail_closed;
 mod fuzz_smoke;
 mod guest_sdks;

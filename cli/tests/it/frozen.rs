@@ -1,0 +1,65 @@
+//! The frozen 0.1.0 guests (`tests/frozen/hookhost-hooks-0.1.0`, see its README): hooks built
+//! against `hookhost:hooks@0.1.0` before 0.2.0 came — the four example hooks and one signed,
+//! locked bundle — pass their scenarios on this hookhost, unchanged.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn frozen() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/frozen/hookhost-hooks-0.1.0")
+}
+
+fn hookhost(dir: &Path, cache: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hookhost")).args(args).current_dir(dir).env("HOOKHOST_CACHE_DIR", cache).env_remove("HOOKHOST_LOG").output().unwrap()
+}
+
+/// `hookhost test --json ...`: every scenario passed; each one's outcome (decision, reason,
+/// message, effects, patch) as the user sees it.
+fn all_pass(what: &str, out: Output) -> Vec<Value> {
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{what}: {}\n{text}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{what}: {e}: {text}"));
+    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(11), Some(0)), "{what}: {report}");
+    report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let mut outcome = s["outcome"].clone();
+            outcome.as_object_mut().unwrap().remove("hooks");
+            outcome
+        })
+        .collect()
+}
+
+#[test]
+fn the_frozen_0_1_0_hooks_pass_their_scenarios_and_agree() {
+    let cache = tempfile::tempdir().unwrap();
+    let mut outcomes = Vec::new();
+    for lang in ["rust", "c", "python", "js"] {
+        let plugin = format!("{lang}.wasm");
+        let out = hookhost(&frozen(), cache.path(), &["test", "--json", "--plugin", &plugin, "scenarios.toml"]);
+        outcomes.push((lang, all_pass(lang, out)));
+    }
+    let (first, expected) = &outcomes[0];
+    for (lang, got) in &outcomes[1..] {
+        assert_eq!(got, expected, "{lang} and {first} decide differently");
+    }
+}
+
+#[test]
+fn the_frozen_signed_bundle_loads_from_its_lock_and_without_its_registry() {
+    let work = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let copy = std::process::Command::new("cp").arg("-r").arg(frozen().join("bundle")).arg(frozen().join("scenarios.toml")).arg(work.path()).status().unwrap();
+    assert!(copy.success());
+    let dir = work.path().join("bundle");
+    let check = hookhost(&dir, cache.path(), &["check", "--config", "hooks.toml", "--locked"]);
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(text.starts_with("ok: 2 hook(s) loaded: local/example-guard:guard-shell, local/example-guard:guard-prompt"), "{text}{}", String::from_utf8_lossy(&check.stderr));
+    let online = all_pass("the bundle", hookhost(&dir, cache.path(), &["test", "--json", "--config", "hooks.toml", "--locked", "../scenarios.toml"]));
+    std::fs::remove_dir_all(dir.join("registry")).unwrap();
+    let offline = all_pass("the bundle, its registry gone", hookhost(&dir, cache.path(), &["test", "--json", "--config", "hooks.toml", "--locked", "../scenarios.toml"]));
+    assert_eq!(online, offline);
+}

@@ -1,0 +1,250 @@
+//! The agent runtimes hookhost speaks to, in one vocabulary: each [`Runtime`] is a module of
+//! its own ([`Profile`]) holding what the rest of hookhost looks up about it — its event names
+//! and how they map onto hookhost's canonical events, where its hook configuration lives,
+//! which config reader reads it, the shell-hook wire format (dialect) its command hooks speak,
+//! and the reference it was written from. The config reader (`hookhost-config`), the answer
+//! writers (`hookhost::protocol`) and the bash adapter all start from here.
+//!
+//! Adding a runtime is one module here plus its answer writer and tests; docs/ARCHITECTURE.md
+//! lists the steps.
+
+use crate::event::EventName;
+use std::fmt;
+
+mod claude_code;
+mod codex;
+mod docker_agent;
+mod everruns;
+mod gemini_cli;
+mod starchild;
+
+/// An agent runtime hookhost reads configs of, answers, or speaks to shell hooks as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Runtime {
+    /// Everruns (`user_hooks` capabilities; hookhost's canonical event names).
+    Everruns,
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI: Claude Code's wire format with its own, stricter answer checks.
+    Codex,
+    /// Google's Gemini CLI.
+    GeminiCli,
+    /// Docker's docker-agent.
+    DockerAgent,
+    /// Starchild.
+    Starchild,
+}
+
+/// How a runtime names an event its table does not list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Naming {
+    /// By hookhost's canonical snake_case name (`turn_start`).
+    Canonical,
+    /// In PascalCase (`TurnStart`).
+    Pascal,
+}
+
+/// What a runtime's matcher on an event is tested against (Claude Code's "Matcher patterns").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchOn {
+    /// The tool name (and a handler's `if` rule).
+    Tool,
+    /// A field of the event's data.
+    Field(&'static str),
+    /// Nothing: the event takes no matcher.
+    Nothing,
+}
+
+/// One event of a runtime.
+#[derive(Debug, Clone)]
+pub struct RuntimeEvent {
+    /// The runtime's own name (`PreToolUse`, `BeforeTool`, `pre_tool_call`).
+    pub name: &'static str,
+    /// The canonical event it is, where hookhost models it; `None`: it passes through as
+    /// `custom:<name>` with its payload.
+    pub canonical: Option<EventName>,
+    /// What a matcher on it tests.
+    pub matcher: MatchOn,
+}
+
+/// Everything hookhost knows of one runtime.
+#[derive(Debug)]
+pub struct Profile {
+    /// The name on command lines and in settings (`claude-code`).
+    pub name: &'static str,
+    /// The name in messages (`Claude Code`).
+    pub title: &'static str,
+    /// Where its hook contract is documented: what this profile was written from.
+    pub reference: &'static str,
+    /// Its events, in its documentation's order; the first row naming a canonical event is the
+    /// name hookhost uses for that event when it speaks this runtime.
+    pub events: &'static [RuntimeEvent],
+    /// How it names an event the table does not list.
+    pub naming: Naming,
+    /// Its per-project configuration directory (`.claude`), if it has one.
+    pub config_dir: Option<&'static str>,
+    /// The files it reads hooks from, relative to a project (or `~/` for the user's).
+    pub config_files: &'static [&'static str],
+    /// Whose config syntax its hook files use, when hookhost reads them as a peer config.
+    pub config_syntax: Option<Runtime>,
+    /// The shell-hook wire format its command hooks speak (Codex's are Claude Code's).
+    pub dialect: Runtime,
+}
+
+const fn event(name: &'static str, canonical: Option<EventName>, matcher: MatchOn) -> RuntimeEvent {
+    RuntimeEvent { name, canonical, matcher }
+}
+
+impl Runtime {
+    /// Every runtime, in the order messages list them.
+    pub const ALL: [Runtime; 6] = [Runtime::Everruns, Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::DockerAgent, Runtime::Starchild];
+
+    /// What hookhost knows of it.
+    pub fn profile(self) -> &'static Profile {
+        match self {
+            Runtime::Everruns => &everruns::PROFILE,
+            Runtime::ClaudeCode => &claude_code::PROFILE,
+            Runtime::Codex => &codex::PROFILE,
+            Runtime::GeminiCli => &gemini_cli::PROFILE,
+            Runtime::DockerAgent => &docker_agent::PROFILE,
+            Runtime::Starchild => &starchild::PROFILE,
+        }
+    }
+
+    /// The runtime of a command-line or settings name (`claude-code`, `gemini-cli`, ...).
+    pub fn parse(name: &str) -> Option<Runtime> {
+        Runtime::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// Its command-line name.
+    pub fn name(self) -> &'static str {
+        self.profile().name
+    }
+
+    /// Its name in messages.
+    pub fn title(self) -> &'static str {
+        self.profile().title
+    }
+
+    /// Every runtime's name, comma-separated (for messages).
+    pub fn names() -> String {
+        Runtime::ALL.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The shell-hook wire format its command hooks speak.
+    pub fn dialect(self) -> Runtime {
+        self.profile().dialect
+    }
+
+    /// Its event of this name, if it documents one.
+    pub fn event(self, name: &str) -> Option<&'static RuntimeEvent> {
+        self.profile().events.iter().find(|e| e.name == name)
+    }
+
+    /// The canonical event its name stands for: from its table, or (for a runtime that uses
+    /// hookhost's names) a canonical name. `None`: an event hookhost does not model.
+    pub fn canonical(self, name: &str) -> Option<EventName> {
+        match self.event(name) {
+            Some(row) => row.canonical.clone(),
+            None if self.profile().naming == Naming::Canonical => EventName::from_canonical(name),
+            None => None,
+        }
+    }
+
+    /// The name this runtime gives an event: its table's, else by its naming rule; a custom
+    /// event keeps the name it came with (it is the runtime's own already).
+    pub fn event_name(self, event: &EventName) -> String {
+        if let EventName::Custom(name) = event {
+            return name.clone();
+        }
+        if let Some(row) = self.profile().events.iter().find(|e| e.canonical.as_ref() == Some(event)) {
+            return row.name.to_string();
+        }
+        match self.profile().naming {
+            Naming::Canonical => event.as_str().to_string(),
+            Naming::Pascal => pascal(event.as_str()),
+        }
+    }
+
+    /// The canonical event any runtime's name stands for (what event inputs may use).
+    pub fn any_canonical(name: &str) -> Option<EventName> {
+        Runtime::ALL.iter().find_map(|r| r.event(name).and_then(|row| row.canonical.clone()))
+    }
+}
+
+impl fmt::Display for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Runtime {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Runtime {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Runtime::parse(&name).ok_or_else(|| serde::de::Error::custom(format!("{name:?} is not one of {}", Runtime::names())))
+    }
+}
+
+/// `pre_tool_use` → `PreToolUse`.
+pub fn pascal(name: &str) -> String {
+    name.split('_').filter(|w| !w.is_empty()).map(|w| w[..1].to_uppercase() + &w[1..]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        for r in Runtime::ALL {
+            assert_eq!(Runtime::parse(r.name()), Some(r));
+            assert_eq!(Runtime::ALL.iter().filter(|o| o.name() == r.name()).count(), 1);
+        }
+        assert_eq!(Runtime::parse("claude"), None);
+    }
+
+    #[test]
+    fn each_table_names_an_event_once_and_maps_back() {
+        for r in Runtime::ALL {
+            let events = r.profile().events;
+            for (i, e) in events.iter().enumerate() {
+                assert!(!events[..i].iter().any(|o| o.name == e.name), "{r}: {} listed twice", e.name);
+                if let Some(c) = &e.canonical {
+                    assert_eq!(r.canonical(e.name).as_ref(), Some(c), "{r}: {}", e.name);
+                }
+            }
+            // Every canonical event has a name in every runtime, and that name reads back as it.
+            for name in EventName::canonical_names() {
+                let canonical = EventName::from_canonical(name).unwrap();
+                let native = r.event_name(&canonical);
+                if r.event(&native).is_some() || r.profile().naming == Naming::Canonical {
+                    assert_eq!(r.canonical(&native), Some(canonical), "{r}: {native}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_runtimes_names_for_events() {
+        use EventName as E;
+        assert_eq!(Runtime::ClaudeCode.event_name(&E::PreToolUse), "PreToolUse");
+        assert_eq!(Runtime::ClaudeCode.event_name(&E::TurnStart), "TurnStart");
+        assert_eq!(Runtime::GeminiCli.event_name(&E::PreToolUse), "BeforeTool");
+        assert_eq!(Runtime::GeminiCli.event_name(&E::PreCompact), "PreCompress");
+        assert_eq!(Runtime::Starchild.event_name(&E::UserPromptSubmit), "on_user_message");
+        assert_eq!(Runtime::DockerAgent.event_name(&E::BeforeModelCall), "before_llm_call");
+        assert_eq!(Runtime::DockerAgent.event_name(&E::PreCompact), "pre_compact");
+        assert_eq!(Runtime::Everruns.event_name(&E::PreToolUse), "pre_tool_use");
+        assert_eq!(Runtime::Codex.event_name(&E::Custom("SubagentStart".into())), "SubagentStart");
+        assert_eq!(Runtime::DockerAgent.canonical("on_user_input"), Some(E::Notification), "waiting for input, not a prompt (seed 003)");
+        assert_eq!(Runtime::DockerAgent.canonical("before_compaction"), Some(E::PreCompact));
+        assert_eq!(Runtime::ClaudeCode.canonical("PostToolUseFailure"), None);
+        assert_eq!(Runtime::Codex.dialect(), Runtime::ClaudeCode);
+    }
+}

@@ -1,0 +1,45 @@
+//! docker-agent, from its hooks reference (seed 003, "Hook Types"): its events as the runtime
+//! dispatches them. `on_user_input` is the agent *waiting* for input (a notification), not a
+//! prompt; `pre_compact` and `before_compaction` both fire before a compaction.
+
+use super::{event, MatchOn as On, Naming, Profile, Runtime};
+use crate::event::EventName as E;
+
+pub(super) const PROFILE: Profile = Profile {
+    name: "docker-agent",
+    title: "docker-agent",
+    reference: "docker-agent hooks reference (seed 003)",
+    events: &[
+        event("pre_tool_use", Some(E::PreToolUse), On::Tool),
+        event("tool_response_transform", Some(E::ToolResultTransform), On::Tool),
+        event("post_tool_use", Some(E::PostToolUse), On::Tool),
+        event("permission_request", Some(E::PermissionRequest), On::Tool),
+        event("session_start", Some(E::SessionStart), On::Nothing),
+        event("user_prompt_submit", Some(E::UserPromptSubmit), On::Nothing),
+        event("user_steering_messages_submit", None, On::Nothing),
+        event("user_followup_submit", None, On::Nothing),
+        event("turn_start", Some(E::TurnStart), On::Nothing),
+        event("turn_end", Some(E::TurnEnd), On::Nothing),
+        event("before_llm_call", Some(E::BeforeModelCall), On::Nothing),
+        event("after_llm_call", Some(E::AfterModelCall), On::Nothing),
+        event("session_end", Some(E::SessionEnd), On::Nothing),
+        event("pre_compact", Some(E::PreCompact), On::Nothing),
+        event("before_compaction", Some(E::PreCompact), On::Nothing),
+        event("after_compaction", Some(E::PostCompact), On::Nothing),
+        event("subagent_stop", Some(E::SubagentStop), On::Nothing),
+        event("stop", Some(E::Stop), On::Nothing),
+        event("notification", Some(E::Notification), On::Nothing),
+        event("on_user_input", Some(E::Notification), On::Nothing),
+        event("on_error", None, On::Nothing),
+        event("on_max_iterations", None, On::Nothing),
+        event("on_agent_switch", None, On::Nothing),
+        event("on_session_resume", None, On::Nothing),
+        event("on_tool_approval_decision", None, On::Nothing),
+        event("worktree_create", None, On::Nothing),
+    ],
+    naming: Naming::Canonical,
+    config_dir: None,
+    config_files: &[],
+    config_syntax: Some(Runtime::DockerAgent),
+    dialect: Runtime::DockerAgent,
+};

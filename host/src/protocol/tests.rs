@@ -1,0 +1,221 @@
+//! The answer writers, verdict by verdict and event by event.
+
+use super::*;
+use hookhost_types::Runtime;
+use serde_json::json;
+use hookhost_types::HookEvent;
+
+fn outcome(decision: VerdictKind, reason: Option<&str>, effects: Vec<Effect>, patch: Option<Value>) -> Outcome {
+    Outcome {
+        decision,
+        reason: reason.map(str::to_string),
+        user_message: None,
+        effects,
+        patch: patch.and_then(|p| p.as_object().cloned()),
+        hooks: Vec::new(),
+    }
+}
+
+fn ev(name: &str) -> HookEvent {
+    HookEvent::from_value(json!({"hook_event_name": name, "tool_name": "Bash", "tool_input": {"command": "ls"}})).unwrap()
+}
+
+fn out(p: Protocol, event: &str, o: Outcome) -> (Value, Vec<String>) {
+    let reply = render(p, &ev(event), &o);
+    assert_eq!(reply.code, 0);
+    let v = if reply.stdout.is_empty() { Value::Null } else { serde_json::from_str(&reply.stdout).unwrap() };
+    (v, reply.notes)
+}
+
+#[test]
+fn a_pass_says_nothing_the_runtime_would_flag() {
+    for p in [Protocol::Runtime(Runtime::ClaudeCode), Protocol::Runtime(Runtime::Codex), Protocol::Runtime(Runtime::DockerAgent), Protocol::Runtime(Runtime::Starchild)] {
+        assert_eq!(out(p, "PreToolUse", outcome(VerdictKind::Pass, None, vec![], None)), (Value::Null, vec![]), "{p:?}");
+    }
+    assert_eq!(out(Protocol::Runtime(Runtime::GeminiCli), "PreToolUse", outcome(VerdictKind::Pass, None, vec![], None)).0, json!({}), "Gemini CLI reads JSON on exit 0");
+}
+
+#[test]
+fn claude_code_verdicts_per_event() {
+    let c = |event: &str, kind, reason| out(Protocol::Runtime(Runtime::ClaudeCode), event, outcome(kind, reason, vec![], None)).0;
+    assert_eq!(c("PreToolUse", VerdictKind::Block, Some("no")), json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}));
+    assert_eq!(c("PreToolUse", VerdictKind::Ask, Some("sure?")), json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "sure?"}}));
+    assert_eq!(c("PreToolUse", VerdictKind::Allow, None), json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}));
+    assert_eq!(c("PreToolUse", VerdictKind::Halt, Some("enough")), json!({"continue": false, "stopReason": "enough"}));
+    assert_eq!(c("PermissionRequest", VerdictKind::Block, Some("no")), json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}));
+    assert_eq!(c("PermissionRequest", VerdictKind::Allow, None), json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}));
+    assert_eq!(c("UserPromptSubmit", VerdictKind::Block, Some("secret")), json!({"decision": "block", "reason": "secret", "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "suppressOriginalPrompt": true}}));
+    // A redacted output replaces any tool's (and an MCP tool's the older way too).
+    let redacted = |tool: &str| {
+        let event = HookEvent::from_value(json!({"hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": {}, "tool_response": "key sk-1"})).unwrap();
+        let reply = render(Protocol::Runtime(Runtime::ClaudeCode), &event, &outcome(VerdictKind::Pass, None, vec![], Some(json!({"result": "key [REDACTED]"}))));
+        serde_json::from_str::<Value>(&reply.stdout).unwrap()["hookSpecificOutput"].clone()
+    };
+    assert_eq!(redacted("Bash"), json!({"hookEventName": "PostToolUse", "updatedToolOutput": "key [REDACTED]"}));
+    assert_eq!(redacted("mcp__db__q"), json!({"hookEventName": "PostToolUse", "updatedToolOutput": "key [REDACTED]", "updatedMCPToolOutput": "key [REDACTED]"}));
+    assert_eq!(c("Stop", VerdictKind::Block, Some("tests fail")), json!({"decision": "block", "reason": "tests fail"}));
+    // Effects: rewritten input, context, a message for the human.
+    let o = outcome(VerdictKind::Allow, None, vec![Effect::AddContext { text: "ctx".into() }, Effect::NotifyUser { text: "hi".into() }], Some(json!({"arguments": {"command": "ls -a"}})));
+    assert_eq!(
+        out(Protocol::Runtime(Runtime::ClaudeCode), "PreToolUse", o).0,
+        json!({"systemMessage": "hi", "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "ls -a"}, "additionalContext": "ctx"}})
+    );
+    let (v, notes) = out(Protocol::Runtime(Runtime::ClaudeCode), "SessionStart", outcome(VerdictKind::Pass, None, vec![Effect::AddContext { text: "branch main".into() }], None));
+    assert_eq!((v, notes), (json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "branch main"}}), vec![]));
+    // What Claude Code has no field for is said, not dropped.
+    let (v, notes) = out(Protocol::Runtime(Runtime::ClaudeCode), "Notification", outcome(VerdictKind::Pass, None, vec![Effect::AddContext { text: "x".into() }], None));
+    assert_eq!(v, Value::Null);
+    assert_eq!(notes, ["hookhost: claude-code output: the added context is dropped: Claude Code takes context on PreToolUse, PostToolUse, UserPromptSubmit and SessionStart, not on Notification"]);
+}
+
+#[test]
+fn a_rewrite_the_runtime_cannot_apply_on_a_guarded_event_blocks() {
+    let o = outcome(VerdictKind::Pass, None, vec![], Some(json!({"message": "key [REDACTED]"})));
+    for p in [Protocol::Runtime(Runtime::ClaudeCode), Protocol::Runtime(Runtime::Codex), Protocol::Runtime(Runtime::GeminiCli), Protocol::Runtime(Runtime::DockerAgent), Protocol::Runtime(Runtime::Starchild)] {
+        let reply = render(p, &ev("UserPromptSubmit"), &o);
+        let v: Value = serde_json::from_str(&reply.stdout).unwrap();
+        let text = v.to_string();
+        assert!(text.contains("block") || text.contains("deny"), "{p:?}: {text}");
+        assert!(text.contains("hookhost's hooks allow this only with its prompt rewritten"), "{p:?}: {text}");
+        assert!(reply.notes[0].contains("cannot take a rewritten prompt here: blocked instead"), "{p:?}: {:?}", reply.notes);
+    }
+    // A permission request Claude Code is not told to allow cannot carry new input either.
+    let o = outcome(VerdictKind::Pass, None, vec![], Some(json!({"arguments": {"command": "ls"}})));
+    let (v, _) = out(Protocol::Runtime(Runtime::ClaudeCode), "PermissionRequest", o.clone());
+    assert_eq!(v["hookSpecificOutput"]["decision"]["behavior"], "deny");
+    let (v, _) = out(Protocol::Runtime(Runtime::DockerAgent), "PermissionRequest", o);
+    assert_eq!(v, json!({"hook_specific_output": {"updated_input": {"command": "ls"}}}));
+}
+
+#[test]
+fn gemini_docker_and_starchild_forms() {
+    let block = outcome(VerdictKind::Block, Some("no"), vec![], None);
+    assert_eq!(out(Protocol::Runtime(Runtime::GeminiCli), "PreToolUse", block.clone()).0, json!({"decision": "deny", "reason": "no"}));
+    assert_eq!(
+        out(Protocol::Runtime(Runtime::DockerAgent), "PreToolUse", block.clone()).0,
+        json!({"decision": "block", "reason": "no", "hook_specific_output": {"permission_decision": "deny", "permission_decision_reason": "no"}})
+    );
+    assert_eq!(out(Protocol::Runtime(Runtime::DockerAgent), "UserPromptSubmit", block.clone()).0, json!({"decision": "block", "reason": "no"}));
+    assert_eq!(out(Protocol::Runtime(Runtime::Starchild), "PreToolUse", block).0, json!({"decision": "block", "reason": "no"}));
+    let rewrite = outcome(VerdictKind::Pass, None, vec![], Some(json!({"arguments": {"command": "ls -l"}})));
+    assert_eq!(out(Protocol::Runtime(Runtime::GeminiCli), "PreToolUse", rewrite.clone()).0, json!({"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": "ls -l"}}}));
+    assert_eq!(out(Protocol::Runtime(Runtime::DockerAgent), "PreToolUse", rewrite.clone()).0, json!({"hook_specific_output": {"updated_input": {"command": "ls -l"}}}));
+    assert_eq!(out(Protocol::Runtime(Runtime::Starchild), "PreToolUse", rewrite).0, json!({"tool_input": {"command": "ls -l"}}));
+    let (v, notes) = out(Protocol::Runtime(Runtime::GeminiCli), "PreToolUse", outcome(VerdictKind::Ask, Some("sure?"), vec![], None));
+    assert_eq!((v, notes.len()), (json!({"decision": "deny", "reason": "needs a human's confirmation: sure?"}), 1));
+    let (v, notes) = out(Protocol::Runtime(Runtime::Starchild), "Stop", outcome(VerdictKind::Halt, Some("enough"), vec![], None));
+    assert_eq!(v, json!({"decision": "block", "reason": "enough"}));
+    assert_eq!(notes, ["hookhost: starchild output: Starchild has no \"halt\"; it is written as a block"]);
+    // Gemini CLI 0.61 does not apply `tool_output`: the redacted text reaches the model as a
+    // deny's reason.
+    let after = HookEvent::from_value(json!({"hook_event_name": "AfterTool", "tool_name": "run_shell_command", "tool_input": {}, "tool_response": {"llmContent": "key sk-1"}})).unwrap();
+    let reply = render(Protocol::Runtime(Runtime::GeminiCli), &after, &outcome(VerdictKind::Pass, None, vec![], Some(json!({"result": "key [REDACTED]"}))));
+    assert_eq!(serde_json::from_str::<Value>(&reply.stdout).unwrap(), json!({"decision": "deny", "reason": "key [REDACTED]", "hookSpecificOutput": {"hookEventName": "AfterTool", "tool_output": "key [REDACTED]"}}));
+    let context = outcome(VerdictKind::Pass, None, vec![Effect::AddContext { text: "c".into() }], None);
+    assert_eq!(out(Protocol::Runtime(Runtime::DockerAgent), "SessionStart", context.clone()).0, json!({"hook_specific_output": {"additional_context": "c"}}));
+    assert_eq!(out(Protocol::Runtime(Runtime::GeminiCli), "UserPromptSubmit", context).0, json!({"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": "c"}}));
+}
+
+#[test]
+fn hookhosts_own_failures_never_look_like_a_block_unless_asked() {
+    for p in [Protocol::Runtime(Runtime::ClaudeCode), Protocol::Runtime(Runtime::Codex), Protocol::Runtime(Runtime::GeminiCli), Protocol::Runtime(Runtime::DockerAgent), Protocol::Runtime(Runtime::Starchild)] {
+        let reply = failure(p, Some(&ev("PreToolUse")), "hooks.toml: bad", false);
+        assert_eq!((reply.stdout.as_str(), reply.code), ("", 1), "{p:?}: the runtime's non-blocking error");
+        assert_eq!(reply.notes, ["hookhost: error: hooks.toml: bad"]);
+        let closed = failure(p, Some(&ev("PreToolUse")), "hooks.toml: bad", true);
+        assert_eq!(closed.code, 0);
+        assert!(closed.stdout.contains("hookhost could not decide, and --fail-closed blocks: hooks.toml: bad"), "{p:?}: {}", closed.stdout);
+        let unreadable = failure(p, None, "stdin: not JSON", true);
+        assert_eq!((unreadable.code, unreadable.notes[0].as_str()), (2, "hookhost could not decide, and --fail-closed blocks: stdin: not JSON"));
+    }
+    assert_eq!(failure(Protocol::Json, None, "x", false).code, 2, "hookhost's own exit code for bad input");
+}
+
+/// Codex's own checks of a hook's answer, as its hook engine applies them
+/// (`codex-rs/hooks/src/engine/output_parser.rs`, and the generated schemas' closed field
+/// sets): `Some(why)` is an answer Codex marks as a failed hook — and then runs the tool.
+fn codex_refuses(event: &str, answer: &Value) -> Option<String> {
+    let Some(obj) = answer.as_object() else { return (!answer.is_null()).then(|| "not an object".to_string()) };
+    let blocks_with_decision = matches!(event, "PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "Stop");
+    for key in obj.keys() {
+        let known = matches!(key.as_str(), "continue" | "stopReason" | "suppressOutput" | "systemMessage" | "hookSpecificOutput") || (blocks_with_decision && matches!(key.as_str(), "decision" | "reason"));
+        if !known {
+            return Some(format!("unknown field {key}"));
+        }
+    }
+    let specific = obj.get("hookSpecificOutput").and_then(Value::as_object);
+    let allowed: &[&str] = match event {
+        "PreToolUse" => &["hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext"],
+        "PermissionRequest" => &["hookEventName", "decision"],
+        "PostToolUse" | "UserPromptSubmit" | "SessionStart" => &["hookEventName", "additionalContext"],
+        _ => &["hookEventName"],
+    };
+    if let Some(key) = specific.and_then(|s| s.keys().find(|k| !allowed.contains(&k.as_str()))) {
+        return Some(format!("unknown hookSpecificOutput field {key}"));
+    }
+    let stops = obj.get("continue") == Some(&json!(false));
+    let reason_ok = |v: Option<&Value>| v.and_then(Value::as_str).is_some_and(|r| !r.trim().is_empty());
+    match event {
+        "PreToolUse" | "PermissionRequest" if stops || obj.contains_key("stopReason") || obj.contains_key("suppressOutput") => return Some("unsupported universal field".into()),
+        "PreToolUse" => {
+            let s = specific.cloned().unwrap_or_default();
+            match (s.get("permissionDecision").and_then(Value::as_str), s.contains_key("updatedInput")) {
+                (Some("allow"), false) => return Some("bare allow".into()),
+                (Some("ask"), _) => return Some("ask".into()),
+                (Some("deny"), false) if !reason_ok(s.get("permissionDecisionReason")) => return Some("deny without a reason".into()),
+                (Some("deny"), true) | (None, true) => return Some("updatedInput without allow".into()),
+                (None, false) if s.contains_key("permissionDecisionReason") => return Some("reason without decision".into()),
+                _ => {}
+            }
+        }
+        "PermissionRequest" => {
+            if let Some(d) = specific.and_then(|s| s.get("decision")).and_then(Value::as_object) {
+                if d.keys().any(|k| !matches!(k.as_str(), "behavior" | "message")) {
+                    return Some("unsupported decision field".into());
+                }
+            }
+        }
+        "PostToolUse" if obj.contains_key("suppressOutput") => return Some("suppressOutput".into()),
+        _ => {}
+    }
+    if blocks_with_decision && obj.get("decision") == Some(&json!("block")) && !reason_ok(obj.get("reason")) {
+        return Some("block without a reason".into());
+    }
+    None
+}
+
+#[test]
+fn every_codex_answer_is_one_codex_accepts_and_none_fails_open() {
+    let args = json!({"arguments": {"command": "curl -H 'Authorization: [REDACTED]' x"}});
+    let effects = || vec![Effect::AddContext { text: "ctx".into() }, Effect::NotifyUser { text: "note".into() }];
+    for event in ["PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "Notification"] {
+        for kind in [VerdictKind::Pass, VerdictKind::Allow, VerdictKind::Ask, VerdictKind::Block, VerdictKind::Halt] {
+            for (patch, with_effects) in [(None, false), (None, true), (Some(args.clone()), false), (Some(json!({"result": "token=[REDACTED]"})), true), (Some(json!({"message": "[REDACTED]"})), false)] {
+                let o = outcome(kind, Some("because"), if with_effects { effects() } else { vec![] }, patch.clone());
+                let (v, _) = out(Protocol::Runtime(Runtime::Codex), event, o);
+                assert_eq!(codex_refuses(event, &v), None, "{event} {kind:?} {patch:?}: {v}");
+            }
+        }
+    }
+    let c = |event: &str, kind, reason: Option<&str>, patch| out(Protocol::Runtime(Runtime::Codex), event, outcome(kind, reason, vec![], patch));
+    let deny = |reason: &str| json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}});
+    // What would have been refused (and run the command) is a deny that holds.
+    assert_eq!(c("PreToolUse", VerdictKind::Block, Some("no"), None).0, deny("no"));
+    assert_eq!(c("PreToolUse", VerdictKind::Block, Some("  "), None).0, deny("blocked by a hook"), "Codex refuses an empty reason");
+    let (v, notes) = c("PreToolUse", VerdictKind::Ask, Some("sure?"), None);
+    assert_eq!(v, deny("needs a human's confirmation, which Codex cannot ask for here: sure?"));
+    assert_eq!(notes, ["hookhost: codex output: Codex cannot ask from a PreToolUse hook (it refuses permissionDecision:ask): the tool call is denied instead"]);
+    assert_eq!(c("PreToolUse", VerdictKind::Halt, Some("enough"), None).0, deny("enough"));
+    // A rewrite is applied the one way Codex takes it; a bare allow says nothing.
+    let (v, _) = c("PreToolUse", VerdictKind::Pass, None, Some(args.clone()));
+    assert_eq!(v, json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "curl -H 'Authorization: [REDACTED]' x"}}}));
+    assert_eq!(c("PreToolUse", VerdictKind::Allow, Some("fine"), None).0, Value::Null);
+    // A redacted tool output reaches the model as the block's reason, instead of the original.
+    let (v, _) = c("PostToolUse", VerdictKind::Pass, None, Some(json!({"result": "token=[REDACTED]"})));
+    assert_eq!(v, json!({"decision": "block", "reason": "token=[REDACTED]"}));
+    // A permission request: no new input, no interrupt.
+    assert_eq!(c("PermissionRequest", VerdictKind::Halt, Some("stop"), None).0, json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "stop"}}}));
+    let (v, _) = c("PermissionRequest", VerdictKind::Allow, None, Some(args));
+    assert_eq!(v["hookSpecificOutput"]["decision"]["behavior"], "deny", "input Codex cannot take here: blocked, not passed: {v}");
+    assert_eq!(c("UserPromptSubmit", VerdictKind::Halt, Some("bye"), None).0, json!({"continue": false, "stopReason": "bye"}));
+}
