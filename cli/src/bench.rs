@@ -173,18 +173,7 @@ fn finish(way: impl Into<String>, label: impl Into<String>, samples: Samples) ->
         Err(Skip(why)) => (Vec::new(), Some(why)),
     };
     let round = |us: f64| (us * 10.0).round() / 10.0;
-    WayResult { way: way.into(), label: label.into(), skipped, calls: samples.len(), p50_us: round(percentile(&samples, 0.50)), p99_us: round(percentile(&samples, 0.99)), p50_vs_wasm: None }
-}
-
-/// The `q` quantile (nearest rank) in microseconds; 0 for no samples.
-pub(crate) fn percentile(samples: &[Duration], q: f64) -> f64 {
-    if samples.is_empty() {
-        return 0.0;
-    }
-    let mut sorted = samples.to_vec();
-    sorted.sort_unstable();
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1].as_secs_f64() * 1e6
+    WayResult { way: way.into(), label: label.into(), skipped, calls: samples.len(), p50_us: round(crate::stats::percentile(&samples, 0.50)), p99_us: round(crate::stats::percentile(&samples, 0.99)), p50_vs_wasm: None }
 }
 
 async fn host(executor: &str) -> Result<Host> {
@@ -412,16 +401,3 @@ fn human(us: f64) -> String {
     if us >= 1000.0 { format!("{:.2} ms", us / 1000.0) } else { format!("{us:.1} µs") }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percentile_is_nearest_rank() {
-        let s: Vec<Duration> = (1..=100).map(Duration::from_micros).collect();
-        assert_eq!(percentile(&s, 0.50), 50.0);
-        assert_eq!(percentile(&s, 0.99), 99.0);
-        assert_eq!(percentile(&s[..1], 0.99), 1.0);
-        assert_eq!(percentile(&[], 0.5), 0.0);
-    }
-}

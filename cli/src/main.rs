@@ -16,6 +16,7 @@ mod loadtest;
 mod new;
 mod scenario;
 mod serve;
+mod stats;
 mod table;
 mod trust;
 

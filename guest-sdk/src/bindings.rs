@@ -38,7 +38,7 @@ fn report_panics() {
     use std::sync::Once;
     static ONCE: Once = Once::new();
     // "panicked at src/lib.rs:3:5:\nmessage", on one line.
-    ONCE.call_once(|| std::panic::set_hook(Box::new(|info| crate::log::error(&info.to_string().replace('\n', " ")))));
+    ONCE.call_once(|| std::panic::set_hook(Box::new(|info| hookhost::hooks::log::log(hookhost::hooks::log::Level::Error, &info.to_string().replace('\n', " ")))));
 }
 
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown", feature = "panic-message")))]

@@ -145,7 +145,8 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
                 format!("{from} ({}): this version is {}; it is refused even when a lock file pins it: move to another version (`hookhost update`) or remove it", bundle.manifest.id(), notice.describe()),
             ));
         }
-        let signers = policy.check_revoked(&bundle, &signatures, &from, &revoked.keys)?;
+        let revoked_keys = revoked.keys.iter().map(|(id, notice)| (id.clone(), notice.describe())).collect();
+        let signers = policy.check_revoked(&bundle, &signatures, &from, &revoked_keys)?;
         Ok(Fetched { bundle, digest, signers, signatures, revocations: list })
     };
     let digest_hint = r.digest.as_ref().or(pinned);

@@ -9,6 +9,8 @@
 //! other (`policy.revoke_other_keys`). Anything else is ignored, and said so.
 
 use super::store::{descriptor, digest_of, Artifact, Layout};
+// The artifact's layout rules are the store's, beside a bundle's: the store reads both kinds.
+pub use super::store::{REVOCATIONS_CONFIG_MEDIA_TYPE as CONFIG_MEDIA_TYPE, REVOCATIONS_LIST_MEDIA_TYPE as LIST_MEDIA_TYPE};
 use super::trust::{key_id, Policy};
 use super::{BundleError, ErrorKind};
 use hookhost_types::BundleName;
@@ -16,16 +18,10 @@ use oci_client::manifest::{OciImageManifest, OCI_IMAGE_MEDIA_TYPE};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The config media type of a revocation list artifact.
-pub const CONFIG_MEDIA_TYPE: &str = "application/vnd.hookhost.revocations.config.v1+json";
-/// The media type of its one layer: the list.
-pub const LIST_MEDIA_TYPE: &str = "application/vnd.hookhost.revocations.v1+json";
 /// The tag a bundle's revocation list has in its repository.
 pub const TAG: &str = "revocations";
 /// The prefix of a revocation signature's trusted comment.
 pub const COMMENT_PREFIX: &str = "hookhost-revocation";
-/// The largest list accepted.
-const MAX_LIST_BYTES: i64 = 1 << 20;
 /// The most records one list may hold.
 const MAX_RECORDS: usize = 1000;
 
@@ -66,22 +62,6 @@ pub struct Entry {
 pub struct List {
     /// Every record published, oldest first.
     pub revocations: Vec<Entry>,
-}
-
-/// Check the OCI manifest of a revocation list artifact: one list layer under its cap.
-pub(crate) fn check_layout(image: OciImageManifest, from: &str) -> Result<Layout, BundleError> {
-    let fail = |m: String| Err(BundleError::new(ErrorKind::Registry, format!("{from}: {m}")));
-    if image.layers.len() != 1 || image.layers[0].media_type != LIST_MEDIA_TYPE {
-        return fail(format!("a revocation list artifact has exactly one {LIST_MEDIA_TYPE} layer"));
-    }
-    let layer = &image.layers[0];
-    if layer.size < 0 || layer.size > MAX_LIST_BYTES {
-        return fail(format!("the revocation list declares {} bytes, over the cap of {MAX_LIST_BYTES}", layer.size));
-    }
-    if !layer.digest.starts_with("sha256:") || image.config.size < 0 || image.config.size > 64 << 10 {
-        return fail("the revocation list artifact's descriptors are malformed".into());
-    }
-    Ok(Layout { image })
 }
 
 impl List {

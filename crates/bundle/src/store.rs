@@ -112,6 +112,29 @@ pub struct Layout {
     pub image: OciImageManifest,
 }
 
+/// The config media type of a revocation list artifact.
+pub const REVOCATIONS_CONFIG_MEDIA_TYPE: &str = "application/vnd.hookhost.revocations.config.v1+json";
+/// The media type of its one layer: the list.
+pub const REVOCATIONS_LIST_MEDIA_TYPE: &str = "application/vnd.hookhost.revocations.v1+json";
+/// The largest list accepted.
+const MAX_REVOCATIONS_BYTES: i64 = 1 << 20;
+
+/// Check the OCI manifest of a revocation list artifact: one list layer under its cap.
+fn check_revocations_layout(image: OciImageManifest, from: &str) -> Result<Layout, BundleError> {
+    let fail = |m: String| Err(BundleError::new(ErrorKind::Registry, format!("{from}: {m}")));
+    if image.layers.len() != 1 || image.layers[0].media_type != REVOCATIONS_LIST_MEDIA_TYPE {
+        return fail(format!("a revocation list artifact has exactly one {REVOCATIONS_LIST_MEDIA_TYPE} layer"));
+    }
+    let layer = &image.layers[0];
+    if layer.size < 0 || layer.size > MAX_REVOCATIONS_BYTES {
+        return fail(format!("the revocation list declares {} bytes, over the cap of {MAX_REVOCATIONS_BYTES}", layer.size));
+    }
+    if !layer.digest.starts_with("sha256:") || image.config.size < 0 || image.config.size > 64 << 10 {
+        return fail("the revocation list artifact's descriptors are malformed".into());
+    }
+    Ok(Layout { image })
+}
+
 impl Layout {
     /// Read and check an OCI image manifest.
     pub fn parse(bytes: &[u8], from: &str) -> Result<Layout, BundleError> {
@@ -123,8 +146,8 @@ impl Layout {
             Ok(m) => m,
             Err(e) => return fail(format!("not an OCI image manifest ({e})")),
         };
-        if image.config.media_type == super::revoke::CONFIG_MEDIA_TYPE {
-            return super::revoke::check_layout(image, from);
+        if image.config.media_type == REVOCATIONS_CONFIG_MEDIA_TYPE {
+            return check_revocations_layout(image, from);
         }
         if image.config.media_type != CONFIG_MEDIA_TYPE {
             return fail(format!("wrong media type: the artifact's config is {:?}, a hookhost bundle's is {CONFIG_MEDIA_TYPE:?}; this is not a hookhost bundle artifact", image.config.media_type));

@@ -108,8 +108,9 @@ impl Policy {
         self.check_revoked(bundle, signatures, from, &Default::default())
     }
 
-    /// [`Policy::check`], where signatures by `revoked` keys do not count.
-    pub fn check_revoked(&self, bundle: &Bundle, signatures: &[String], from: &str, revoked: &std::collections::BTreeMap<String, crate::revoke::Notice>) -> Result<Vec<String>, BundleError> {
+    /// [`Policy::check`], where signatures by `revoked` keys do not count: key id → how it was
+    /// revoked, for the message (`revoke::Notice::describe`).
+    pub fn check_revoked(&self, bundle: &Bundle, signatures: &[String], from: &str, revoked: &std::collections::BTreeMap<String, String>) -> Result<Vec<String>, BundleError> {
         let name = &bundle.manifest.name;
         let mut revoked_signers: Vec<String> = Vec::new();
         let want = trusted_comment(bundle);
@@ -123,7 +124,7 @@ impl Policy {
             };
             let id = key_id(sig.keynum());
             if let Some(notice) = revoked.get(&id) {
-                revoked_signers.push(format!("key {id}, {}", notice.describe()));
+                revoked_signers.push(format!("key {id}, {notice}"));
                 continue;
             }
             // A key id is 8 bytes anyone can choose: several trusted keys may share one, so

@@ -10,6 +10,7 @@
 
 pub mod adapter;
 pub mod decision;
+pub mod envelope;
 pub mod event;
 pub mod ids;
 pub mod matcher;
@@ -19,7 +20,8 @@ pub mod spec;
 pub mod text;
 
 pub use decision::{Decision, Effect, Verdict, VerdictKind};
-pub use event::{EffectKind, EventError, EventName, HookEvent};
+pub use envelope::{EventError, HookEvent};
+pub use event::{EffectKind, EventName};
 pub use ids::{BadBundleName, BadDigest, BundleName, BundleRef, Digest};
 pub use matcher::{Matcher, MatcherSpec};
 pub use runtime::Runtime;

@@ -172,6 +172,14 @@ impl Runtime {
     }
 }
 
+impl EventName {
+    /// Parse a canonical name or any runtime's name for it (what event inputs may use; each
+    /// runtime's names are in this module).
+    pub fn from_any(name: &str) -> Option<EventName> {
+        Self::from_canonical(name).or_else(|| Runtime::any_canonical(name))
+    }
+}
+
 impl fmt::Display for Runtime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

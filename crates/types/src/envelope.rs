@@ -1,0 +1,288 @@
+//! The JSON envelope an event arrives in: [`HookEvent`], read from Everruns' envelope (seed
+//! 000) or any runtime's flat shape (`hook_event_name`, `tool_input`, ...), with the names every
+//! runtime gives events ([`crate::runtime`]).
+
+use crate::event::EventName;
+use crate::runtime::Runtime;
+use serde_json::{Map, Value};
+
+/// One event as the host sees it: the Everruns envelope (seed 000), with `data` holding the
+/// event-specific fields (`tool_name`, `tool_call_id`, `arguments`, `message`, `result`, ...).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookEvent {
+    /// Which event.
+    pub name: EventName,
+    /// The session it belongs to.
+    pub session_id: String,
+    /// The turn, when the runtime has turns.
+    pub turn_id: Option<String>,
+    /// The agent.
+    pub agent_id: Option<String>,
+    /// The organisation.
+    pub org_id: Option<String>,
+    /// When it happened (RFC 3339).
+    pub ts: String,
+    /// The working directory.
+    pub cwd: Option<String>,
+    /// The event-specific fields (`tool_name`, `arguments`, `message`, `result`, ...).
+    pub data: Map<String, Value>,
+    /// The agent runtime that sent it, when the caller knows (`hookhost run --output`,
+    /// `serve`'s per-runtime paths); hooks built against `hookhost:hooks@0.2.0` see it.
+    pub runtime: Option<Runtime>,
+}
+
+/// Why an event input could not be read.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum EventError {
+    /// Not JSON.
+    #[error("event is not valid JSON: {0}")]
+    Json(String),
+    #[error("event must be a JSON object, found {0}")]
+    /// Not a JSON object.
+    NotObject(&'static str),
+    #[error("event has no name: set \"event\" (canonical, e.g. \"pre_tool_use\") or \"hook_event_name\"")]
+    /// No event name.
+    NoName,
+    #[error("unknown event \"{name}\": use one of {known} (or \"custom:<name>\" for an event hookhost does not define)")]
+    /// A name hookhost does not know.
+    UnknownName {
+        /// The name given.
+        name: String,
+        /// The names it knows.
+        known: String,
+    },
+    #[error("field \"{field}\" must be {expected}")]
+    /// A field of the wrong type.
+    BadField {
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
+}
+
+impl HookEvent {
+    /// A `pre_tool_use` event for `tool` with these arguments (tests and examples).
+    pub fn pre_tool_use(tool: &str, arguments: Value) -> Self {
+        let mut data = Map::new();
+        data.insert("tool_name".into(), tool.into());
+        data.insert("tool_call_id".into(), "call_1".into());
+        data.insert("arguments".into(), arguments);
+        Self::new(EventName::PreToolUse, data)
+    }
+
+    /// An event with this name and data and placeholder ids.
+    pub fn new(name: EventName, data: Map<String, Value>) -> Self {
+        HookEvent {
+            name,
+            session_id: "ses_local".into(),
+            turn_id: None,
+            agent_id: None,
+            org_id: None,
+            ts: now_rfc3339(),
+            cwd: None,
+            data,
+            runtime: None,
+        }
+    }
+
+    /// Parse an event from JSON text (see [`HookEvent::from_value`]).
+    pub fn from_json(text: &str) -> Result<Self, EventError> {
+        let value: Value = serde_json::from_str(text).map_err(|e| EventError::Json(e.to_string()))?;
+        Self::from_value(value)
+    }
+
+    /// Normalise an event: the canonical envelope `{"event", ..., "data": {...}}`, or the flat
+    /// Claude Code / docker-agent shape `{"hook_event_name", "tool_name", "tool_input", ...}`.
+    pub fn from_value(value: Value) -> Result<Self, EventError> {
+        let Value::Object(mut obj) = value else { return Err(EventError::NotObject(crate::text::json_kind(&value))) };
+        // A peer runtime's own event (`hook_event_name`) that hookhost does not model passes
+        // through as `custom:<name>`: runtimes add events faster than hookhost models them. A
+        // canonical envelope's `event` must be known (a typo there is an error).
+        let (name_text, peer) = match obj.remove("event") {
+            Some(v) => (v, false),
+            None => match obj.remove("hook_event_name") {
+                Some(v) => (v, true),
+                None => return Err(EventError::NoName),
+            },
+        };
+        let Value::String(name_text) = name_text else { return Err(EventError::BadField { field: "event", expected: "a string" }) };
+        let name = match name_text.strip_prefix("custom:") {
+            Some(custom) if !custom.is_empty() => EventName::Custom(custom.to_string()),
+            _ => match EventName::from_any(&name_text) {
+                Some(name) => name,
+                None if peer && crate::text::is_plain_name(&name_text) => EventName::Custom(name_text.clone()),
+                None => {
+                    return Err(EventError::UnknownName { name: name_text.clone(), known: EventName::canonical_names().collect::<Vec<_>>().join(", ") })
+                }
+            },
+        };
+        let mut text = |field: &'static str| -> Result<Option<String>, EventError> {
+            match obj.remove(field) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(_) => Err(EventError::BadField { field, expected: "a string" }),
+            }
+        };
+        let session_id = text("session_id")?.unwrap_or_else(|| "ses_local".into());
+        let turn_id = text("turn_id")?;
+        let agent_id = text("agent_id")?;
+        let org_id = text("org_id")?;
+        let ts = text("ts")?.unwrap_or_else(now_rfc3339);
+        let cwd = text("cwd")?;
+        obj.remove("hook_id");
+        let data = match obj.remove("data") {
+            Some(Value::Object(data)) => data,
+            Some(Value::Null) | None => flat_data(obj),
+            Some(_) => return Err(EventError::BadField { field: "data", expected: "an object" }),
+        };
+        Ok(HookEvent { name, session_id, turn_id, agent_id, org_id, ts, cwd, data, runtime: None })
+    }
+
+    /// The canonical envelope as JSON.
+    pub fn to_value(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("event".into(), self.name.config_name().into());
+        obj.insert("session_id".into(), self.session_id.clone().into());
+        for (key, v) in [("turn_id", &self.turn_id), ("org_id", &self.org_id), ("agent_id", &self.agent_id)] {
+            if let Some(v) = v {
+                obj.insert(key.into(), v.clone().into());
+            }
+        }
+        obj.insert("ts".into(), self.ts.clone().into());
+        if let Some(cwd) = &self.cwd {
+            obj.insert("cwd".into(), cwd.clone().into());
+        }
+        obj.insert("data".into(), Value::Object(self.data.clone()));
+        Value::Object(obj)
+    }
+
+    /// The tool name of a tool event.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.data.get("tool_name").and_then(Value::as_str)
+    }
+
+    /// The tool arguments of a tool event.
+    pub fn arguments(&self) -> Option<&Value> {
+        self.data.get("arguments")
+    }
+}
+
+/// Map the flat peer shape onto canonical `data` keys; unknown keys are kept as they are.
+fn flat_data(obj: Map<String, Value>) -> Map<String, Value> {
+    let mut data = Map::new();
+    for (key, value) in obj {
+        let key = match key.as_str() {
+            "tool_input" => "arguments",
+            "tool_use_id" => "tool_call_id",
+            "tool_response" | "tool_result" => "result",
+            "prompt" => "message",
+            "stop_response" | "prompt_response" => "response",
+            "notification_type" => "kind",
+            other => other,
+        };
+        data.insert(key.to_string(), value);
+    }
+    data
+}
+
+/// The current time as RFC 3339 UTC with milliseconds, without a date crate.
+pub fn now_rfc3339() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let secs = now.as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_millis()
+    )
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn envelope_and_flat_shapes_normalise_to_the_same_event() {
+        let envelope = HookEvent::from_value(json!({
+            "event": "pre_tool_use", "session_id": "s1", "ts": "t",
+            "data": {"tool_name": "bash", "tool_call_id": "c1", "arguments": {"command": "ls"}}
+        }))
+        .unwrap();
+        let flat = HookEvent::from_value(json!({
+            "hook_event_name": "PreToolUse", "session_id": "s1", "ts": "t",
+            "tool_name": "bash", "tool_use_id": "c1", "tool_input": {"command": "ls"}
+        }))
+        .unwrap();
+        assert_eq!(envelope, flat);
+        assert_eq!(flat.tool_name(), Some("bash"));
+    }
+
+    #[test]
+    fn unknown_event_name_lists_the_known_ones() {
+        let err = HookEvent::from_json(r#"{"event":"pre_tool"}"#).unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("unknown event \"pre_tool\": use one of session_start, "), "{text}");
+        assert!(text.contains("pre_tool_use"), "{text}");
+    }
+
+    #[test]
+    fn non_object_and_nameless_events_are_rejected() {
+        assert_eq!(HookEvent::from_json("[1]").unwrap_err(), EventError::NotObject("an array"));
+        assert_eq!(HookEvent::from_json("{}").unwrap_err(), EventError::NoName);
+        assert!(matches!(HookEvent::from_json("{"), Err(EventError::Json(_))));
+    }
+
+    #[test]
+    fn gemini_cli_events_are_their_canonical_counterparts() {
+        for (gemini, canonical) in [("BeforeTool", "pre_tool_use"), ("AfterTool", "post_tool_use"), ("BeforeAgent", "user_prompt_submit"), ("AfterAgent", "stop"), ("BeforeModel", "before_model_call"), ("AfterModel", "after_model_call"), ("PreCompress", "pre_compact")] {
+            assert_eq!(EventName::from_any(gemini).map(|e| e.as_str().to_string()).as_deref(), Some(canonical), "{gemini}");
+        }
+        let ev = HookEvent::from_json(r#"{"hook_event_name":"AfterAgent","prompt":"p","prompt_response":"done","stop_hook_active":false}"#).unwrap();
+        assert_eq!(ev.data["response"], "done");
+    }
+
+    #[test]
+    fn a_peers_unmodelled_event_passes_through_as_custom() {
+        let ev = HookEvent::from_json(r#"{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","error":"exit 1"}"#).unwrap();
+        assert_eq!(ev.name, EventName::Custom("PostToolUseFailure".into()));
+        assert_eq!(ev.name.config_name(), "custom:PostToolUseFailure");
+        assert_eq!(ev.data["error"], "exit 1");
+        assert_eq!(EventName::from_config("custom:PostToolUseFailure"), Some(ev.name));
+        assert_eq!(EventName::from_config("custom:"), None);
+        assert_eq!(EventName::from_config("custom:a b"), None);
+        assert_eq!(EventName::from_config("PreToolUse"), None, "configs use canonical names");
+        // The canonical envelope's name must be known.
+        assert!(matches!(HookEvent::from_json(r#"{"event":"PostToolUseFailure"}"#), Err(EventError::UnknownName { .. })));
+        let n = HookEvent::from_json(r#"{"hook_event_name":"Notification","message":"m","notification_type":"idle_prompt"}"#).unwrap();
+        assert_eq!(n.data["kind"], "idle_prompt", "Claude Code's notification_type is the canonical kind");
+    }
+
+    #[test]
+    fn custom_events_pass_through() {
+        let ev = HookEvent::from_json(r#"{"event":"custom:deploy","data":{"env":"prod"}}"#).unwrap();
+        assert_eq!(ev.name, EventName::Custom("deploy".into()));
+        assert!(!ev.name.can_block());
+    }
+
+    #[test]
+    fn timestamps_look_like_rfc3339() {
+        let ts = now_rfc3339();
+        assert_eq!(ts.len(), 24, "{ts}");
+        assert!(ts.ends_with('Z') && ts.as_bytes()[10] == b'T', "{ts}");
+    }
+}
