@@ -420,11 +420,11 @@ fn user_layer(host: &HostArgs, path: &Path) -> Result<ConfigFile> {
 
 /// One bundle hook as `update` compares it: what it runs on, with what, and how.
 fn hook_facts(plan: &hookhost::Plan) -> std::collections::BTreeMap<String, Vec<(&'static str, String)>> {
-    plan.hooks
+    plan.hooks()
         .iter()
         .filter(|h| h.id.contains('/'))
         .map(|h| {
-            let digest = plan.bundle_plugins.get(&h.plugin).map(|p| p.digest.to_string()).unwrap_or_default();
+            let digest = plan.bundle_plugins().get(&h.plugin).map(|p| p.digest.to_string()).unwrap_or_default();
             let facts = vec![
                 ("event", h.event.to_string()),
                 ("matcher", serde_json::to_string(&h.matcher_spec).unwrap_or_default()),

@@ -1,24 +1,27 @@
 //! The `hookhost` command line: a thin layer over the library.
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 use hookhost::protocol::Protocol;
-use hookhost::config::{LayerOptions, Layers};
-use hookhost::{AuditLog, Capability, HookEvent, Host, LoadError, Outcome};
-use hookhost_bundle::{BundleError, ErrorKind, LockMode, Progress, Resolver};
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use hookhost::HookEvent;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod bench;
 mod cli_bundle;
+mod loading;
 mod loadtest;
 mod new;
+mod oneshot;
 mod scenario;
 mod serve;
 mod stats;
 mod table;
 mod trust;
+
+pub(crate) use loading::{dialect, explain_bundle, load, load_in, read_layers, resolver, terminal_progress};
+use loading::{load_one_shot, load_plugin};
+use oneshot::{print_audit_head, read_event, replay, run_for_runtime, write_wit, HOOKS_WIT};
 
 /// Run agent lifecycle hooks as sandboxed WebAssembly components.
 #[derive(Parser)]
@@ -313,135 +316,6 @@ fn main() -> ExitCode {
     code
 }
 
-pub(crate) fn dialect(args: &HostArgs) -> Result<Option<hookhost::peer::Format>> {
-    match &args.dialect {
-        Some(name) => Ok(Some(hookhost::peer::Format::parse(name).ok_or_else(|| usage(format!("--dialect: unknown format {name:?}; use native, {}", hookhost::peer::Format::peer_names())))?)),
-        None => Ok(None),
-    }
-}
-
-/// The layers a command loads (docs/ORG.md): managed, user (`--config`, else the user's file,
-/// else the embedded default), and the project around the working directory once approved.
-/// A project that does not run (unapproved, or left out because it fails) is said on stderr
-/// once the host is built (`Host::project_note`); the other layers load.
-pub(crate) fn read_layers(args: &HostArgs) -> Result<Layers> {
-    read_layers_in(args, if args.no_project { None } else { std::env::current_dir().ok() })
-}
-
-/// [`read_layers`] with the project looked for from `project_from` (none: no project layer).
-pub(crate) fn read_layers_in(args: &HostArgs, project_from: Option<PathBuf>) -> Result<Layers> {
-    let mut grants = Vec::new();
-    for capability in &args.grant {
-        grants.push(capability.parse::<Capability>().map_err(|e| usage(format!("--grant: {e}")))?);
-    }
-    let opts = LayerOptions { user: args.config.clone(), format: dialect(args)?, project_from: project_from.filter(|_| !args.no_project), grants, ..LayerOptions::default() };
-    Layers::discover(&opts).map_err(usage)
-}
-
-/// Pull progress on stderr, one line per bundle and per blob (when stderr is a terminal).
-pub(crate) struct Terminal;
-
-impl Progress for Terminal {
-    fn pulling(&self, bundle: &hookhost_types::BundleName, registry: &str, digest: &str) {
-        eprintln!("pulling {bundle} from {registry} ({digest})");
-    }
-    fn blob(&self, up: bool, title: &str, size: u64) {
-        eprintln!("  {} {title} ({size} bytes)", if up { "↑" } else { "↓" });
-    }
-}
-
-/// Pull progress when stderr is a terminal, else none.
-pub(crate) fn terminal_progress() -> Option<std::sync::Arc<dyn Progress>> {
-    std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| std::sync::Arc::new(Terminal) as _)
-}
-
-/// How this command resolves bundles: the lock mode, and progress on a terminal.
-pub(crate) fn resolver(args: &HostArgs, mode: Option<LockMode>) -> Resolver {
-    let lock_mode = mode.unwrap_or(if args.locked { LockMode::Locked } else { LockMode::Prefer });
-    Resolver { lock_mode, progress: terminal_progress(), ..Resolver::default() }
-}
-
-/// A bundle error with what to run about it (the library names no commands).
-pub(crate) fn explain_bundle(e: &BundleError, args: Option<&HostArgs>) -> String {
-    let config = args.and_then(|a| a.config.as_ref()).map_or_else(|| "CONFIG".to_string(), |p| p.display().to_string());
-    match e.kind() {
-        ErrorKind::Lock => format!("{e}; run `hookhost lock --config {config}` and commit the lock file"),
-        ErrorKind::NotFound => format!("{e}; check the name and version with `hookhost registry list REGISTRY`, or push it with `hookhost registry push BUNDLE REGISTRY`"),
-        ErrorKind::Unsigned => format!("{e}; sign it with `hookhost bundle sign --key KEY`"),
-        _ => e.to_string(),
-    }
-}
-
-/// A load error with the command-line way to fix it, where there is one.
-pub(crate) fn explain(e: &LoadError, args: &HostArgs) -> String {
-    match e {
-        LoadError::CapabilityNotGranted { hook, plugin, fix, .. } if hook.starts_with("user:") && !fix.contains("policy") && !matches!(plugin, hookhost::PluginRef::Bundle { .. }) => format!("{e} or pass `--grant process:exec`"),
-        LoadError::Bundle(b) => explain_bundle(b, Some(args)),
-        LoadError::Config(c) if args.config.is_some() && c.problems.iter().any(|p| p.starts_with("cannot read the config file")) => format!("{e} (given to --config)"),
-        _ => e.to_string(),
-    }
-}
-
-pub(crate) async fn load(args: &HostArgs) -> Result<Host> {
-    load_with(args, None).await
-}
-
-/// Load for a command that handles one event and exits: an engine without the instance pool.
-async fn load_one_shot(args: &HostArgs) -> Result<Host> {
-    load_with(args, Some(hookhost::Engine::one_shot()?)).await
-}
-
-/// Load with the project around `dir` (the daemon: an event's own `cwd`).
-pub(crate) async fn load_in(args: &HostArgs, dir: Option<PathBuf>) -> Result<Host> {
-    let layers = read_layers_in(args, dir)?;
-    load_layers(args, layers, None).await
-}
-
-async fn load_with(args: &HostArgs, engine: Option<hookhost::Engine>) -> Result<Host> {
-    let layers = read_layers(args)?;
-    load_layers(args, layers, engine).await
-}
-
-async fn load_layers(args: &HostArgs, layers: Layers, engine: Option<hookhost::Engine>) -> Result<Host> {
-    let restricted = layers.restrictions().to_vec();
-    let host = build_host(args, Host::builder().layers(layers), engine).await.map_err(|e| match restricted.is_empty() {
-        true => e,
-        // What a policy removed may be why the load failed (a key no longer trusted).
-        false => usage(format!("{e:#}\n  the layers' policies had removed: {}", restricted.join("; "))),
-    })?;
-    if let Some(note) = host.project_note() {
-        eprintln!("hookhost: {note}");
-    }
-    Ok(host)
-}
-
-/// Load one plugin (`--plugin`) as the only hook on each of `events`, failing closed.
-async fn load_plugin(args: &HostArgs, path: &Path, settings: Option<&str>, events: &[String]) -> Result<Host> {
-    let settings: serde_json::Value = match settings {
-        Some(text) => serde_json::from_str(text).map_err(|e| usage(format!("--settings: not JSON ({e})")))?,
-        None => serde_json::json!({}),
-    };
-    let config = scenario::plugin_config(path, &settings, events).map_err(usage)?;
-    let mut builder = Host::builder().config(config);
-    for capability in &args.grant {
-        let capability: Capability = capability.parse().map_err(|e| usage(format!("--grant: {e}")))?;
-        builder = builder.grant_all(capability);
-    }
-    build_host(args, builder, None).await
-}
-
-async fn build_host(args: &HostArgs, builder: hookhost::HostBuilder, engine: Option<hookhost::Engine>) -> Result<Host> {
-    let mut builder = builder.bundles(resolver(args, None));
-    if let Some(engine) = engine {
-        builder = builder.engine(engine);
-    }
-    if let Some(path) = &args.audit {
-        let log = AuditLog::open(path).map_err(|e| usage(format!("cannot open the audit log {}: {e}; check --audit", path.display())))?;
-        builder = builder.audit_log(log);
-    }
-    builder.build().await.map_err(|e| usage(explain(&e, args)))
-}
-
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run { host: args, event, output, fail_closed } => {
@@ -470,7 +344,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let found = read_layers(&host)?;
             // Bundles are fetched and verified (not compiled) so their hooks show in the chain.
             let plan = hookhost_bundle::resolve_layers(found, &resolver(&host, None)).await.map_err(|e| usage(explain_bundle(&e, Some(&host))))?.plan;
-            let unapproved = plan.project_note.clone();
+            let unapproved = plan.project_note().map(str::to_string);
             if let Some(note) = &unapproved {
                 eprintln!("hookhost: {note}");
             }
@@ -589,151 +463,5 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-    }
-}
-
-/// The WIT package this hookhost speaks, as compiled in.
-/// The contract the SDKs and `hookhost new` build against.
-const HOOKS_WIT: &str = include_str!("../../wit/hooks.wit");
-
-/// Every contract version hookhost serves, with its WIT (`hookhost wit --version`).
-const CONTRACTS: &[(&str, &str)] = &[("0.1.0", HOOKS_WIT), ("0.2.0", include_str!("../../wit/0.2.0/hooks.wit"))];
-
-/// `hookhost wit DIR`: write `DIR/hooks.wit` (creating DIR), or print it for `-`.
-fn write_wit(dir: &Path, version: &str) -> Result<ExitCode> {
-    let Some(&(_, wit)) = CONTRACTS.iter().find(|(v, _)| *v == version) else {
-        let known: Vec<&str> = CONTRACTS.iter().map(|(v, _)| *v).collect();
-        return Err(usage(format!("--version: hookhost serves no contract {version:?}; use one of {}", known.join(", "))));
-    };
-    let package = format!("hookhost:hooks@{version}");
-    if dir == Path::new("-") {
-        print!("{wit}");
-        return Ok(ExitCode::SUCCESS);
-    }
-    let path = dir.join("hooks.wit");
-    let before = std::fs::read_to_string(&path).ok();
-    if before.as_deref() == Some(wit) {
-        println!("{} is up to date ({package})", path.display());
-        return Ok(ExitCode::SUCCESS);
-    }
-    std::fs::create_dir_all(dir).map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
-    std::fs::write(&path, wit).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?;
-    let verb = if before.is_some() { "updated" } else { "wrote" };
-    println!("{verb} {} ({package}; build your hook for its world `hook`)", path.display());
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `run --output P`: answer in the runtime's protocol, whatever happens. hookhost's own
-/// failures use the runtime's non-blocking error form (or its block, with `--fail-closed`), so a
-/// broken config never reads as a block — nor, when asked, as a pass.
-async fn run_for_runtime(args: &HostArgs, path: Option<&Path>, protocol: Protocol, fail_closed: bool) -> ExitCode {
-    // The event first: a failure after it can still answer in the event's own block form.
-    let runtime = match protocol {
-        Protocol::Runtime(runtime) => Some(runtime),
-        Protocol::Json => None,
-    };
-    // The runtime that sent it is the one it answers (hooks built against 0.2.0 see it).
-    let event = read_event(path).and_then(|(text, from)| HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))).map(|e| HookEvent { runtime, ..e });
-    let reply = match event {
-        Err(e) => hookhost::protocol::failure(protocol, None, &format!("{e:#}"), fail_closed),
-        Ok(event) => match load_one_shot(args).await {
-            Err(e) => hookhost::protocol::failure(protocol, Some(&event), &format!("{e:#}"), fail_closed),
-            Ok(host) => {
-                let outcome = host.dispatch(&event).await;
-                let reply = hookhost::protocol::render(protocol, &event, &outcome);
-                emit(&reply);
-                // Background hooks run once the answer is out, and change nothing.
-                host.dispatch_background(&event).await;
-                print_audit_head(&host, args.verbose);
-                return ExitCode::from(reply.code);
-            }
-        },
-    };
-    emit(&reply);
-    ExitCode::from(reply.code)
-}
-
-/// Write a reply: its stdout (flushed), then its notes on stderr.
-fn emit(reply: &hookhost::protocol::Reply) {
-    use std::io::Write as _;
-    if !reply.stdout.is_empty() {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", reply.stdout);
-        let _ = out.flush();
-    }
-    for note in &reply.notes {
-        eprintln!("{note}");
-    }
-}
-
-/// Read the event text from a file or stdin, refusing more than an event can hold.
-fn read_event(path: Option<&Path>) -> Result<(String, String)> {
-    // JSON escapes can make the text longer than the payload; four times the limit is ample.
-    let cap = (hookhost::MAX_EVENT_BYTES * 4) as u64;
-    let from = path.map_or_else(|| "stdin".to_string(), |p| p.display().to_string());
-    let mut bytes = Vec::new();
-    match path {
-        Some(p) => std::fs::File::open(p).and_then(|f| f.take(cap + 1).read_to_end(&mut bytes)).map_err(|e| usage(format!("cannot read the event file {from}: {e}")))?,
-        None => std::io::stdin().take(cap + 1).read_to_end(&mut bytes).context("reading the event from stdin")?,
-    };
-    if bytes.len() as u64 > cap {
-        return Err(usage(format!("{from}: the event is over {cap} bytes; hookhost runs hooks on payloads of up to {} bytes", hookhost::MAX_EVENT_BYTES)));
-    }
-    let text = String::from_utf8(bytes).map_err(|_| usage(format!("{from}: the event is not UTF-8 JSON")))?;
-    Ok((text, from))
-}
-
-/// With `-v`, say where the audit chain stands.
-fn print_audit_head(host: &Host, verbose: bool) {
-    if let (true, Some(log)) = (verbose, host.audit_log()) {
-        match log.head() {
-            Some((seq, hash)) => eprintln!("hookhost: audit {}: head record {seq}, hash {hash}", log.path().display()),
-            None => eprintln!("hookhost: audit {}: no records yet", log.path().display()),
-        }
-    }
-}
-
-async fn replay(host: &Host, session: &Path, json: bool) -> Result<ExitCode> {
-    let text = std::fs::read_to_string(session).map_err(|e| usage(format!("cannot read the session file {}: {e}", session.display())))?;
-    let mut rows = Vec::new();
-    let mut bad = 0;
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let lineno = index + 1;
-        let event = match HookEvent::from_json(line) {
-            Ok(ev) => ev,
-            Err(e) => {
-                bad += 1;
-                eprintln!("hookhost: {}:{lineno}: skipped: {e}", session.display());
-                continue;
-            }
-        };
-        let outcome: Outcome = host.dispatch(&event).await;
-        if json {
-            if !to_stdout(&format!("{}\n", serde_json::to_string(&outcome)?))? {
-                return Ok(ExitCode::SUCCESS);
-            }
-        } else {
-            rows.push(table::Row::new(lineno, &event, &outcome));
-        }
-        host.dispatch_background(&event).await;
-    }
-    if !json && !to_stdout(&table::render(&rows))? {
-        return Ok(ExitCode::SUCCESS);
-    }
-    Ok(if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
-}
-
-/// Write `text` to stdout. `false` when the reader has gone (`hookhost replay --json | head`):
-/// the output ends there, quietly, as with any Unix filter — never a panic.
-fn to_stdout(text: &str) -> std::io::Result<bool> {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
-        Err(e) => Err(e),
     }
 }

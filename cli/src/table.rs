@@ -109,12 +109,12 @@ fn matcher(h: &hookhost::HookSpec) -> String {
 /// `hookhost config show`: one row per hook, in chain order.
 pub fn hooks_table(config: &hookhost::Plan) -> String {
     let rows: Vec<[String; 6]> = config
-        .hooks
+        .hooks()
         .iter()
         .map(|h| [h.id.clone(), h.event.to_string(), matcher(h), h.limits.timeout.as_millis().to_string(), h.on_error.as_str().to_string(), executor(h)])
         .collect();
     let mut out = grid(["id", "event", "matcher", "timeout_ms", "on_error", "executor"], &rows);
-    for id in &config.muted {
+    for id in config.muted() {
         out.push_str(&format!("(muted by disabled_contributions: {id})\n"));
     }
     out
@@ -123,7 +123,7 @@ pub fn hooks_table(config: &hookhost::Plan) -> String {
 /// `hookhost config show --json`.
 pub fn hooks_json(config: &hookhost::Plan) -> serde_json::Value {
     let hooks: Vec<serde_json::Value> = config
-        .hooks
+        .hooks()
         .iter()
         .map(|h| {
             serde_json::json!({
@@ -133,19 +133,19 @@ pub fn hooks_json(config: &hookhost::Plan) -> serde_json::Value {
             })
         })
         .collect();
-    serde_json::json!({"hooks": hooks, "muted": config.muted})
+    serde_json::json!({"hooks": hooks, "muted": config.muted()})
 }
 
 /// The layer a hook came from.
 fn layer_of(plan: &hookhost::Plan, id: &str) -> Option<&'static str> {
-    plan.layers.iter().find(|l| l.hooks.iter().any(|h| h == id)).map(|l| l.kind.as_str())
+    plan.layers().iter().find(|l| l.hooks.iter().any(|h| h == id)).map(|l| l.kind.as_str())
 }
 
 /// `hookhost config show --layers`: each layer with its file, settings and hooks, then what the
 /// policies removed or changed, then a project that did not load.
 pub fn layers_table(plan: &hookhost::Plan, unapproved: Option<&str>) -> String {
     let mut out = String::new();
-    for l in &plan.layers {
+    for l in plan.layers() {
         out.push_str(&format!("{} layer: {}
 ", l.kind, l.source.display()));
         for s in &l.settings {
@@ -161,11 +161,11 @@ pub fn layers_table(plan: &hookhost::Plan, unapproved: Option<&str>) -> String {
 ");
         }
     }
-    for id in &plan.muted {
+    for id in plan.muted() {
         out.push_str(&format!("muted by disabled_contributions: {id}
 "));
     }
-    out.push_str(&restrictions(&plan.restrictions));
+    out.push_str(&restrictions(plan.restrictions()));
     if let Some(note) = unapproved {
         out.push_str(&format!("not loaded: {note}
 "));
@@ -175,7 +175,7 @@ pub fn layers_table(plan: &hookhost::Plan, unapproved: Option<&str>) -> String {
 
 /// `hookhost config show --layers --json`.
 pub fn layers_json(plan: &hookhost::Plan, unapproved: Option<&str>) -> serde_json::Value {
-    serde_json::json!({"layers": plan.layers, "muted": plan.muted, "restrictions": plan.restrictions, "unapproved_project": unapproved})
+    serde_json::json!({"layers": plan.layers(), "muted": plan.muted(), "restrictions": plan.restrictions(), "unapproved_project": unapproved})
 }
 
 /// What the layers' policies removed or changed (`check`, `config show --layers`).

@@ -49,8 +49,8 @@ pub(crate) async fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget:
     }
     let resolver = hookhost_bundle::Resolver { progress: crate::terminal_progress(), ..hookhost_bundle::Resolver::default() };
     let resolution = hookhost_bundle::resolve_layers(layers, &resolver).await.map_err(|e| usage(crate::explain_bundle(&e, None)))?;
-    if !resolution.plan.layers.iter().any(|l| l.kind == LayerKind::Project) {
-        let why = resolution.plan.project_note.clone().unwrap_or_default();
+    if !resolution.plan.layers().iter().any(|l| l.kind == LayerKind::Project) {
+        let why = resolution.plan.project_note().unwrap_or_default().to_string();
         return Err(usage(format!("project {root}: not approved, because it does not load: {why}")));
     }
     let bundles: BTreeMap<String, String> = resolution.bundles.iter().filter(|b| b.layer == LayerKind::Project).map(|b| (b.reference.clone(), b.digest.to_string())).collect();

@@ -149,8 +149,8 @@ impl<'a> PluginSource<'a> {
         }
         match &spec.plugin {
             // An approved project's plugin: the bytes its approval hashed.
-            PluginRef::Path(_) if plan.bundle_plugins.contains_key(&spec.plugin) => {
-                let p = &plan.bundle_plugins[&spec.plugin];
+            PluginRef::Path(_) if plan.bundle_plugins().contains_key(&spec.plugin) => {
+                let p = &plan.bundle_plugins()[&spec.plugin];
                 Ok(PluginSource { name, bytes: Cow::Borrowed(&p.bytes[..]), digest: Some(p.digest.hex().to_string()) })
             }
             PluginRef::Path(path) => match std::fs::read(path) {
@@ -160,7 +160,7 @@ impl<'a> PluginSource<'a> {
             },
             // A bundle's own file (its built-ins were handled above).
             _ => {
-                let p = plan.bundle_plugins.get(&spec.plugin).expect("resolved with its bundle");
+                let p = plan.bundle_plugins().get(&spec.plugin).expect("resolved with its bundle");
                 Ok(PluginSource { name, bytes: Cow::Borrowed(&p.bytes[..]), digest: Some(p.digest.hex().to_string()) })
             }
         }

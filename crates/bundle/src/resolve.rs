@@ -3,7 +3,7 @@
 //! registry through the content-addressed cache), check it (digests, then the trust policy)
 //! before anything is compiled or cached, and turn its hook specs into `{bundle}:{name}` hooks.
 
-use super::oci::{tag_of, Remote};
+use super::oci::Remote;
 use super::revoke::{self, List, Revoked};
 use super::store::{open_artifact, Artifact, Store};
 use super::trust::Policy;
@@ -15,6 +15,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+mod revocations;
+mod tags;
+
+use revocations::{cached_revocations, dir_revocations, dir_revocations_cache, oci_revocations, revocations_cache, sticky};
+use tags::{oci_tag, remember_resolution, remembered_resolution, resolve_dir_tag};
 
 /// What a caller is told while bundles move (a terminal shows it; an embedder may log it).
 pub trait Progress: Send + Sync {
@@ -262,185 +268,6 @@ pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Dige
     }
 }
 
-/// A tag's resolution, remembered in the cache: when the registry cannot be reached, a
-/// resolution made within `ttl` stands in for it (with a warning); an older one does not.
-fn resolution_key(remote: &Remote, r: &BundleRef) -> String {
-    format!("{}/{}@{}", remote.registry, remote.repository(&r.name), r.version.as_deref().unwrap_or_default())
-}
-
-fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
-}
-
-/// Remember that `r` resolved to `digest` (once the bundle it names was verified).
-fn remember_resolution(cache: &Path, remote: &Remote, r: &BundleRef, digest: &Digest) {
-    let file = cache.join("resolutions.json");
-    let mut known: BTreeMap<String, (String, u64)> = std::fs::read(&file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
-    known.insert(resolution_key(remote, r), (digest.to_string(), now_secs()));
-    let tmp = file.with_extension("json.tmp");
-    let written = std::fs::create_dir_all(cache).and_then(|_| std::fs::write(&tmp, serde_json::to_vec(&known).expect("json"))).and_then(|_| std::fs::rename(&tmp, &file));
-    if let Err(e) = written {
-        tracing::warn!("cannot remember the resolution of {r}: {e}");
-    }
-}
-
-/// The registry's answer for a tag, or when it cannot be reached, a resolution remembered
-/// within `ttl` (with a warning).
-fn remembered_resolution(cache: Option<&Path>, remote: &Remote, r: &BundleRef, asked: Result<String, BundleError>, ttl: std::time::Duration) -> Result<String, BundleError> {
-    let Some(cache) = cache else { return asked };
-    let now = now_secs();
-    let known: BTreeMap<String, (String, u64)> = std::fs::read(cache.join("resolutions.json")).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
-    match asked {
-        Ok(digest) => Ok(digest),
-        Err(e) if e.kind() == ErrorKind::Unreachable => match known.get(&resolution_key(remote, r)) {
-            Some((digest, at)) if now.saturating_sub(*at) < ttl.as_secs() => {
-                tracing::warn!("{e}; using its resolution from {} ago ({digest}, within resolve_ttl); run `hookhost lock` to stop depending on the registry", ago(now.saturating_sub(*at)));
-                Ok(digest.clone())
-            }
-            Some((_, at)) => Err(BundleError::new(ErrorKind::Unreachable, format!("{}; its last resolution is {} old, beyond resolve_ttl ({}); write a lock file (`hookhost lock`) so runs do not depend on the registry", e.message(), ago(now.saturating_sub(*at)), ago(ttl.as_secs())))),
-            None => Err(e),
-        },
-        Err(e) => Err(e),
-    }
-}
-
-/// `3m`, `2h 5m`, `40s`.
-fn ago(secs: u64) -> String {
-    match secs {
-        0..60 => format!("{secs}s"),
-        60..3600 => format!("{}m", secs / 60),
-        _ => format!("{}h {}m", secs / 3600, secs % 3600 / 60),
-    }
-}
-
-/// The digest a directory registry's tag names.
-fn resolve_dir_tag(store: &Store, r: &BundleRef, dir: &Path, revoked: &Revoked) -> Result<(String, String), BundleError> {
-    let from = format!("bundle {r}");
-    let tag = match r.version.as_deref() {
-        Some(_) if r.is_range() => {
-            let tags: Vec<String> = store.list()?.into_iter().filter_map(|(reference, _)| reference.strip_prefix(&format!("{}:", r.name)).map(str::to_string)).collect();
-            newest(r, &tags, revoked).map_err(|why| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: the registry {} has {why}", dir.display())))?
-        }
-        v => tag_of(v.unwrap_or_default()),
-    };
-    let reference = format!("{}:{tag}", r.name);
-    let digest = store.resolve(&reference).map_err(|e| e.context(&from))?.ok_or_else(|| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: the registry {} has no {reference}", dir.display())))?;
-    Ok((digest, tag))
-}
-
-/// The OCI tag of a reference: its version, or for a range the newest matching tag.
-async fn oci_tag(r: &BundleRef, remote: &Remote, revoked: &Revoked) -> Result<String, BundleError> {
-    let from = format!("bundle {r}");
-    match r.version.as_deref() {
-        Some(_) if r.is_range() => {
-            let tags = remote.tags(&r.name).await.map_err(|e| e.context(&from))?;
-            newest(r, &tags, revoked).map_err(|why| BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {} has {why}", remote.registry)))
-        }
-        v => Ok(tag_of(v.unwrap_or_default())),
-    }
-}
-
-/// The newest tag whose version `r`'s range admits and no trusted revocation withdrew; else
-/// what the registry has instead (`no version of acme/guard matching ^2 (it has 1.0.0, 1.1.0)`).
-fn newest(r: &BundleRef, tags: &[String], revoked: &Revoked) -> Result<String, String> {
-    let versions: Vec<(semver::Version, &String)> = tags.iter().filter_map(|t| semver::Version::parse(&t.replace('_', "+")).ok().map(|v| (v, t))).collect();
-    let matching: Vec<&(semver::Version, &String)> = versions.iter().filter(|(v, _)| r.admits(&v.to_string())).collect();
-    if let Some((_, tag)) = matching.iter().filter(|(v, _)| !revoked.versions.contains_key(&v.to_string())).max_by(|a, b| a.0.cmp(&b.0)) {
-        return Ok((*tag).clone());
-    }
-    let range = r.version.as_deref().unwrap_or_default();
-    if matching.is_empty() {
-        let mut all: Vec<&semver::Version> = versions.iter().map(|(v, _)| v).collect();
-        all.sort();
-        let has = if all.is_empty() { "no versions".to_string() } else { all.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ") };
-        return Err(format!("no version of {} matching {range} (it has {has})", r.name));
-    }
-    let why: Vec<String> = matching.iter().map(|(v, _)| format!("{v} {}", revoked.versions[&v.to_string()].describe())).collect();
-    Err(format!("no version of {} matching {range} that is not revoked ({})", r.name, why.join("; ")))
-}
-
-/// A directory registry's revocation list for `name` (none when it has none).
-fn dir_revocations(store: &Store, name: &BundleName) -> Result<List, BundleError> {
-    let from = format!("{} {name}:{}", store.root.display(), revoke::TAG);
-    match store.resolve(&format!("{name}:{}", revoke::TAG))? {
-        None => Ok(List::default()),
-        Some(digest) => List::from_artifact(&store.get(&digest)?, &from),
-    }
-}
-
-/// Where an OCI registry's revocation list for `name` is cached.
-fn revocations_cache(cache: &Path, remote: &Remote, name: &BundleName) -> PathBuf {
-    let key = hookhost_types::ids::sha256_hex(format!("{}/{}", remote.registry, remote.repository(name)).as_bytes());
-    cache.join("revocations").join(format!("{key}.json"))
-}
-
-fn cached_revocations(file: &Path) -> List {
-    match std::fs::read(file) {
-        // This host's own record of what it has seen: not capped like a registry's list (a
-        // registry serving junk records must not push real ones out).
-        Ok(bytes) => serde_json::from_slice::<List>(&bytes).map_err(|e| format!("{}: {e}", file.display())).unwrap_or_else(|e| {
-            tracing::warn!("the cached revocation list is damaged ({e}); run `hookhost update` to fetch it again");
-            List::default()
-        }),
-        Err(_) => List::default(),
-    }
-}
-
-/// Where a directory registry's revocation list for `name`, as seen, is kept.
-fn dir_revocations_cache(cache: &Path, dir: &Path, name: &BundleName) -> PathBuf {
-    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let key = hookhost_types::ids::sha256_hex(format!("dir:{}/{name}", dir.display()).as_bytes());
-    cache.join("revocations").join(format!("{key}.json"))
-}
-
-/// Revocations are sticky: the records of `fetched` joined to those seen before (kept in
-/// `file`), so a registry that later serves a shorter list (or none) — rolled back, or replaced
-/// — does not withdraw what this host has seen. Which records count is decided by the trust
-/// policy each time (`revoke::verify`).
-fn sticky(fetched: List, file: Option<&Path>, name: &BundleName) -> List {
-    let mut list = file.map(cached_revocations).unwrap_or_default();
-    let before = list.revocations.len();
-    for entry in fetched.revocations {
-        if !list.revocations.contains(&entry) {
-            list.revocations.push(entry);
-        }
-    }
-    if let Some(file) = file.filter(|_| list.revocations.len() > before) {
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(file.parent().expect("has a parent"))?;
-            let tmp = file.with_extension("json.tmp");
-            std::fs::write(&tmp, serde_json::to_vec(&list).expect("json"))?;
-            std::fs::rename(&tmp, file)
-        };
-        if let Err(e) = write() {
-            tracing::warn!("cannot keep the revocations of {name}: {e}");
-        }
-    }
-    list
-}
-
-/// An OCI registry's revocation list for `name`, cached in `file`. Unreachable or broken: the
-/// cached copy, with a warning.
-async fn oci_revocations(remote: &Remote, name: &BundleName, file: Option<&Path>) -> List {
-    let fetched = async {
-        let digest = match remote.resolve(name, revoke::TAG).await {
-            Ok(d) => d,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(List::default()),
-            Err(e) => return Err(e),
-        };
-        let artifact = remote.fetch(name, &digest).await?;
-        List::from_artifact(&artifact, &format!("{}/{}:{}", remote.registry, remote.repository(name), revoke::TAG))
-    }
-    .await;
-    match fetched {
-        Ok(fetched) => sticky(fetched, file, name),
-        Err(e) => {
-            tracing::warn!("cannot read the revocations of {name} from {}: {e}; using the copy fetched before", remote.registry);
-            file.map(cached_revocations).unwrap_or_default()
-        }
-    }
-}
-
 /// How bundles are resolved.
 #[derive(Clone, Default)]
 pub struct Resolver {
@@ -619,10 +446,6 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
     if !problems.is_empty() {
         return Err(BundleError::new(ErrorKind::Config, format!("{source}: {} problem(s) in bundle hooks:\n  - {}", problems.len(), problems.join("\n  - "))));
     }
-    let mut plan = Plan::base(config);
-    plan.muted.extend(muted);
-    plan.bundle_plugins = bundle_plugins;
-    let at = plan.hooks.iter().position(|h| h.id.starts_with("user:")).unwrap_or(plan.hooks.len());
-    plan.hooks.splice(at..at, contributed);
+    let plan = Plan::with_bundles(config, contributed, muted, bundle_plugins);
     Ok(Resolution { plan, lock: new_lock, bundles: resolved })
 }

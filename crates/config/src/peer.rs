@@ -7,15 +7,19 @@
 //! run (`http`, `prompt`, `agent`) are listed as not run, and keys the runtime does not
 //! document are ignored with a warning. What is malformed is a load error naming where it is.
 
-use super::{Capability, NotRun, OnError, RawCapability, RawConfig, RawExecutor, RawHook, StartFailure, TIMEOUT_RANGE_MS};
-use hookhost_types::adapter::{AdapterSettings, SHELLS};
+use super::{Capability, OnError, RawCapability, RawConfig, RawExecutor, RawHook, StartFailure, TIMEOUT_RANGE_MS};
+use hookhost_types::adapter::AdapterSettings;
 use hookhost_types::event::EventName;
-use hookhost_types::runtime::{MatchOn as On, Runtime};
-use hookhost_types::matcher::MatcherSpec;
+use hookhost_types::runtime::Runtime;
 use hookhost_types::spec::PEER_TIMEOUT_RANGE_MS;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
+
+mod claude_code;
+mod docker_agent;
+mod everruns;
+mod starchild;
 
 /// A config file format: hookhost's own, or a runtime's (its [`Profile::config_syntax`](hookhost_types::runtime::Profile)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,10 +155,10 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
     let mut problems = Vec::new();
     let mut raw = match format {
         Format::Native => unreachable!("native documents are deserialised directly"),
-        Format::Peer(Runtime::Everruns) => everruns(doc, &mut problems),
-        Format::Peer(Runtime::DockerAgent) => docker(doc, &mut problems),
-        Format::Peer(Runtime::ClaudeCode) => claude(doc, &mut problems),
-        Format::Peer(Runtime::Starchild) => starchild(doc, &mut problems),
+        Format::Peer(Runtime::Everruns) => everruns::everruns(doc, &mut problems),
+        Format::Peer(Runtime::DockerAgent) => docker_agent::docker(doc, &mut problems),
+        Format::Peer(Runtime::ClaudeCode) => claude_code::claude(doc, &mut problems),
+        Format::Peer(Runtime::Starchild) => starchild::starchild(doc, &mut problems),
         Format::Peer(other) => {
             problems.push(format!("hookhost does not read {} hook configs; it reads {}", other.title(), Format::peer_names()));
             RawConfig::default()
@@ -414,209 +418,9 @@ fn ignored_keys(at: &str, h: &Value, known: &[&str], warnings: &mut Vec<String>)
     }
 }
 
-// ---- Everruns ----
-
-fn everruns(doc: Value, problems: &mut Vec<String>) -> RawConfig {
-    let mut raw = RawConfig::default();
-    let take_config = |config: &Value, at: &str, raw: &mut RawConfig, problems: &mut Vec<String>| -> Vec<RawHook> {
-        unknown_keys(at, config, &["hooks", "disabled_contributions"], problems);
-        if let Some(list) = config.get("disabled_contributions").and_then(Value::as_array) {
-            raw.disabled_contributions.extend(list.iter().filter_map(Value::as_str).map(str::to_string));
-        }
-        let hooks = match config.get("hooks") {
-            None => Vec::new(),
-            Some(Value::Array(list)) => list.clone(),
-            Some(_) => {
-                problems.push(format!("{at}.hooks: must be a list of hooks"));
-                Vec::new()
-            }
-        };
-        hooks.iter().enumerate().filter_map(|(i, h)| everruns_hook(&format!("{at}.hooks[{i}]"), h, problems)).collect()
-    };
-    match doc.get("capabilities") {
-        Some(Value::Array(caps)) => {
-            for (i, cap) in caps.iter().enumerate() {
-                let at = format!("capabilities[{i}]");
-                let Some(id) = cap.get("ref").and_then(Value::as_str) else {
-                    problems.push(format!("{at}.ref: required (the capability id)"));
-                    continue;
-                };
-                let Some(config) = cap.get("config") else { continue };
-                let hooks = take_config(config, &format!("{at}.config"), &mut raw, problems);
-                if id == "user_hooks" {
-                    raw.user_position = Some(raw.capabilities.len());
-                    raw.user_path = Some(format!("{at}.config.hooks"));
-                    raw.hooks.extend(hooks);
-                } else if !hooks.is_empty() {
-                    raw.capabilities.push(RawCapability { id: id.to_string(), hooks, path: Some(format!("{at}.config.hooks")) });
-                }
-            }
-        }
-        Some(_) => problems.push("capabilities: must be a list".into()),
-        None => {
-            raw.hooks = take_config(&doc, "user_hooks", &mut raw, problems);
-            raw.user_path = Some("user_hooks.hooks".into());
-        }
-    }
-    raw
-}
-
-fn everruns_hook(at: &str, h: &Value, problems: &mut Vec<String>) -> Option<RawHook> {
-    unknown_keys(at, h, &["id", "event", "matcher", "executor", "timeout_ms", "on_error", "description"], problems);
-    let event = str_field(at, h, "event", problems)?;
-    let exec = h.get("executor").cloned().unwrap_or(Value::Null);
-    unknown_keys(&format!("{at}.executor"), &exec, &["type", "command", "env"], problems);
-    match exec.get("type").and_then(Value::as_str) {
-        Some("bash") => {}
-        Some(other) => problems.push(format!("{at}.executor.type: {other:?} is not supported; hookhost runs Everruns hooks of type \"bash\"")),
-        None => problems.push(format!("{at}.executor.type: required (\"bash\")")),
-    }
-    let command = str_field(&format!("{at}.executor"), &exec, "command", problems)?;
-    let matcher = match h.get("matcher") {
-        None => None,
-        Some(m) => match serde_json::from_value::<MatcherSpec>(m.clone()) {
-            Ok(spec) => Some(spec),
-            Err(e) => {
-                problems.push(format!("{at}.matcher: {e}"));
-                None
-            }
-        },
-    };
-    let on_error = match h.get("on_error") {
-        // The file says nothing: a guard before a tool call fails closed (see guard_failure).
-        None => guard_failure(EventName::from_canonical(&event).as_ref(), OnError::default()),
-        Some(v) => serde_json::from_value(v.clone()).unwrap_or_else(|_| {
-            problems.push(format!("{at}.on_error: {v} is not one of \"block\", \"allow\", \"warn\""));
-            OnError::default()
-        }),
-    };
-    let mut hook = RawHook::converted(event, shell_executor(Runtime::Everruns, command, string_map(&format!("{at}.executor"), "env", exec.get("env"), problems), None), on_error);
-    hook.id = h.get("id").and_then(Value::as_str).map(str::to_string);
-    hook.matcher = matcher;
-    hook.timeout_ms = h.get("timeout_ms").and_then(Value::as_u64);
-    hook.description = h.get("description").and_then(Value::as_str).map(str::to_string);
-    Some(hook)
-}
-
-// ---- docker-agent ----
-
-/// docker-agent's events (its hooks reference, seed 003; [`Runtime::DockerAgent`]'s table): the
-/// canonical event each is where hookhost models it; any other passes through as
-/// `custom:<name>`.
-fn docker_event(name: &str) -> EventName {
-    Runtime::DockerAgent.canonical(name).or_else(|| EventName::from_any(name)).unwrap_or_else(|| EventName::Custom(name.to_string()))
-}
-
-fn docker(doc: Value, problems: &mut Vec<String>) -> RawConfig {
-    let mut raw = RawConfig::default();
-    let Some(agents) = doc.get("agents").and_then(Value::as_object) else {
-        problems.push("agents: must be a map of agent name to agent".into());
-        return raw;
-    };
-    for (agent, def) in agents {
-        let Some(hooks) = def.get("hooks") else { continue };
-        let Some(events) = hooks.as_object() else {
-            problems.push(format!("agents.{agent}.hooks: must be a map of event to hooks"));
-            continue;
-        };
-        for (event_name, entries) in events {
-            let at = format!("agents.{agent}.hooks.{event_name}");
-            let event = docker_event(event_name);
-            if let EventName::Custom(_) = event {
-                if !valid_event_key(event_name) {
-                    raw.warnings.push(format!("{at}: {event_name:?} is not an event name; ignored"));
-                    continue;
-                }
-            }
-            let Some(entries) = entries.as_array() else {
-                problems.push(format!("{at}: must be a list"));
-                continue;
-            };
-            for (i, entry) in entries.iter().enumerate() {
-                // Tool events group handlers under a matcher; lifecycle events list handlers.
-                let grouped = entry.get("hooks").is_some_and(Value::is_array);
-                let (handlers, matcher, hat) = if grouped {
-                    ignored_keys(&format!("{at}[{i}]"), entry, &["matcher", "hooks"], &mut raw.warnings);
-                    let m = entry.get("matcher").and_then(Value::as_str).map(str::to_string);
-                    let list = entry.get("hooks").and_then(Value::as_array).cloned().unwrap_or_default();
-                    (list, m, format!("{at}[{i}].hooks"))
-                } else {
-                    (vec![entry.clone()], None, at.clone())
-                };
-                for (j, handler) in handlers.iter().enumerate() {
-                    let hat = if grouped { format!("{hat}[{j}]") } else { format!("{hat}[{i}]") };
-                    let n = raw.hooks.len();
-                    if let Some(hook) = docker_handler(&hat, agent, &event, handler, matcher.clone(), n, &mut raw, problems) {
-                        raw.hooks.push(hook);
-                    }
-                }
-            }
-        }
-    }
-    raw
-}
-
 /// An event key a config can hold: letters, digits, `_`, `-`, `.`.
 fn valid_event_key(name: &str) -> bool {
     EventName::from_config(&format!("custom:{name}")).is_some()
-}
-
-#[allow(clippy::too_many_arguments)]
-fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: Option<String>, n: usize, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<RawHook> {
-    ignored_keys(at, h, &["type", "command", "timeout", "name", "working_dir", "env", "on_error", "args"], &mut raw.warnings);
-    let kind = h.get("type").and_then(Value::as_str).unwrap_or("command");
-    let executor = match kind {
-        "command" => {
-            let command = str_field(at, h, "command", problems)?;
-            let working_dir = match h.get("working_dir") {
-                None => None,
-                Some(Value::String(dir)) => Some(dir.clone()),
-                Some(other) => {
-                    problems.push(format!("{at}.working_dir: must be a string, not {}", hookhost_types::text::json_kind(other)));
-                    None
-                }
-            };
-            let mut exec = shell_executor(Runtime::DockerAgent, command.clone(), string_map(at, "env", h.get("env"), problems), working_dir);
-            if let Some(args) = args_field(at, h, problems) {
-                exec_form(&mut exec, &command, &args);
-            }
-            exec
-        }
-        "builtin" => match str_field(at, h, "command", problems)?.as_str() {
-            "redact_secrets" => RawExecutor { plugin: "builtin:redact-secrets".into(), settings: None, fuel: None, memory_mib: None },
-            other => {
-                raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: format!("builtin {other}"), why: format!("hookhost has no built-in like docker-agent's {other:?} (it provides redact_secrets as builtin:redact-secrets); write it as a command hook") });
-                return None;
-            }
-        },
-        other => {
-            raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: other.into(), why: "docker-agent runs hooks of type command and builtin only".into() });
-            return None;
-        }
-    };
-    // docker-agent: "pre_tool_use is fail-closed for safety: a failed pre-tool hook blocks the
-    // tool call regardless of on_error" (its hooks reference).
-    let on_error = match h.get("on_error").and_then(Value::as_str) {
-        _ if *event == EventName::PreToolUse => OnError::Block,
-        Some("block") => OnError::Block,
-        Some("allow") | Some("ignore") => OnError::Allow,
-        Some("warn") => OnError::Warn,
-        Some(other) => {
-            problems.push(format!("{at}.on_error: {other:?} is not one of block, allow, warn"));
-            OnError::Warn
-        }
-        None => OnError::Warn,
-    };
-    let name = h.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{agent}_{}_{n}", event.as_str()));
-    let mut hook = RawHook::converted(event.config_name(), executor, on_error);
-    hook.at = Some(at.to_string());
-    hook.id = Some(name);
-    hook.matcher = matcher.filter(|m| !m.is_empty() && m != "*").map(|m| match event.is_tool_event() {
-        true => MatcherSpec { tool_pattern: Some(m), ..Default::default() },
-        false => MatcherSpec { field: Some("tool_name".into()), pattern: Some(m), ..Default::default() },
-    });
-    hook.timeout_ms = Some(seconds(at, h.get("timeout"), 60, problems, &mut raw.warnings));
-    Some(hook)
 }
 
 /// The failure policy of a converted hook whose file sets none, in the formats that fail closed
@@ -629,190 +433,6 @@ fn guard_failure(event: Option<&EventName>, otherwise: OnError) -> OnError {
         Some(EventName::PreToolUse | EventName::PermissionRequest) => OnError::Block,
         _ => otherwise,
     }
-}
-
-// ---- Claude Code ----
-
-/// The handler fields Claude Code documents, per type.
-const CLAUDE_COMMAND_KEYS: &[&str] = &["type", "command", "args", "shell", "timeout", "if", "async", "once", "statusMessage", "onFailure"];
-const CLAUDE_HTTP_KEYS: &[&str] = &["type", "url", "headers", "allowedEnvVars", "timeout", "if", "async", "once", "statusMessage", "onFailure"];
-const CLAUDE_OTHER_KEYS: &[&str] = &["type", "prompt", "model", "timeout", "if", "async", "once", "statusMessage", "server", "tool", "input"];
-
-fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
-    let mut raw = RawConfig::default();
-    let events = match doc.get("hooks") {
-        None => return raw,
-        Some(Value::Object(events)) => events,
-        Some(other) => {
-            problems.push(format!("hooks: must be an object keyed by event name (\"PreToolUse\": [...]), not {}", hookhost_types::text::json_kind(other)));
-            return raw;
-        }
-    };
-    if doc.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
-        raw.warnings.push("disableAllHooks is true: no hook of this file runs (as in Claude Code)".into());
-        return raw;
-    }
-    // settings.json `env` is the session's environment, which its hooks inherit.
-    let env: BTreeMap<String, String> = doc.get("env").and_then(Value::as_object).map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect()).unwrap_or_default();
-    for (event_name, groups) in events {
-        let at = format!("hooks.{event_name}");
-        // Its events table: hookhost_types::runtime, claude_code.rs.
-        let (event, on) = match Runtime::ClaudeCode.event(event_name) {
-            Some(row) => (row.canonical.clone().unwrap_or_else(|| EventName::Custom(row.name.to_string())), row.matcher),
-            None if valid_event_key(event_name) => {
-                raw.warnings.push(format!("{at}: {event_name:?} is not a Claude Code event hookhost knows; its hooks run on custom:{event_name} events, and their matchers are ignored"));
-                (EventName::Custom(event_name.clone()), On::Nothing)
-            }
-            None => {
-                raw.warnings.push(format!("{at}: {event_name:?} is not an event name; ignored"));
-                continue;
-            }
-        };
-        let Some(groups) = groups.as_array() else {
-            problems.push(format!("{at}: must be a list of matcher groups"));
-            continue;
-        };
-        for (i, group) in groups.iter().enumerate() {
-            if !group.is_object() {
-                problems.push(format!("{at}[{i}]: must be a matcher group {{\"matcher\": ..., \"hooks\": [...]}}, not {}", hookhost_types::text::json_kind(group)));
-                continue;
-            }
-            ignored_keys(&format!("{at}[{i}]"), group, &["matcher", "hooks"], &mut raw.warnings);
-            let pattern = group.get("matcher").and_then(Value::as_str).map(str::to_string).filter(|p| !p.is_empty() && p != "*");
-            let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
-                problems.push(format!("{at}[{i}].hooks: required, a list of hooks"));
-                continue;
-            };
-            for (j, h) in handlers.iter().enumerate() {
-                let hat = format!("{at}[{i}].hooks[{j}]");
-                if let Some(hook) = claude_handler(&hat, &event, on, pattern.as_deref(), h, &env, &mut raw, problems) {
-                    raw.hooks.push(hook);
-                }
-            }
-        }
-    }
-    raw
-}
-
-#[allow(clippy::too_many_arguments)]
-fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h: &Value, env: &BTreeMap<String, String>, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<RawHook> {
-    let kind = match h.get("type").and_then(Value::as_str) {
-        Some(kind) => kind.to_string(),
-        None if h.get("command").is_some() => {
-            raw.warnings.push(format!("{at}.type: missing; read as \"command\""));
-            "command".into()
-        }
-        None => {
-            problems.push(format!("{at}.type: required (command, http, prompt or agent)"));
-            return None;
-        }
-    };
-    let mut exec = match kind.as_str() {
-        "command" => {
-            ignored_keys(at, h, CLAUDE_COMMAND_KEYS, &mut raw.warnings);
-            let command = str_field(at, h, "command", problems)?;
-            let mut exec = shell_executor(Runtime::ClaudeCode, command.clone(), env.clone(), None);
-            if let Some(args) = args_field(at, h, problems) {
-                exec_form(&mut exec, &command, &args);
-            }
-            exec
-        }
-        "http" => {
-            ignored_keys(at, h, CLAUDE_HTTP_KEYS, &mut raw.warnings);
-            http_executor(at, Runtime::ClaudeCode, h, env, problems)?
-        }
-        _ => {
-            ignored_keys(at, h, CLAUDE_OTHER_KEYS, &mut raw.warnings);
-            let why = match kind.as_str() {
-                "prompt" | "agent" => format!("a {kind} hook asks a model to decide; hookhost runs programs, not model calls"),
-                other => format!("{other:?} is not a hook type hookhost knows"),
-            };
-            raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind, why });
-            return None;
-        }
-    };
-    match h.get("shell").map(|v| (v, v.as_str())) {
-        None => {}
-        Some((_, Some(shell))) if SHELLS.iter().any(|(name, _)| *name == shell) => {
-            exec.settings = exec.settings.take().map(|v| match serde_json::from_value::<AdapterSettings>(v.clone()) {
-                Ok(settings) => AdapterSettings { shell: Some(shell.to_string()), ..settings }.to_json(),
-                Err(_) => v,
-            });
-        }
-        Some((v, _)) => raw.warnings.push(format!("{at}.shell: {v} is not a shell hookhost runs (bash, sh, zsh, dash, powershell, pwsh); bash runs it")),
-    }
-    let if_rule = h.get("if").and_then(Value::as_str).map(str::to_string);
-    let matcher = match on {
-        On::Tool => (pattern.is_some() || if_rule.is_some()).then(|| MatcherSpec { tool_pattern: pattern.map(str::to_string), if_rule, ..Default::default() }),
-        On::Field(field) => {
-            let if_rule = if_rule.filter(|_| field == "tool_name");
-            (pattern.is_some() || if_rule.is_some()).then(|| MatcherSpec { field: pattern.map(|_| field.to_string()), pattern: pattern.map(str::to_string), if_rule, ..Default::default() })
-        }
-        On::Nothing => None,
-    };
-    // Claude Code: a hook that exits with a code other than 0 and 2, times out or cannot be
-    // reached is a non-blocking error, unless it sets `onFailure: "block"` (its hooks reference,
-    // "Block the action when a hook fails", v2.1.295).
-    let on_error = match h.get("onFailure").map(|v| (v, v.as_str())) {
-        None | Some((_, Some("continue"))) => OnError::Warn,
-        Some((_, Some("block"))) => OnError::Block,
-        Some((v, _)) => {
-            problems.push(format!("{at}.onFailure: {v} is not \"block\" or \"continue\""));
-            OnError::Warn
-        }
-    };
-    let mut hook = RawHook::converted(event.config_name(), exec, on_error);
-    hook.at = Some(at.to_string());
-    hook.id = Some(format!("{}_{}", event.as_str(), raw.hooks.len()));
-    hook.matcher = matcher;
-    hook.timeout_ms = Some(seconds(at, h.get("timeout"), 600, problems, &mut raw.warnings));
-    hook.description = h.get("statusMessage").and_then(Value::as_str).map(str::to_string);
-    hook.background = h.get("async").and_then(Value::as_bool).unwrap_or(false);
-    hook.once = h.get("once").and_then(Value::as_bool).unwrap_or(false);
-    Some(hook)
-}
-
-// ---- Starchild ----
-
-fn starchild(doc: Value, problems: &mut Vec<String>) -> RawConfig {
-    let mut raw = RawConfig::default();
-    for (i, h) in doc.get("hooks").and_then(Value::as_array).cloned().unwrap_or_default().iter().enumerate() {
-        let at = format!("hooks[{i}]");
-        ignored_keys(&at, h, &["event", "matcher", "command", "timeout", "type", "url", "name"], &mut raw.warnings);
-        let Some(event_name) = str_field(&at, h, "event", problems) else { continue };
-        // Starchild: "a typo is a silent no-op"; here it is a custom event, said once.
-        let event = match Runtime::Starchild.canonical(&event_name).or_else(|| EventName::from_any(&event_name)) {
-            Some(event) => event,
-            None if valid_event_key(&event_name) => EventName::Custom(event_name.clone()),
-            None => {
-                raw.warnings.push(format!("{at}.event: {event_name:?} is not an event name; ignored"));
-                continue;
-            }
-        };
-        let exec = match h.get("type").and_then(Value::as_str) {
-            None | Some("command") => {
-                let Some(command) = str_field(&at, h, "command", problems) else { continue };
-                shell_executor(Runtime::Starchild, command, BTreeMap::new(), None)
-            }
-            // "same payload in, same decision JSON out, only the transport differs"
-            Some("http") => {
-                let Some(exec) = http_executor(&at, Runtime::Starchild, h, &BTreeMap::new(), problems) else { continue };
-                exec
-            }
-            Some(kind) => {
-                raw.not_run.push(NotRun { at: at.clone(), event: event.config_name(), kind: kind.into(), why: format!("{kind:?} is not a Starchild hook type hookhost knows") });
-                continue;
-            }
-        };
-        let timeout = h.get("timeout").cloned().map(|t| json!(t.as_f64().map(|s| s.min(120.0)).unwrap_or(-1.0)));
-        let mut hook = RawHook::converted(event.config_name(), exec, guard_failure(Some(&event), OnError::Warn));
-        hook.at = Some(at.clone());
-        hook.id = Some(h.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{}_{i}", event.as_str())));
-        hook.matcher = h.get("matcher").and_then(Value::as_str).map(|m| MatcherSpec { payload_regex: Some(m.to_string()), ..Default::default() });
-        hook.timeout_ms = Some(seconds(&at, timeout.as_ref(), 20, problems, &mut raw.warnings));
-        raw.hooks.push(hook);
-    }
-    raw
 }
 
 impl RawHook {

@@ -21,35 +21,36 @@ pub struct BundlePlugin {
 }
 
 /// What a host loads. Nothing here is fetched or compiled yet; bundle plugin bytes are
-/// already verified.
+/// already verified. Immutable once built: it is read through its accessors, and each later
+/// step ([`Plan::granting_all`]) makes a new value.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
     /// The config file it came from, for messages.
-    pub source: PathBuf,
+    pub(crate) source: PathBuf,
     /// Every hook in chain order (bundle hooks before the user's own).
-    pub hooks: Vec<HookSpec>,
+    pub(crate) hooks: Vec<HookSpec>,
     /// Audit log, cache, grants, stop-loop cap (the config's).
-    pub settings: HostSettings,
+    pub(crate) settings: HostSettings,
     /// HookIds muted by `disabled_contributions`.
-    pub muted: Vec<String>,
+    pub(crate) muted: Vec<String>,
     /// Plugin files whose bytes are fixed: a resolved bundle's (verified against its signed
     /// manifest), and an approved project's (as its approval hashed them).
-    pub bundle_plugins: HashMap<PluginRef, BundlePlugin>,
+    pub(crate) bundle_plugins: HashMap<PluginRef, BundlePlugin>,
     /// Peer hooks loaded but not run (`http`, `prompt`, `agent`), with why.
-    pub not_run: Vec<crate::NotRun>,
+    pub(crate) not_run: Vec<crate::NotRun>,
     /// What was ignored in peer files, one line each.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// `disabled_contributions` as written (layers mute each other's hooks when they merge).
-    pub disabled_contributions: Vec<String>,
+    pub(crate) disabled_contributions: Vec<String>,
     /// The layers it was merged from, each with its hooks and settings (docs/ORG.md).
-    pub layers: Vec<crate::layers::LayerSummary>,
+    pub(crate) layers: Vec<crate::layers::LayerSummary>,
     /// What a layer's policy removed or changed, and layers not loaded, one line each.
-    pub restrictions: Vec<String>,
+    pub(crate) restrictions: Vec<String>,
     /// Each grant a layer's policy refused: (HookId, capability) → why (for load errors).
-    pub refused_grants: std::collections::BTreeMap<(String, Capability), String>,
+    pub(crate) refused_grants: std::collections::BTreeMap<(String, Capability), String>,
     /// Why a project found around the working directory does not run (not approved, changed,
     /// not this user's, or left out because it failed to load), if so: one line to show.
-    pub project_note: Option<String>,
+    pub(crate) project_note: Option<String>,
 }
 
 impl Plan {
@@ -81,6 +82,82 @@ impl Plan {
             refused_grants: Default::default(),
             project_note: None,
         }
+    }
+
+    /// A config's own hooks with a bundle's contributed ones before them (`hookhost-bundle`'s
+    /// resolve): hooks the config's `disabled_contributions` muted, and the verified bytes of
+    /// the bundles' plugin files.
+    pub fn with_bundles(config: ConfigFile, contributed: Vec<HookSpec>, muted: Vec<String>, bundle_plugins: HashMap<PluginRef, BundlePlugin>) -> Plan {
+        let mut plan = Plan::base(config);
+        plan.muted.extend(muted);
+        plan.bundle_plugins = bundle_plugins;
+        let at = plan.hooks.iter().position(|h| h.id.starts_with("user:")).unwrap_or(plan.hooks.len());
+        plan.hooks.splice(at..at, contributed);
+        plan
+    }
+
+    /// This plan with `capabilities` granted to every plugin (`--grant`): a new value.
+    pub fn granting_all(self, capabilities: &[Capability]) -> Plan {
+        let mut plan = self;
+        for capability in capabilities {
+            plan.settings.grants.grant_all(capability.clone());
+        }
+        plan
+    }
+
+    /// The config file it came from, for messages.
+    pub fn source(&self) -> &std::path::Path {
+        &self.source
+    }
+
+    /// Every hook in chain order (bundle hooks before the user's own).
+    pub fn hooks(&self) -> &[HookSpec] {
+        &self.hooks
+    }
+
+    /// Audit log, cache, grants, stop-loop cap.
+    pub fn settings(&self) -> &HostSettings {
+        &self.settings
+    }
+
+    /// HookIds muted by `disabled_contributions`.
+    pub fn muted(&self) -> &[String] {
+        &self.muted
+    }
+
+    /// The plugin files whose bytes are fixed (a resolved bundle's, an approved project's).
+    pub fn bundle_plugins(&self) -> &HashMap<PluginRef, BundlePlugin> {
+        &self.bundle_plugins
+    }
+
+    /// Peer hooks loaded but not run, with why.
+    pub fn not_run(&self) -> &[crate::NotRun] {
+        &self.not_run
+    }
+
+    /// What was ignored in peer files, one line each.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The layers it was merged from (docs/ORG.md).
+    pub fn layers(&self) -> &[crate::layers::LayerSummary] {
+        &self.layers
+    }
+
+    /// What a layer's policy removed or changed, and layers not loaded, one line each.
+    pub fn restrictions(&self) -> &[String] {
+        &self.restrictions
+    }
+
+    /// Each grant a layer's policy refused: (HookId, capability) → why.
+    pub fn refused_grants(&self) -> &std::collections::BTreeMap<(String, Capability), String> {
+        &self.refused_grants
+    }
+
+    /// Why a project found around the working directory does not run, if so.
+    pub fn project_note(&self) -> Option<&str> {
+        self.project_note.as_deref()
     }
 
     /// The cache directory a host of this plan uses: `$HOOKHOST_CACHE_DIR`, else `cache_dir`,

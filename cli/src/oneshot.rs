@@ -1,0 +1,156 @@
+//! The one-shot commands a runtime or a person runs per event or session: `run` in a runtime's
+//! protocol (`--output`), `replay`, and `wit`.
+
+use crate::loading::load_one_shot;
+use crate::{table, usage, HostArgs};
+use anyhow::{Context as _, Result};
+use hookhost::protocol::Protocol;
+use hookhost::{HookEvent, Host, Outcome};
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// The contract the SDKs and `hookhost new` build against.
+pub(crate) const HOOKS_WIT: &str = include_str!("../../wit/hooks.wit");
+
+/// Every contract version hookhost serves, with its WIT (`hookhost wit --version`).
+pub(crate) const CONTRACTS: &[(&str, &str)] = &[("0.1.0", HOOKS_WIT), ("0.2.0", include_str!("../../wit/0.2.0/hooks.wit"))];
+
+/// `hookhost wit DIR`: write `DIR/hooks.wit` (creating DIR), or print it for `-`.
+pub(crate) fn write_wit(dir: &Path, version: &str) -> Result<ExitCode> {
+    let Some(&(_, wit)) = CONTRACTS.iter().find(|(v, _)| *v == version) else {
+        let known: Vec<&str> = CONTRACTS.iter().map(|(v, _)| *v).collect();
+        return Err(usage(format!("--version: hookhost serves no contract {version:?}; use one of {}", known.join(", "))));
+    };
+    let package = format!("hookhost:hooks@{version}");
+    if dir == Path::new("-") {
+        print!("{wit}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let path = dir.join("hooks.wit");
+    let before = std::fs::read_to_string(&path).ok();
+    if before.as_deref() == Some(wit) {
+        println!("{} is up to date ({package})", path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    std::fs::create_dir_all(dir).map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::write(&path, wit).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?;
+    let verb = if before.is_some() { "updated" } else { "wrote" };
+    println!("{verb} {} ({package}; build your hook for its world `hook`)", path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `run --output P`: answer in the runtime's protocol, whatever happens. hookhost's own
+/// failures use the runtime's non-blocking error form (or its block, with `--fail-closed`), so a
+/// broken config never reads as a block — nor, when asked, as a pass.
+pub(crate) async fn run_for_runtime(args: &HostArgs, path: Option<&Path>, protocol: Protocol, fail_closed: bool) -> ExitCode {
+    // The event first: a failure after it can still answer in the event's own block form.
+    let runtime = match protocol {
+        Protocol::Runtime(runtime) => Some(runtime),
+        Protocol::Json => None,
+    };
+    // The runtime that sent it is the one it answers (hooks built against 0.2.0 see it).
+    let event = read_event(path).and_then(|(text, from)| HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))).map(|e| HookEvent { runtime, ..e });
+    let reply = match event {
+        Err(e) => hookhost::protocol::failure(protocol, None, &format!("{e:#}"), fail_closed),
+        Ok(event) => match load_one_shot(args).await {
+            Err(e) => hookhost::protocol::failure(protocol, Some(&event), &format!("{e:#}"), fail_closed),
+            Ok(host) => {
+                let outcome = host.dispatch(&event).await;
+                let reply = hookhost::protocol::render(protocol, &event, &outcome);
+                emit(&reply);
+                // Background hooks run once the answer is out, and change nothing.
+                host.dispatch_background(&event).await;
+                print_audit_head(&host, args.verbose);
+                return ExitCode::from(reply.code);
+            }
+        },
+    };
+    emit(&reply);
+    ExitCode::from(reply.code)
+}
+
+/// Write a reply: its stdout (flushed), then its notes on stderr.
+pub(crate) fn emit(reply: &hookhost::protocol::Reply) {
+    use std::io::Write as _;
+    if !reply.stdout.is_empty() {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", reply.stdout);
+        let _ = out.flush();
+    }
+    for note in &reply.notes {
+        eprintln!("{note}");
+    }
+}
+
+/// Read the event text from a file or stdin, refusing more than an event can hold.
+pub(crate) fn read_event(path: Option<&Path>) -> Result<(String, String)> {
+    // JSON escapes can make the text longer than the payload; four times the limit is ample.
+    let cap = (hookhost::MAX_EVENT_BYTES * 4) as u64;
+    let from = path.map_or_else(|| "stdin".to_string(), |p| p.display().to_string());
+    let mut bytes = Vec::new();
+    match path {
+        Some(p) => std::fs::File::open(p).and_then(|f| f.take(cap + 1).read_to_end(&mut bytes)).map_err(|e| usage(format!("cannot read the event file {from}: {e}")))?,
+        None => std::io::stdin().take(cap + 1).read_to_end(&mut bytes).context("reading the event from stdin")?,
+    };
+    if bytes.len() as u64 > cap {
+        return Err(usage(format!("{from}: the event is over {cap} bytes; hookhost runs hooks on payloads of up to {} bytes", hookhost::MAX_EVENT_BYTES)));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| usage(format!("{from}: the event is not UTF-8 JSON")))?;
+    Ok((text, from))
+}
+
+/// With `-v`, say where the audit chain stands.
+pub(crate) fn print_audit_head(host: &Host, verbose: bool) {
+    if let (true, Some(log)) = (verbose, host.audit_log()) {
+        match log.head() {
+            Some((seq, hash)) => eprintln!("hookhost: audit {}: head record {seq}, hash {hash}", log.path().display()),
+            None => eprintln!("hookhost: audit {}: no records yet", log.path().display()),
+        }
+    }
+}
+
+pub(crate) async fn replay(host: &Host, session: &Path, json: bool) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(session).map_err(|e| usage(format!("cannot read the session file {}: {e}", session.display())))?;
+    let mut rows = Vec::new();
+    let mut bad = 0;
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let lineno = index + 1;
+        let event = match HookEvent::from_json(line) {
+            Ok(ev) => ev,
+            Err(e) => {
+                bad += 1;
+                eprintln!("hookhost: {}:{lineno}: skipped: {e}", session.display());
+                continue;
+            }
+        };
+        let outcome: Outcome = host.dispatch(&event).await;
+        if json {
+            if !to_stdout(&format!("{}\n", serde_json::to_string(&outcome)?))? {
+                return Ok(ExitCode::SUCCESS);
+            }
+        } else {
+            rows.push(table::Row::new(lineno, &event, &outcome));
+        }
+        host.dispatch_background(&event).await;
+    }
+    if !json && !to_stdout(&table::render(&rows))? {
+        return Ok(ExitCode::SUCCESS);
+    }
+    Ok(if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Write `text` to stdout. `false` when the reader has gone (`hookhost replay --json | head`):
+/// the output ends there, quietly, as with any Unix filter — never a panic.
+pub(crate) fn to_stdout(text: &str) -> std::io::Result<bool> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,93 @@
+//! Tests of `lib.rs`.
+
+use super::*;
+use std::time::Duration;
+
+fn parse(text: &str) -> Result<ConfigFile, ConfigError> {
+    ConfigFile::parse(text, Path::new("hooks.toml"), Path::new("/cfg"))
+}
+
+#[test]
+fn embedded_default_is_valid() {
+    let c = ConfigFile::embedded_default();
+    assert!(c.hooks.len() >= 2);
+}
+
+#[test]
+fn minimal_hook_gets_the_seed_defaults() {
+    let c = parse("[[hooks]]\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"g.wasm\" }\n").unwrap();
+    let h = &c.hooks[0];
+    assert_eq!(h.id, "user:pre_tool_use_0");
+    assert_eq!(h.limits.timeout, Duration::from_millis(5000));
+    assert_eq!(h.on_error, OnError::Warn);
+    assert_eq!(h.plugin, PluginRef::Path(PathBuf::from("/cfg/g.wasm")));
+    assert_eq!(h.limits.memory_bytes, 64 << 20);
+}
+
+#[test]
+fn every_problem_is_reported_with_its_field() {
+    let err = parse(
+        r#"
+[[hooks]]
+id = "a"
+event = "pre_tool"
+executor = { plugin = "builtin:nope" }
+timeout_ms = 50
+
+[[hooks]]
+id = "a"
+event = "session_start"
+matcher = { tool_name = "bash" }
+executor = { plugin = "x.wasm", memory_mib = 0 }
+"#,
+    )
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(text.starts_with("hooks.toml: 6 problems:"), "{text}");
+    for want in [
+        "hooks[0].event: unknown event \"pre_tool\"; use one of session_start,",
+        "hooks[0].timeout_ms: 50 is out of range; use 100..=30000 milliseconds (default 5000)",
+        "hooks[0].executor.plugin: unknown built-in plugin \"nope\"; built-ins are builtin:guard-destructive, builtin:redact-secrets",
+        "hooks[1].id: duplicate hook id \"user:a\" (also hooks[0])",
+        "hooks[1].matcher: tool matchers apply to tool events only",
+        "hooks[1].executor.memory_mib: 0 is out of range; use 1..=1024 (default 64)",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn unknown_fields_and_bad_enums_name_the_field() {
+    let err = parse("[[hooks]]\nevent = \"stop\"\nexecutor = { plugin = \"x.wasm\" }\ntimeout = 5\n").unwrap_err();
+    assert!(err.to_string().contains("unknown field `timeout`"), "{err}");
+    let err = parse("[[hooks]]\nevent = \"stop\"\nexecutor = { plugin = \"x.wasm\" }\non_error = \"deny\"\n").unwrap_err();
+    assert!(err.to_string().contains("unknown variant `deny`, expected one of `block`, `allow`, `warn`"), "{err}");
+}
+
+#[test]
+fn durations_and_policies_are_checked() {
+    let secs = |t: &str| RawDuration::Text(t.into()).parse().map(|d| d.as_secs());
+    assert_eq!((secs("90"), secs("90s"), secs("30m"), secs("12h"), secs("7d")), (Ok(90), Ok(90), Ok(1800), Ok(43200), Ok(604800)));
+    assert_eq!(RawDuration::Seconds(5).parse().unwrap().as_secs(), 5);
+    assert!(secs("12 hours").unwrap_err().contains("is not a duration; write seconds, or a number with s, m, h or d"));
+    let err = parse("resolve_ttl = \"soon\"\n[policy]\nproject_grants = [\"net:ftp:x\"]\nproject_peers = [\"vscode\"]\nmax_limits = { memory_mib = 0, timeout_ms = 10 }\n").unwrap_err().to_string();
+    for want in [
+        "resolve_ttl: \"soon\" is not a duration",
+        "policy.project_grants: unknown capability \"net:ftp:x\"",
+        "policy.project_peers: hookhost knows no project hook file of \"vscode\"; use claude-code",
+        "policy.max_limits.memory_mib: 0 is out of range",
+        "policy.max_limits.timeout_ms: 10 is out of range",
+    ] {
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
+    let c = parse("[policy]\nuser_grants = [\"net:http:*\", \"process:exec\"]\n").unwrap();
+    let grants = c.policy.user_grants.unwrap();
+    assert!(grants[0].allows(&"net:http:example.com:8080".parse().unwrap()) && grants[1].allows(&Capability::ProcessExec));
+    assert_eq!(c.policy.written, ["user_grants"]);
+}
+
+#[test]
+fn json_configs_use_the_same_schema() {
+    let c = ConfigFile::parse(r#"{"hooks":[{"event":"stop","executor":{"plugin":"builtin:guard-destructive"}}]}"#, Path::new("h.json"), Path::new(".")).unwrap();
+    assert_eq!(c.hooks[0].plugin, PluginRef::Builtin("guard-destructive".into()));
+}
