@@ -209,7 +209,7 @@ pub fn include(raw: &mut RawConfig, base: &Path) -> Result<(), Vec<String>> {
     include_with(raw, base, &crate::read_text)
 }
 
-/// [`include`], reading each peer file with `read` (a project's layer reads the bytes its
+/// [`include()`], reading each peer file with `read` (a project's layer reads the bytes its
 /// approval hashed, never the file again).
 pub fn include_with(raw: &mut RawConfig, base: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Result<(), Vec<String>> {
     let mut problems = Vec::new();
