@@ -38,7 +38,7 @@ pub(crate) struct HostArgs {
     #[arg(long, short)]
     config: Option<PathBuf>,
     /// The config file's format, when detection should not decide: native, everruns,
-    /// docker-agent, claude-code, starchild.
+    /// docker-agent, claude-code, starchild, copilot.
     #[arg(long, value_name = "FORMAT")]
     dialect: Option<String>,
     /// Append one audit record (JSON line) per hook invocation to this file.
@@ -76,10 +76,15 @@ enum Command {
         #[arg(long, short)]
         event: Option<PathBuf>,
         /// How to answer: json (hookhost's outcome, the default), claude-code, codex,
-        /// gemini-cli, docker-agent or starchild (that runtime's hook output, exit codes
+        /// gemini-cli, docker-agent, starchild or copilot (that runtime's hook output, exit codes
         /// included; hookhost's own failures are the runtime's non-blocking error).
         #[arg(long, value_name = "PROTOCOL", default_value = "json")]
         output: String,
+        /// The event's name, for a runtime whose hook input names none (GitHub Copilot CLI:
+        /// the name its hook is configured under, e.g. `preToolUse`). Without it, hookhost
+        /// reads the event from the input's fields.
+        #[arg(long, value_name = "NAME")]
+        event_name: Option<String>,
         /// With a runtime protocol: a failure of hookhost itself (bad config, bad input, a plugin
         /// that will not load) becomes the runtime's block, naming the failure, instead of its
         /// non-blocking error.
@@ -318,14 +323,14 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Run { host: args, event, output, fail_closed } => {
+        Command::Run { host: args, event, output, fail_closed, event_name } => {
             let protocol = Protocol::parse(&output).ok_or_else(|| usage(format!("--output: unknown protocol {output:?}; use one of {}", Protocol::names())))?;
             if protocol != Protocol::Json {
-                return Ok(run_for_runtime(&args, event.as_deref(), protocol, fail_closed).await);
+                return Ok(run_for_runtime(&args, event.as_deref(), event_name.as_deref(), protocol, fail_closed).await);
             }
             let host = load_one_shot(&args).await?;
             let (text, from) = read_event(event.as_deref())?;
-            let event = HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))?;
+            let event = serde_json::from_str(&text).map_err(|e| hookhost::EventError::Json(e.to_string())).and_then(|v| HookEvent::from_runtime_value(v, event_name.as_deref())).map_err(|e| usage(format!("{from}: {e}")))?;
             let outcome = host.dispatch(&event).await;
             println!("{}", serde_json::to_string(&outcome)?);
             // Background hooks run once the decision is out, and change nothing.

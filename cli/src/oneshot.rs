@@ -43,14 +43,19 @@ pub(crate) fn write_wit(dir: &Path, version: &str) -> Result<ExitCode> {
 /// `run --output P`: answer in the runtime's protocol, whatever happens. hookhost's own
 /// failures use the runtime's non-blocking error form (or its block, with `--fail-closed`), so a
 /// broken config never reads as a block — nor, when asked, as a pass.
-pub(crate) async fn run_for_runtime(args: &HostArgs, path: Option<&Path>, protocol: Protocol, fail_closed: bool) -> ExitCode {
+pub(crate) async fn run_for_runtime(args: &HostArgs, path: Option<&Path>, event_name: Option<&str>, protocol: Protocol, fail_closed: bool) -> ExitCode {
     // The event first: a failure after it can still answer in the event's own block form.
     let runtime = match protocol {
         Protocol::Runtime(runtime) => Some(runtime),
         Protocol::Json => None,
     };
     // The runtime that sent it is the one it answers (hooks built against 0.2.0 see it).
-    let event = read_event(path).and_then(|(text, from)| HookEvent::from_json(&text).map_err(|e| usage(format!("{from}: {e}")))).map(|e| HookEvent { runtime, ..e });
+    let event = read_event(path)
+        .and_then(|(text, from)| {
+            let parsed = serde_json::from_str(&text).map_err(|e| hookhost::EventError::Json(e.to_string())).and_then(|v| HookEvent::from_runtime_value(v, event_name));
+            parsed.map_err(|e| usage(format!("{from}: {e}")))
+        })
+        .map(|e| HookEvent { runtime, ..e });
     let reply = match event {
         Err(e) => hookhost::protocol::failure(protocol, None, &format!("{e:#}"), fail_closed),
         Ok(event) => match load_one_shot(args).await {

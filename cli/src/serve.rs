@@ -187,8 +187,9 @@ fn background(host: Arc<Host>, event: HookEvent) {
 }
 
 /// Read a request's event, or the 400 that says why not.
-fn read_event(app: &App, route: &str, body: &Bytes) -> Result<HookEvent, Response> {
-    std::str::from_utf8(body).map_err(|_| "the event is not UTF-8".to_string()).and_then(|t| HookEvent::from_json(t).map_err(|e| e.to_string())).map_err(|e| {
+fn read_event(app: &App, route: &str, body: &Bytes, event_name: Option<&str>) -> Result<HookEvent, Response> {
+    let parse = |text: &str| serde_json::from_str(text).map_err(|e| hookhost::EventError::Json(e.to_string())).and_then(|v| HookEvent::from_runtime_value(v, event_name)).map_err(|e| e.to_string());
+    std::str::from_utf8(body).map_err(|_| "the event is not UTF-8".to_string()).and_then(parse).map_err(|e| {
         app.count(route, StatusCode::BAD_REQUEST);
         json_error(StatusCode::BAD_REQUEST, &e)
     })
@@ -219,7 +220,7 @@ async fn decide(app: &App, event: &HookEvent, route: &str) -> Result<(Arc<Host>,
 
 async fn events(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let route = "/v1/events";
-    let event = match read_event(&app, route, &body) {
+    let event = match read_event(&app, route, &body, None) {
         Ok(e) => e,
         Err(r) => return r,
     };
@@ -242,6 +243,16 @@ async fn events(State(app): State<Arc<App>>, body: Bytes) -> Response {
 /// status: every runtime reads that as a non-blocking error — but a chain that ran out of time
 /// on an event that can block is answered with the runtime's block.
 async fn runtime_hook(State(app): State<Arc<App>>, UrlPath(name): UrlPath<String>, body: Bytes) -> Response {
+    answer_runtime(app, name, None, body).await
+}
+
+/// `/v1/hooks/{runtime}/{event}`: the same, for a runtime whose payloads name no event (GitHub
+/// Copilot CLI: the path names it, as `hookhost run --event-name` does).
+async fn runtime_hook_named(State(app): State<Arc<App>>, UrlPath((name, event)): UrlPath<(String, String)>, body: Bytes) -> Response {
+    answer_runtime(app, name, Some(event), body).await
+}
+
+async fn answer_runtime(app: Arc<App>, name: String, event_name: Option<String>, body: Bytes) -> Response {
     let route = format!("/v1/hooks/{name}");
     let Some((protocol, runtime)) = Protocol::parse(&name).and_then(|p| match p {
         Protocol::Runtime(runtime) => Some((p, runtime)),
@@ -251,7 +262,7 @@ async fn runtime_hook(State(app): State<Arc<App>>, UrlPath(name): UrlPath<String
         let names: Vec<&str> = Protocol::all().filter(|p| *p != Protocol::Json).map(Protocol::name).collect();
         return json_error(StatusCode::NOT_FOUND, &format!("no protocol {name:?}; use one of {} (or POST /v1/events)", names.join(", ")));
     };
-    let event = match read_event(&app, &route, &body) {
+    let event = match read_event(&app, &route, &body, event_name.as_deref()) {
         Ok(e) => HookEvent { runtime: Some(runtime), ..e },
         Err(r) => return r,
     };
@@ -326,6 +337,7 @@ fn router(app: Arc<App>, args: &ServeArgs) -> Router {
     Router::new()
         .route("/v1/events", post(events))
         .route("/v1/hooks/{protocol}", post(runtime_hook))
+        .route("/v1/hooks/{protocol}/{event}", post(runtime_hook_named))
         .route("/metrics", get(metrics))
         .route("/healthz", get(healthz))
         .layer(axum::middleware::from_fn_with_state(app.clone(), guard))

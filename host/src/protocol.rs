@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 mod claude_code;
 mod codex;
+mod copilot;
 mod docker_agent;
 mod gemini_cli;
 mod starchild;
@@ -69,19 +70,20 @@ impl Protocol {
     }
 }
 
-/// A runtime's answer writer: the outcome's parts in, its stdout JSON out (empty: nothing to
-/// say), notes for what it has no field for.
-type Writer = fn(&Parts, &mut Vec<String>) -> String;
+/// A runtime's answer writer: the outcome's parts in, its stdout (empty: nothing to say) and
+/// exit code out, notes for what it has no field for.
+type Writer = fn(&Parts, &mut Vec<String>) -> (String, u8);
 
 /// The answer writer of each runtime that has one. A new runtime's writer is a module beside
 /// these, named here.
 fn writer(runtime: Runtime) -> Option<Writer> {
     Some(match runtime {
-        Runtime::ClaudeCode => |p, notes| claude_code::claude(Protocol::Runtime(Runtime::ClaudeCode), p, notes),
-        Runtime::Codex => codex::codex,
-        Runtime::GeminiCli => gemini_cli::gemini,
-        Runtime::DockerAgent => docker_agent::docker,
-        Runtime::Starchild => starchild::starchild,
+        Runtime::ClaudeCode => |p, notes| (claude_code::claude(Protocol::Runtime(Runtime::ClaudeCode), p, notes), 0),
+        Runtime::Codex => |p, notes| (codex::codex(p, notes), 0),
+        Runtime::GeminiCli => |p, notes| (gemini_cli::gemini(p, notes), 0),
+        Runtime::DockerAgent => |p, notes| (docker_agent::docker(p, notes), 0),
+        Runtime::Starchild => |p, notes| (starchild::starchild(p, notes), 0),
+        Runtime::Copilot => copilot::copilot,
         Runtime::Everruns => return None,
     })
 }
@@ -163,7 +165,7 @@ pub fn render(protocol: Protocol, event: &HookEvent, outcome: &Outcome) -> Reply
     let mut parts = Parts::of(event, outcome);
     let mut notes = Vec::new();
     if protocol != Protocol::Json && parts.kind < VerdictKind::Block && event.name.can_block() {
-        let what = if parts.prompt.is_some() {
+        let what = if parts.prompt.is_some() && !takes_prompt(protocol, &event.name) {
             Some("prompt")
         } else if parts.arguments.is_some() && !takes_tool_input(protocol, &event.name, parts.kind) {
             Some("tool input")
@@ -178,14 +180,14 @@ pub fn render(protocol: Protocol, event: &HookEvent, outcome: &Outcome) -> Reply
             parts.arguments = None;
         }
     }
-    let stdout = match protocol {
-        Protocol::Json => serde_json::to_string(outcome).unwrap_or_default(),
+    let (stdout, code) = match protocol {
+        Protocol::Json => (serde_json::to_string(outcome).unwrap_or_default(), 0),
         Protocol::Runtime(runtime) => match writer(runtime) {
             Some(write) => write(&parts, &mut notes),
-            None => serde_json::to_string(outcome).unwrap_or_default(),
+            None => (serde_json::to_string(outcome).unwrap_or_default(), 0),
         },
     };
-    Reply { stdout, notes: notes.into_iter().map(|n| format!("hookhost: {} output: {n}", protocol.name())).collect(), code: 0 }
+    Reply { stdout, notes: notes.into_iter().map(|n| format!("hookhost: {} output: {n}", protocol.name())).collect(), code }
 }
 
 /// hookhost's own failure (bad config, bad input, a plugin that will not load) in `protocol`:
@@ -198,7 +200,10 @@ pub fn failure(protocol: Protocol, event: Option<&HookEvent>, error: &str, fail_
         return Reply { stdout: String::new(), notes: vec![line], code: 2 };
     }
     if !fail_closed {
-        return Reply { stdout: String::new(), notes: vec![line], code: 1 };
+        // Copilot denies a tool call whose preToolUse hook exits non-zero: its non-blocking
+        // error is exit 0 with nothing on stdout.
+        let code = if protocol == Protocol::Runtime(Runtime::Copilot) { 0 } else { 1 };
+        return Reply { stdout: String::new(), notes: vec![line], code };
     }
     let reason = format!("hookhost could not decide, and --fail-closed blocks: {error}");
     match event {
@@ -213,6 +218,12 @@ pub fn failure(protocol: Protocol, event: Option<&HookEvent>, error: &str, fail_
         // reason on stderr.
         None => Reply { stdout: String::new(), notes: vec![reason], code: 2 },
     }
+}
+
+/// Whether `protocol` takes a rewritten prompt on `event` (only Copilot's
+/// `userPromptTransformed` does).
+fn takes_prompt(protocol: Protocol, event: &EventName) -> bool {
+    protocol == Protocol::Runtime(Runtime::Copilot) && *event == EventName::UserPromptSubmit
 }
 
 /// Whether `protocol` takes rewritten tool input on `event` with this verdict.

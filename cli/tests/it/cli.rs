@@ -410,13 +410,25 @@ fn under_a_runtime_protocol_hookhosts_own_failures_never_read_as_a_block() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).starts_with("hookhost: error: stdin: event is not valid JSON"), "{}", stderr(&out));
     assert_eq!(hookhost(&["run", "--output", "gemini-cli", "--fail-closed"], "{").status.code(), Some(2));
+    // GitHub Copilot CLI denies a tool call whose preToolUse hook exits non-zero at all: there
+    // hookhost's own failure is exit 0 and nothing, its block JSON on exit 0.
+    let copilot_pre = r#"{"sessionId":"s","timestamp":1767225600000,"cwd":"/","toolName":"bash","toolArgs":{"command":"mkfs.ext4 /dev/sda"}}"#;
+    let out = hookhost(&["run", "--output", "copilot", "--config", "/nonexistent/hooks.toml"], copilot_pre);
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true));
+    assert!(stderr(&out).starts_with("hookhost: error: /nonexistent/hooks.toml: cannot read"), "{}", stderr(&out));
+    let out = hookhost(&["run", "--output", "copilot", "--event-name", "preToolUse"], copilot_pre);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["permissionDecision"], "deny");
+    let out = hookhost(&["run", "--output", "copilot"], r#"{"sessionId":"s","timestamp":1,"cwd":"/"}"#);
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true));
+    assert!(stderr(&out).contains("pass the name its hook is configured under, `hookhost run --event-name NAME`"), "{}", stderr(&out));
     // An event hookhost does not model passes through, exit 0, nothing to say.
     let out = hookhost(&["run", "--output", "claude-code"], r#"{"hook_event_name":"TaskCompleted","task_id":"t1"}"#);
     assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true), "{}", stderr(&out));
     // A protocol hookhost does not speak is the command line's own error.
     let out = hookhost(&["run", "--output", "cursor"], pre);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild");
+    assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot");
 }
 
 /// `hookhost wit DIR` writes the WIT package authors build against; `-` prints it; a second

@@ -66,3 +66,22 @@ fn the_checked_in_json_schema_is_current() {
         "docs/config.schema.json is stale; regenerate it with `cargo run -q -p hookhost-cli -- config schema > docs/config.schema.json`"
     );
 }
+
+/// INTEGRATIONS.md's GitHub Copilot CLI snippet is a `.github/hooks` file Copilot (and hookhost)
+/// reads: version 1, each event wired to `hookhost run --output copilot` naming that event.
+#[test]
+fn the_copilot_snippet_is_a_hook_file_naming_each_event() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let text = std::fs::read_to_string(root.join("docs/INTEGRATIONS.md")).unwrap();
+    let section = &text[text.find("## GitHub Copilot CLI").expect("a Copilot section")..];
+    let start = section.find("```json\n").unwrap() + "```json\n".len();
+    let snippet = &section[start..start + section[start..].find("```").unwrap()];
+    let config = ConfigFile::parse(snippet, Path::new("hookhost.json"), root).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config.hooks.len(), 5);
+    for hook in &config.hooks {
+        let command = hook.settings["command"].as_str().unwrap();
+        let native = hookhost::Runtime::Copilot.event_name(&hook.event);
+        assert_eq!(command, format!("hookhost run --output copilot --event-name {native}"), "{}", hook.id);
+        assert_eq!(hook.settings["dialect"], "copilot");
+    }
+}

@@ -42,13 +42,21 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
     let cache = hookhost::types::paths::cache_dir(None).expect("a cache directory").display().to_string();
     let cases = cases();
     let mut checked = 0;
-    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild"] {
+    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot"] {
         std::fs::write(&outer, format!(
             "[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n{}",
-            ["pre_tool_use", "permission_request", "user_prompt_submit", "stop", "session_start"].iter().map(|e| format!(
-                "[[hooks]]\nevent = \"{e}\"\ntimeout_ms = 30000\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ mode = \"host\", dialect = \"{protocol}\", timeout_ms = 30000, env = {{ HOOKHOST_CACHE_DIR = {} }}, argv = [{}, \"run\", \"--output\", \"{protocol}\", \"--config\", {}] }} }}\n",
-                toml_string(&cache), toml_string(bin), toml_string(&inner.display().to_string())
-            )).collect::<String>()
+            ["pre_tool_use", "permission_request", "user_prompt_submit", "stop", "session_start"].iter().map(|e| {
+                // Copilot's payloads name no event: its hook configuration does (INTEGRATIONS.md).
+                let runtime = hookhost::Runtime::parse(protocol).unwrap();
+                let named = match runtime {
+                    hookhost::Runtime::Copilot => format!(", \"--event-name\", \"{}\"", runtime.event_name(&hookhost::EventName::from_canonical(e).unwrap())),
+                    _ => String::new(),
+                };
+                format!(
+                    "[[hooks]]\nevent = \"{e}\"\ntimeout_ms = 30000\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ mode = \"host\", dialect = \"{protocol}\", timeout_ms = 30000, env = {{ HOOKHOST_CACHE_DIR = {} }}, argv = [{}, \"run\", \"--output\", \"{protocol}\"{named}, \"--config\", {}] }} }}\n",
+                    toml_string(&cache), toml_string(bin), toml_string(&inner.display().to_string())
+                )
+            }).collect::<String>()
         )).unwrap();
         for (event, answer) in &cases {
             let event_name = hookhost::HookEvent::from_value(event.clone()).unwrap().name.config_name();
@@ -60,7 +68,7 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 55);
+    assert_eq!(checked, 66);
 }
 
 /// (event, what the inner hook answers in Claude Code's dialect): every verdict, and the effects
@@ -101,7 +109,7 @@ fn every_answer_matches_its_runtimes_documented_output_schema() {
         (json!({"hook_event_name": "UserPromptSubmit", "prompt": "key sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX"}), ""),
     ]);
     let mut validated = 0;
-    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild"] {
+    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot"] {
         let schema_file = if protocol == "codex" { "claude-code" } else { protocol };
         let schema: Value = serde_json::from_str(&std::fs::read_to_string(schemas.join(format!("{schema_file}.schema.json"))).unwrap()).unwrap();
         let validator = jsonschema::validator_for(&schema).unwrap();
@@ -177,6 +185,22 @@ fn nearest(protocol: &str, event: &str, mut want: Value) -> Value {
                 }
                 "pass" if !want["patch"].is_null() => want["decision"] = json!("allow"),
                 _ => {}
+            }
+        }
+        // GitHub Copilot CLI: no halt before a tool (a deny); no block on a prompt, which the model
+        // gets as a notice instead; context on postToolUse, sessionStart, subagentStart and
+        // notification only.
+        "copilot" => {
+            if event == "pre_tool_use" && decision == "halt" {
+                want["decision"] = json!("block");
+            }
+            if event == "user_prompt_submit" && decision == "block" {
+                want["patch"] = json!({"message": format!("[hookhost withheld this prompt: {}]", want["reason"].as_str().unwrap())});
+                want["decision"] = json!("pass");
+                want["reason"] = Value::Null;
+            }
+            if !matches!(event, "post_tool_use" | "session_start" | "notification") {
+                want["context"] = json!([]);
             }
         }
         // docker-agent takes context where its reference says (not on pre_tool_use).

@@ -77,8 +77,16 @@ fn without_a_daemon_it_runs_the_event_in_process_or_fails_as_asked() {
     assert_eq!(out.status.code(), Some(1));
     let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback", "--fail-closed"], MKFS);
     assert_eq!(out.status.code(), Some(2));
+    // GitHub Copilot CLI: an unreachable daemon is exit 0 (any non-zero exit of a preToolUse
+    // hook denies there); the event's name reaches the fallback run.
+    let copilot_mkfs = r#"{"sessionId":"s","timestamp":1767225600000,"cwd":"/","toolName":"bash","toolArgs":{"command":"mkfs.ext4 /dev/sda"}}"#;
+    assert_eq!(send(&["--server", &server, "--output", "copilot", "--no-fallback"], copilot_mkfs).status.code(), Some(0));
+    let out = send(&["--server", &server, "--output", "copilot"], copilot_mkfs);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()["permissionDecision"], "deny", "{}", stderr(&out));
+    let out = send(&["--server", &server, "--output", "copilot", "--event-name", "permissionRequest"], copilot_mkfs);
+    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""), "no hook on permission requests by default: {}", stderr(&out));
     let out = send(&["--output", "cursor"], MKFS);
-    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(2), "hookhost-send: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild"));
+    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(2), "hookhost-send: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot"));
 }
 
 #[test]

@@ -45,6 +45,14 @@ fn routes_metrics_token_and_bad_requests() {
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!((status, v["hookSpecificOutput"]["permissionDecision"].as_str()), (200, Some("deny")), "{body}");
     assert_eq!(d.request("POST", "/v1/hooks/claude-code", &auth, &bash("ls")), (200, "{}".into()), "a pass is an empty answer");
+    // GitHub Copilot CLI's camelCase payload names no event: read from its fields, or named by
+    // the path (its preToolUse and permissionRequest payloads are alike).
+    let copilot_mkfs = r#"{"sessionId":"s","timestamp":1767225600000,"cwd":"/","toolName":"bash","toolArgs":{"command":"mkfs.ext4 /dev/sda"}}"#;
+    let (status, body) = d.request("POST", "/v1/hooks/copilot", &auth, copilot_mkfs);
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((status, v["permissionDecision"].as_str()), (200, Some("deny")), "{body}");
+    // Named a permission request, where the default chain has no hook: not read as preToolUse.
+    assert_eq!(d.request("POST", "/v1/hooks/copilot/permissionRequest", &auth, copilot_mkfs), (200, "{}".into()));
     // Bad requests, each with its error; the daemon serves on.
     let (status, body) = d.request("POST", "/v1/events", &auth, "not json");
     assert_eq!(status, 400);
@@ -56,9 +64,9 @@ fn routes_metrics_token_and_bad_requests() {
     for line in [
         "hookhost_requests_total{route=\"/v1/events\",status=\"200\"} 1",
         "hookhost_requests_total{route=\"/v1/events\",status=\"400\"} 1",
-        "hookhost_hook_decisions_total{hook=\"user:guard_destructive\",decision=\"block\"} 2",
-        "hookhost_hook_invocations_total{hook=\"user:guard_destructive\"} 3",
-        "hookhost_hook_duration_seconds_count{hook=\"user:guard_destructive\"} 3",
+        "hookhost_hook_decisions_total{hook=\"user:guard_destructive\",decision=\"block\"} 3",
+        "hookhost_hook_invocations_total{hook=\"user:guard_destructive\"} 4",
+        "hookhost_hook_duration_seconds_count{hook=\"user:guard_destructive\"} 4",
     ] {
         assert!(metrics.contains(line), "missing {line} in:\n{metrics}");
     }

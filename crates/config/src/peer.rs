@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 mod claude_code;
+mod copilot;
 mod docker_agent;
 mod everruns;
 mod starchild;
@@ -75,8 +76,11 @@ pub fn detect(doc: &Value, yaml: bool) -> Result<Format, String> {
         if doc.get("capabilities").is_some() {
             marks.push((Format::Peer(Runtime::Everruns), "a `capabilities` list"));
         }
-        if hooks.is_some_and(Value::is_object) {
-            marks.push((Format::Peer(Runtime::ClaudeCode), "a `hooks` object keyed by event"));
+        // GitHub Copilot CLI's files say their version; Claude Code's settings do not.
+        match (hooks.is_some_and(Value::is_object), doc.get("version").is_some()) {
+            (true, true) => marks.push((Format::Peer(Runtime::Copilot), "a `version` and a `hooks` object")),
+            (true, false) => marks.push((Format::Peer(Runtime::ClaudeCode), "a `hooks` object keyed by event")),
+            _ => {}
         }
         let (native, everruns) = executor_kinds(hooks);
         if everruns {
@@ -159,6 +163,7 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
         Format::Peer(Runtime::DockerAgent) => docker_agent::docker(doc, &mut problems),
         Format::Peer(Runtime::ClaudeCode) => claude_code::claude(doc, &mut problems),
         Format::Peer(Runtime::Starchild) => starchild::starchild(doc, &mut problems),
+        Format::Peer(Runtime::Copilot) => copilot::copilot(doc, &mut problems),
         Format::Peer(other) => {
             problems.push(format!("hookhost does not read {} hook configs; it reads {}", other.title(), Format::peer_names()));
             RawConfig::default()

@@ -43,6 +43,9 @@ pub enum EventError {
     #[error("event has no name: set \"event\" (canonical, e.g. \"pre_tool_use\") or \"hook_event_name\"")]
     /// No event name.
     NoName,
+    #[error("the event names no event, and its fields do not say which (GitHub Copilot CLI's payloads name none): pass the name its hook is configured under, `hookhost run --event-name NAME` (preToolUse, permissionRequest, postToolUse, userPromptTransformed, agentStop, ...)")]
+    /// A camelCase (GitHub Copilot CLI) event whose fields do not say which event it is.
+    Unnamed,
     #[error("unknown event \"{name}\": use one of {known} (or \"custom:<name>\" for an event hookhost does not define)")]
     /// A name hookhost does not know.
     UnknownName {
@@ -95,7 +98,25 @@ impl HookEvent {
     /// Normalise an event: the canonical envelope `{"event", ..., "data": {...}}`, or the flat
     /// Claude Code / docker-agent shape `{"hook_event_name", "tool_name", "tool_input", ...}`.
     pub fn from_value(value: Value) -> Result<Self, EventError> {
+        Self::from_runtime_value(value, None)
+    }
+
+    /// Normalise an event a runtime sent, given its name when the payload names none (GitHub
+    /// Copilot CLI's camelCase payloads: `hookhost run --event-name preToolUse`). A camelCase
+    /// payload (`sessionId`, `toolName`, `toolArgs`, ...) without a name has its event inferred
+    /// from its fields; a name the fields cannot give is [`EventError::Unnamed`].
+    pub fn from_runtime_value(value: Value, event_name: Option<&str>) -> Result<Self, EventError> {
         let Value::Object(mut obj) = value else { return Err(EventError::NotObject(crate::text::json_kind(&value))) };
+        if !obj.contains_key("event") && !obj.contains_key("hook_event_name") {
+            if let Some(name) = event_name.map(str::to_string).or_else(|| copilot::infer(&obj).map(str::to_string)) {
+                if obj.contains_key("sessionId") || obj.keys().any(|k| k.chars().any(|c| c.is_ascii_uppercase())) {
+                    obj = copilot::normalise(obj);
+                }
+                obj.insert("hook_event_name".into(), name.into());
+            } else if obj.contains_key("sessionId") {
+                return Err(EventError::Unnamed);
+            }
+        }
         // A peer runtime's own event (`hook_event_name`) that hookhost does not model passes
         // through as `custom:<name>`: runtimes add events faster than hookhost models them. A
         // canonical envelope's `event` must be known (a typo there is an error).
@@ -186,9 +207,103 @@ fn flat_data(obj: Map<String, Value>) -> Map<String, Value> {
     data
 }
 
+/// GitHub Copilot CLI's camelCase payloads (its hooks reference, "Hook event input payloads"),
+/// which name no event.
+mod copilot {
+    use serde_json::{Map, Value};
+
+    /// The Copilot event a camelCase payload's fields say it is, where they say one: each event
+    /// has a field no other has, but `preToolUse` and `permissionRequest` share theirs (a
+    /// `toolName` payload is read as `preToolUse` unless the hook's configuration names it).
+    pub(super) fn infer(obj: &Map<String, Value>) -> Option<&'static str> {
+        if !obj.contains_key("sessionId") {
+            return None;
+        }
+        let has = |k: &str| obj.contains_key(k);
+        Some(match () {
+            _ if has("transformedPrompt") => "userPromptTransformed",
+            _ if has("prompt") => "userPromptSubmitted",
+            _ if has("toolResult") => "postToolUse",
+            _ if has("toolName") && obj.get("error").is_some_and(Value::is_string) => "postToolUseFailure",
+            _ if has("toolName") => "preToolUse",
+            _ if has("notification_type") => "notification",
+            _ if has("errorContext") => "errorOccurred",
+            _ if has("customInstructions") || has("trigger") => "preCompact",
+            _ if has("agentName") && has("stopReason") => "subagentStop",
+            _ if has("agentName") => "subagentStart",
+            _ if has("stopReason") => "agentStop",
+            _ if has("source") => "sessionStart",
+            _ if has("reason") => "sessionEnd",
+            _ => return None,
+        })
+    }
+
+    /// `toolArgs` → `tool_input` (parsed when it is JSON text), `toolResult.textResultForLlm` →
+    /// `tool_result` (and `is_error` unless `resultType` is `success`), a transformed prompt →
+    /// `prompt` (what the model will receive; the user's own stays as `user_prompt`), a
+    /// millisecond `timestamp` → `ts`, every other key in snake_case.
+    pub(super) fn normalise(obj: Map<String, Value>) -> Map<String, Value> {
+        let mut out = Map::new();
+        let transformed = obj.contains_key("transformedPrompt");
+        for (key, value) in obj {
+            match key.as_str() {
+                "toolArgs" => {
+                    let args = match value {
+                        Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+                        other => other,
+                    };
+                    out.insert("tool_input".into(), args);
+                }
+                "toolResult" => {
+                    let kind = value.get("resultType").and_then(Value::as_str).unwrap_or("success");
+                    out.insert("is_error".into(), (kind != "success").into());
+                    let text = value.get("textResultForLlm").cloned().unwrap_or(value);
+                    out.insert("tool_result".into(), text);
+                }
+                "timestamp" => match value.as_u64() {
+                    Some(ms) => {
+                        out.insert("ts".into(), super::rfc3339(std::time::Duration::from_millis(ms)).into());
+                    }
+                    None => {
+                        out.insert("timestamp".into(), value);
+                    }
+                },
+                "prompt" if transformed => {
+                    out.insert("user_prompt".into(), value);
+                }
+                "transformedPrompt" => {
+                    out.insert("prompt".into(), value);
+                }
+                other => {
+                    out.insert(snake(other), value);
+                }
+            }
+        }
+        out
+    }
+
+    /// `toolName` → `tool_name`.
+    fn snake(key: &str) -> String {
+        let mut out = String::with_capacity(key.len() + 4);
+        for c in key.chars() {
+            if c.is_ascii_uppercase() {
+                out.push('_');
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
 /// The current time as RFC 3339 UTC with milliseconds, without a date crate.
 pub fn now_rfc3339() -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    rfc3339(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default())
+}
+
+/// A time since the Unix epoch as RFC 3339 UTC with milliseconds.
+pub fn rfc3339(now: std::time::Duration) -> String {
     let secs = now.as_secs() as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Civil-from-days (Howard Hinnant's algorithm).
@@ -284,5 +399,25 @@ mod tests {
         let ts = now_rfc3339();
         assert_eq!(ts.len(), 24, "{ts}");
         assert!(ts.ends_with('Z') && ts.as_bytes()[10] == b'T', "{ts}");
+    }
+
+    #[test]
+    fn copilot_payloads_name_no_event_and_are_read_from_their_fields() {
+        let pre = HookEvent::from_json(r#"{"sessionId":"s1","timestamp":1767225600000,"cwd":"/repo","toolName":"bash","toolArgs":"{\"command\":\"ls\"}"}"#).unwrap();
+        assert_eq!((pre.name.clone(), pre.session_id.as_str(), pre.ts.as_str(), pre.cwd.as_deref()), (EventName::PreToolUse, "s1", "2026-01-01T00:00:00.000Z", Some("/repo")));
+        assert_eq!((pre.tool_name(), pre.arguments()), (Some("bash"), Some(&json!({"command": "ls"}))), "toolArgs as JSON text is parsed");
+        let post = HookEvent::from_json(r#"{"sessionId":"s1","timestamp":1,"cwd":"/","toolName":"bash","toolArgs":{"command":"env"},"toolResult":{"resultType":"success","textResultForLlm":"TOKEN=x"}}"#).unwrap();
+        assert_eq!((post.name.clone(), post.data["result"].clone(), post.data["is_error"].clone()), (EventName::PostToolUse, json!("TOKEN=x"), json!(false)));
+        let prompt = HookEvent::from_json(r#"{"sessionId":"s1","timestamp":1,"cwd":"/","prompt":"hi key=1","transformedPrompt":"<ctx/> hi key=1"}"#).unwrap();
+        assert_eq!((prompt.name.clone(), prompt.data["message"].clone(), prompt.data["user_prompt"].clone()), (EventName::UserPromptSubmit, json!("<ctx/> hi key=1"), json!("hi key=1")));
+        let submitted = HookEvent::from_json(r#"{"sessionId":"s1","timestamp":1,"cwd":"/","prompt":"hi"}"#).unwrap();
+        assert_eq!(submitted.name, EventName::Custom("userPromptSubmitted".into()), "its answer is dropped by Copilot: passed through");
+        let stop = HookEvent::from_json(r#"{"sessionId":"s1","timestamp":1,"cwd":"/","transcriptPath":"/t","stopReason":"end_turn"}"#).unwrap();
+        assert_eq!((stop.name.clone(), stop.data["transcript_path"].clone()), (EventName::Stop, json!("/t")));
+        // The shared fields of preToolUse and permissionRequest: the configured name decides.
+        let asked = HookEvent::from_runtime_value(json!({"sessionId":"s1","timestamp":1,"cwd":"/","toolName":"bash","toolArgs":{}}), Some("permissionRequest")).unwrap();
+        assert_eq!(asked.name, EventName::PermissionRequest);
+        assert_eq!(HookEvent::from_json(r#"{"sessionId":"s1","timestamp":1,"cwd":"/"}"#).unwrap_err(), EventError::Unnamed);
+        assert!(EventError::Unnamed.to_string().contains("hookhost run --event-name NAME"));
     }
 }

@@ -13,6 +13,7 @@ use std::fmt;
 
 mod claude_code;
 mod codex;
+mod copilot;
 mod docker_agent;
 mod everruns;
 mod gemini_cli;
@@ -33,6 +34,8 @@ pub enum Runtime {
     DockerAgent,
     /// Starchild.
     Starchild,
+    /// GitHub Copilot CLI.
+    Copilot,
 }
 
 /// How a runtime names an event its table does not list.
@@ -42,6 +45,8 @@ pub enum Naming {
     Canonical,
     /// In PascalCase (`TurnStart`).
     Pascal,
+    /// In camelCase (`turnStart`).
+    Camel,
 }
 
 /// What a runtime's matcher on an event is tested against (Claude Code's "Matcher patterns").
@@ -97,7 +102,7 @@ const fn event(name: &'static str, canonical: Option<EventName>, matcher: MatchO
 
 impl Runtime {
     /// Every runtime, in the order messages list them.
-    pub const ALL: [Runtime; 6] = [Runtime::Everruns, Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::DockerAgent, Runtime::Starchild];
+    pub const ALL: [Runtime; 7] = [Runtime::Everruns, Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::DockerAgent, Runtime::Starchild, Runtime::Copilot];
 
     /// What hookhost knows of it.
     pub fn profile(self) -> &'static Profile {
@@ -108,6 +113,7 @@ impl Runtime {
             Runtime::GeminiCli => &gemini_cli::PROFILE,
             Runtime::DockerAgent => &docker_agent::PROFILE,
             Runtime::Starchild => &starchild::PROFILE,
+            Runtime::Copilot => &copilot::PROFILE,
         }
     }
 
@@ -163,6 +169,10 @@ impl Runtime {
         match self.profile().naming {
             Naming::Canonical => event.as_str().to_string(),
             Naming::Pascal => pascal(event.as_str()),
+            Naming::Camel => {
+                let p = pascal(event.as_str());
+                p[..1].to_lowercase() + &p[1..]
+            }
         }
     }
 
@@ -254,5 +264,10 @@ mod tests {
         assert_eq!(Runtime::DockerAgent.canonical("before_compaction"), Some(E::PreCompact));
         assert_eq!(Runtime::ClaudeCode.canonical("PostToolUseFailure"), None);
         assert_eq!(Runtime::Codex.dialect(), Runtime::ClaudeCode);
+        assert_eq!(Runtime::Copilot.event_name(&E::PreToolUse), "preToolUse");
+        assert_eq!(Runtime::Copilot.event_name(&E::UserPromptSubmit), "userPromptTransformed", "the prompt event whose answer Copilot reads");
+        assert_eq!(Runtime::Copilot.event_name(&E::TurnStart), "turnStart");
+        assert_eq!(Runtime::Copilot.canonical("agentStop"), Some(E::Stop));
+        assert_eq!(Runtime::Copilot.canonical("errorOccurred"), None);
     }
 }

@@ -119,6 +119,7 @@ fn gemini_docker_and_starchild_forms() {
 #[test]
 fn hookhosts_own_failures_never_look_like_a_block_unless_asked() {
     for p in [Protocol::Runtime(Runtime::ClaudeCode), Protocol::Runtime(Runtime::Codex), Protocol::Runtime(Runtime::GeminiCli), Protocol::Runtime(Runtime::DockerAgent), Protocol::Runtime(Runtime::Starchild)] {
+        // (Copilot's non-blocking error is exit 0: `copilot_failures_exit_zero_unless_fail_closed`.)
         let reply = failure(p, Some(&ev("PreToolUse")), "hooks.toml: bad", false);
         assert_eq!((reply.stdout.as_str(), reply.code), ("", 1), "{p:?}: the runtime's non-blocking error");
         assert_eq!(reply.notes, ["hookhost: error: hooks.toml: bad"]);
@@ -218,4 +219,71 @@ fn every_codex_answer_is_one_codex_accepts_and_none_fails_open() {
     let (v, _) = c("PermissionRequest", VerdictKind::Allow, None, Some(args));
     assert_eq!(v["hookSpecificOutput"]["decision"]["behavior"], "deny", "input Codex cannot take here: blocked, not passed: {v}");
     assert_eq!(c("UserPromptSubmit", VerdictKind::Halt, Some("bye"), None).0, json!({"continue": false, "stopReason": "bye"}));
+}
+
+/// A Copilot event as Copilot sends it: camelCase, no event name (read from the fields, or
+/// named by the hook's configuration).
+fn copilot_ev(name: &str) -> HookEvent {
+    let mut v = json!({"sessionId": "s", "timestamp": 1, "cwd": "/repo"});
+    let extra = match name {
+        "preToolUse" | "permissionRequest" => json!({"toolName": "bash", "toolArgs": {"command": "ls"}}),
+        "postToolUse" => json!({"toolName": "bash", "toolArgs": {"command": "env"}, "toolResult": {"resultType": "success", "textResultForLlm": "TOKEN=x"}}),
+        "postToolUseFailure" => json!({"toolName": "bash", "toolArgs": {}, "error": "exit 1"}),
+        "userPromptTransformed" => json!({"prompt": "p", "transformedPrompt": "p"}),
+        "agentStop" => json!({"transcriptPath": "/t", "stopReason": "end_turn"}),
+        "sessionStart" => json!({"source": "new"}),
+        "notification" => json!({"message": "m", "notification_type": "agent_idle"}),
+        other => panic!("{other}"),
+    };
+    v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    HookEvent::from_runtime_value(v, Some(name)).unwrap()
+}
+
+fn copilot(event: &str, o: Outcome) -> (Value, Vec<String>, u8) {
+    let reply = render(Protocol::Runtime(Runtime::Copilot), &copilot_ev(event), &o);
+    let v = if reply.stdout.is_empty() { Value::Null } else { serde_json::from_str(&reply.stdout).unwrap_or(Value::String(reply.stdout.clone())) };
+    (v, reply.notes, reply.code)
+}
+
+#[test]
+fn copilot_answers_per_event_and_never_exits_non_zero_before_a_tool() {
+    let c = |event: &str, kind, reason: Option<&str>, patch: Option<Value>| copilot(event, outcome(kind, reason, vec![], patch));
+    // Before a tool: JSON on exit 0 for every verdict (any non-zero exit denies the tool call).
+    assert_eq!(c("preToolUse", VerdictKind::Block, Some("no"), None), (json!({"permissionDecision": "deny", "permissionDecisionReason": "no"}), vec![], 0));
+    assert_eq!(c("preToolUse", VerdictKind::Ask, Some("sure?"), None).0, json!({"permissionDecision": "ask", "permissionDecisionReason": "sure?"}));
+    assert_eq!(c("preToolUse", VerdictKind::Allow, None, None).0, json!({"permissionDecision": "allow"}));
+    assert_eq!(c("preToolUse", VerdictKind::Pass, None, None), (Value::Null, vec![], 0), "a pass is Copilot's default flow");
+    let (v, notes, _) = c("preToolUse", VerdictKind::Halt, Some("enough"), None);
+    assert_eq!(v, json!({"permissionDecision": "deny", "permissionDecisionReason": "enough"}));
+    assert_eq!(notes, ["hookhost: copilot output: Copilot cannot end the session from preToolUse: the tool call is denied instead"]);
+    let args = json!({"arguments": {"command": "curl -H 'Authorization: [REDACTED]' x"}});
+    assert_eq!(c("preToolUse", VerdictKind::Pass, None, Some(args.clone())).0, json!({"modifiedArgs": {"command": "curl -H 'Authorization: [REDACTED]' x"}}));
+    // Permission requests: behavior, and interrupt for a halt; a rewrite there cannot apply, so it is a deny.
+    assert_eq!(c("permissionRequest", VerdictKind::Block, Some("no"), None).0, json!({"behavior": "deny", "message": "no"}));
+    assert_eq!(c("permissionRequest", VerdictKind::Halt, Some("stop"), None).0, json!({"behavior": "deny", "message": "stop", "interrupt": true}));
+    assert_eq!(c("permissionRequest", VerdictKind::Allow, None, None).0, json!({"behavior": "allow"}));
+    assert_eq!(c("permissionRequest", VerdictKind::Pass, None, Some(args)).0["behavior"], "deny");
+    // A redacted result replaces the tool's; context follows it.
+    let o = outcome(VerdictKind::Pass, None, vec![Effect::AddContext { text: "ctx".into() }], Some(json!({"result": "TOKEN=[REDACTED]"})));
+    assert_eq!(copilot("postToolUse", o).0, json!({"modifiedResult": {"resultType": "success", "textResultForLlm": "TOKEN=[REDACTED]"}, "additionalContext": "ctx"}));
+    // A prompt: rewritten, or — Copilot cannot block one — withheld from the model.
+    assert_eq!(c("userPromptTransformed", VerdictKind::Pass, None, Some(json!({"message": "key [REDACTED]"}))).0, json!({"modifiedTransformedPrompt": "key [REDACTED]"}));
+    let (v, notes, code) = c("userPromptTransformed", VerdictKind::Block, Some("a secret"), None);
+    assert_eq!((v, code), (json!({"modifiedTransformedPrompt": "[hookhost withheld this prompt: a secret]"}), 0));
+    assert_eq!(notes, ["hookhost: copilot output: Copilot cannot block a prompt; the model receives a notice in its place (userPromptTransformed)"]);
+    assert_eq!(c("agentStop", VerdictKind::Block, Some("tests fail"), None).0, json!({"decision": "block", "reason": "tests fail"}));
+    assert_eq!(copilot("sessionStart", outcome(VerdictKind::Pass, None, vec![Effect::AddContext { text: "ctx".into() }], None)).0, json!({"additionalContext": "ctx"}));
+    // Recovery guidance after a failed tool is exit 2 with the guidance on stdout.
+    let (v, _, code) = copilot("postToolUseFailure", outcome(VerdictKind::Pass, None, vec![Effect::AddContext { text: "retry with -n".into() }], None));
+    assert_eq!((v, code), (Value::String("retry with -n".into()), 2));
+}
+
+#[test]
+fn copilot_failures_exit_zero_unless_fail_closed() {
+    let p = Protocol::Runtime(Runtime::Copilot);
+    let reply = failure(p, Some(&copilot_ev("preToolUse")), "hooks.toml: bad", false);
+    assert_eq!((reply.stdout.as_str(), reply.code, reply.notes.as_slice()), ("", 0, &["hookhost: error: hooks.toml: bad".to_string()][..]), "exit 1 would deny the tool call");
+    let closed = failure(p, Some(&copilot_ev("preToolUse")), "hooks.toml: bad", true);
+    assert_eq!(closed.code, 0);
+    assert_eq!(serde_json::from_str::<Value>(&closed.stdout).unwrap()["permissionDecision"], "deny");
 }

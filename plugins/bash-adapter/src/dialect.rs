@@ -223,7 +223,102 @@ pub fn deliver(dialect: Dialect, event: &Event, ctx: &Context, project_dir: &str
         Dialect::DockerAgent | Dialect::Starchild => {
             Delivery { json: Value::Object(flat(dialect, event, ctx)).to_string(), env: Vec::new(), stdin: true, file_var: None }
         }
+        Dialect::Copilot => Delivery { json: Value::Object(copilot(event, ctx)).to_string(), env: Vec::new(), stdin: true, file_var: None },
     }
+}
+
+/// GitHub Copilot CLI's camelCase payload (its hooks reference, "Hook event input payloads"):
+/// no event name, a millisecond `timestamp`, the event's own fields.
+fn copilot(event: &Event, ctx: &Context) -> Map<String, Value> {
+    let mut p = Map::new();
+    put(&mut p, "sessionId", ctx.session_id.clone());
+    put(&mut p, "timestamp", unix_millis(&ctx.ts));
+    put(&mut p, "cwd", ctx.cwd.clone().unwrap_or_default());
+    match event {
+        Event::PreToolUse(c) | Event::PermissionRequest(c) => {
+            put(&mut p, "toolName", c.name.clone());
+            put(&mut p, "toolArgs", c.arguments.clone());
+        }
+        Event::PostToolUse(r) | Event::ToolResultTransform(r) => {
+            put(&mut p, "toolName", r.name.clone());
+            put(&mut p, "toolArgs", r.arguments.clone());
+            let text = match &r.result {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            put(&mut p, "toolResult", serde_json::json!({"resultType": if r.is_error { "failure" } else { "success" }, "textResultForLlm": text}));
+        }
+        // hookhost's prompt event is Copilot's userPromptTransformed: the content the model gets.
+        Event::UserPromptSubmit { message } => {
+            put(&mut p, "prompt", ctx.extra.get("user_prompt").and_then(Value::as_str).unwrap_or(message).to_string());
+            put(&mut p, "transformedPrompt", message.clone());
+        }
+        Event::SessionStart { source } => put_opt(&mut p, "source", source),
+        Event::SessionEnd { reason } => put_opt(&mut p, "reason", reason),
+        Event::Stop(s) | Event::SubagentStop(s) => {
+            put(&mut p, "stopReason", "end_turn");
+            put(&mut p, "stop_hook_active", s.stop_hook_active);
+            put_opt(&mut p, "response", &s.response);
+        }
+        Event::PreCompact(c) | Event::PostCompact(c) => put_opt(&mut p, "trigger", &c.trigger),
+        Event::Notification { message, kind } => {
+            put(&mut p, "hook_event_name", "Notification");
+            put(&mut p, "message", message.clone());
+            put_opt(&mut p, "notification_type", kind);
+        }
+        Event::Custom { data, .. } => {
+            if let Some(obj) = data.as_object() {
+                for (k, v) in obj {
+                    p.entry(camel(k)).or_insert_with(|| v.clone());
+                }
+            }
+        }
+        Event::TurnStart | Event::TurnEnd { .. } | Event::BeforeModelCall { .. } | Event::AfterModelCall { .. } => {}
+    }
+    if let Some(extra) = ctx.extra.as_object() {
+        for (k, v) in extra.iter().filter(|(k, _)| k.as_str() != "user_prompt") {
+            p.entry(camel(k)).or_insert_with(|| v.clone());
+        }
+    }
+    p
+}
+
+/// `transcript_path` → `transcriptPath` (`notification_type` and `stop_hook_active` stay: Copilot
+/// sends them in snake_case).
+fn camel(key: &str) -> String {
+    if matches!(key, "notification_type" | "stop_hook_active" | "hook_event_name") {
+        return key.to_string();
+    }
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        match (c, upper) {
+            ('_', _) => upper = true,
+            (c, true) => {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            }
+            (c, false) => out.push(c),
+        }
+    }
+    out
+}
+
+/// An RFC 3339 UTC time (`2026-01-01T00:00:00.000Z`, hookhost's own form) in milliseconds
+/// since the Unix epoch; 0 for any other text.
+fn unix_millis(ts: &str) -> u64 {
+    let num = |range: std::ops::Range<usize>| ts.get(range).and_then(|t| t.parse::<i64>().ok());
+    let (Some(y), Some(m), Some(d), Some(h), Some(min), Some(s)) = (num(0..4), num(5..7), num(8..10), num(11..13), num(14..16), num(17..19)) else { return 0 };
+    let ms = ts.get(19..).and_then(|rest| rest.strip_prefix('.')).map(|f| f.trim_end_matches('Z')).and_then(|f| f.get(..3.min(f.len()))).and_then(|f| f.parse::<i64>().ok()).unwrap_or(0);
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(((days * 86_400 + h * 3600 + min * 60 + s) * 1000) + ms).unwrap_or(0)
 }
 
 /// How the script's run ended, whatever ran it.

@@ -158,6 +158,30 @@ fn gemini_cli_gets_its_own_event_names_and_fields() {
 }
 
 #[test]
+fn copilot_gets_its_camel_case_payload_and_its_answers_are_read() {
+    let ctx = Context { session_id: "s1".into(), ts: "2026-01-01T00:00:01.500Z".into(), cwd: Some("/repo".into()), ..Context::default() };
+    let d = crate::dialect::deliver(D::Copilot, &pre(), &ctx, "/repo");
+    let v: Value = serde_json::from_str(&d.json).unwrap();
+    assert_eq!(v, json!({"sessionId": "s1", "timestamp": 1767225601500u64, "cwd": "/repo", "toolName": "bash", "toolArgs": {"command": "ls"}}), "no event name: Copilot's payloads name none");
+    assert!(d.stdin && d.env.is_empty());
+    let post = Event::post_tool_use("bash", json!({"command": "env"}), json!("KEY=1"));
+    let v: Value = serde_json::from_str(&crate::dialect::deliver(D::Copilot, &post, &ctx, "/repo").json).unwrap();
+    assert_eq!(v["toolResult"], json!({"resultType": "success", "textResultForLlm": "KEY=1"}));
+    let read = |event: &Event, code: i32, out: &str, err: &str| interpret(D::Copilot, event, &Run::new(code, out, err));
+    assert_eq!(read(&pre(), 0, r#"{"permissionDecision":"deny","permissionDecisionReason":"no"}"#, ""), blocked("no"));
+    assert_eq!(read(&pre(), 0, "{\"type\":\"progress\",\"message\":\"checking\"}\n{\"permissionDecision\":\"ask\"}", ""), Ok(Decision { verdict: Verdict::Ask(None), effects: Vec::new() }), "progress lines are not the answer");
+    assert_eq!(read(&pre(), 0, r#"{"modifiedArgs":{"command":"ls -a"}}"#, ""), Ok(Decision::pass().rewrite_input(json!({"command": "ls -a"}))));
+    // Before a tool, every non-zero exit denies; elsewhere it is a hook failure.
+    assert_eq!(read(&pre(), 2, r#"{"permissionDecision":"allow"}"#, "nope"), blocked("nope"));
+    assert_eq!(read(&pre(), 1, "", "boom"), blocked("Denied by preToolUse hook (hook errored)"));
+    assert_eq!(read(&post, 1, "", "boom"), Err("hook exited with status 1: boom".into()));
+    assert_eq!(read(&post, 0, r#"{"modifiedResult":{"resultType":"success","textResultForLlm":"KEY=[REDACTED]"}}"#, ""), Ok(Decision::pass().rewrite_output(json!("KEY=[REDACTED]"))));
+    assert_eq!(read(&post, 0, "not json", ""), Ok(Decision::pass()), "output that does not parse is no output");
+    let stop = Event::Stop(Default::default());
+    assert_eq!(read(&stop, 0, r#"{"decision":"block","reason":"run the tests"}"#, ""), blocked("run the tests"));
+}
+
+#[test]
 fn effects_an_event_does_not_accept_are_dropped() {
     let out = r#"{"hook_specific_output":{"additional_context":"x","updated_tool_response":"y"}}"#;
     let end = Event::SessionEnd { reason: None };
@@ -236,7 +260,7 @@ fn settings_are_checked() {
     assert_eq!(err(json!({"url": "http://h/", "headers": {"a": 1}})), "settings.headers: invalid type: integer `1`, expected a string");
     assert!(BashAdapter::validate_settings(&json!({"url": "http://127.0.0.1:9/h", "headers": {"a": "b"}, "allowed_env_vars": ["X"], "dialect": "claude-code", "mode": "auto"})).is_ok());
     assert_eq!(err(json!({"command": "x", "argv": ["y"]})), "set either settings.command or settings.argv, not both");
-    assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect: \"zsh\" is not one of everruns, claude-code, codex, gemini-cli, docker-agent, starchild");
+    assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect: \"zsh\" is not one of everruns, claude-code, codex, gemini-cli, docker-agent, starchild, copilot");
     assert_eq!(err(json!({"command": "x", "shell": "fish"})), "settings.shell \"fish\" is not one of bash, sh, zsh, dash, powershell, pwsh");
     assert_eq!(err(json!({"command": "x", "color": 1})), "unknown setting \"color\"; known settings are command, argv, url, headers, allowed_env_vars, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure");
     assert_eq!(err(json!({"command": "x", "project_dir": "repo"})), "settings.project_dir \"repo\" must be an absolute path");

@@ -61,6 +61,7 @@ pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision,
     let stderr = nonempty(&run.stderr);
     let mut decision = match dialect {
         Dialect::Everruns => everruns(event, code, stdout, stderr)?,
+        Dialect::Copilot => copilot(event, code, stdout, stderr)?,
         Dialect::DockerAgent | Dialect::ClaudeCode | Dialect::Codex | Dialect::GeminiCli => {
             if code == 2 {
                 // Exit 2 blocks, whatever stdout says; a JSON reason wins over stderr.
@@ -141,6 +142,68 @@ fn everruns(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> R
                 _ => return Err("patch must be a JSON object".into()),
             },
         });
+    }
+    Ok(d)
+}
+
+/// GitHub Copilot CLI's exit codes and outputs (its hooks reference, "Exit codes for command
+/// hooks" and each event's decision control): on `preToolUse` and `permissionRequest` exit 2
+/// denies, and on `preToolUse` any other non-zero exit denies too (Copilot fails closed there;
+/// a timeout, which passes, is an executor error before this); elsewhere a non-zero exit is a
+/// hook failure, except exit 2 after a failed tool, whose stdout is recovery guidance.
+fn copilot(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
+    let before_tool = matches!(event, Event::PreToolUse(_));
+    let permission = matches!(event, Event::PermissionRequest(_));
+    match code {
+        0 => {}
+        2 if before_tool || permission => return Ok(block(Some(stderr.filter(|_| before_tool).unwrap_or_else(|| "Denied by preToolUse hook".into())), None)),
+        2 if matches!(event, Event::Custom { name, .. } if name == "postToolUseFailure") => {
+            return Ok(nonempty(stdout).map_or_else(Decision::pass, |guidance| Decision::pass().add_context(guidance)));
+        }
+        _ if before_tool => return Ok(block(Some("Denied by preToolUse hook (hook errored)".into()), None)),
+        _ => {
+            let detail = stderr.map(|s| format!(": {s}")).unwrap_or_default();
+            return Err(format!("hook exited with status {code}{detail}"));
+        }
+    }
+    // What is left after Copilot's progress lines is one JSON document, or nothing.
+    let kept: Vec<&str> = stdout.lines().filter(|l| !object(l).is_ok_and(|v| v.get("type").and_then(Value::as_str) == Some("progress"))).collect();
+    let kept = kept.join("\n");
+    if kept.trim().is_empty() {
+        return Ok(Decision::pass());
+    }
+    // Output that does not parse is no output (Copilot's default behaviour).
+    let Ok(v) = object(&kept) else { return Ok(Decision::pass()) };
+    let mut d = Decision::pass();
+    if let Some(p) = v.get("permissionDecision").and_then(Value::as_str) {
+        let reason = text(&v, "permissionDecisionReason");
+        d.verdict = match p {
+            "allow" => Verdict::Allow(reason),
+            "ask" => Verdict::Ask(reason),
+            "deny" => Verdict::Block { reason, user_message: None },
+            _ => Verdict::Pass,
+        };
+    }
+    match v.get("behavior").and_then(Value::as_str) {
+        Some("deny") if v.get("interrupt") == Some(&Value::Bool(true)) => d.verdict = Verdict::Halt(text(&v, "message")),
+        Some("deny") => d.verdict = Verdict::Block { reason: text(&v, "message"), user_message: None },
+        Some("allow") => d.verdict = Verdict::Allow(None),
+        _ => {}
+    }
+    if v.get("decision").and_then(Value::as_str) == Some("block") {
+        d.verdict = Verdict::Block { reason: text(&v, "reason"), user_message: None };
+    }
+    if let Some(args) = v.get("modifiedArgs").filter(|a| a.is_object()) {
+        d.effects.push(Effect::RewriteInput(args.clone()));
+    }
+    if let Some(text) = v.get("modifiedResult").and_then(|r| r.get("textResultForLlm")) {
+        d.effects.push(Effect::RewriteOutput(text.clone()));
+    }
+    if let Some(prompt) = text(&v, "modifiedTransformedPrompt").filter(|p| !p.is_empty()) {
+        d.effects.push(Effect::RewritePrompt(prompt));
+    }
+    if let Some(c) = text(&v, "additionalContext") {
+        d.effects.push(Effect::AddContext(c));
     }
     Ok(d)
 }

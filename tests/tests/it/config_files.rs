@@ -95,6 +95,31 @@ async fn claude_code_settings_json() {
 }
 
 #[tokio::test]
+async fn github_copilot_cli_hook_file() {
+    let config = ConfigFile::load(&dir("peers").join("copilot-hooks.json")).unwrap();
+    // Copilot's default timeout is 30 s; its hooks fail open (a non-zero exit before a tool is
+    // read as a deny by the adapter).
+    // (Events in the file's key order: Copilot runs each event's hooks on their own.)
+    assert_eq!(summary(&config), ["user:post_tool_use_0 post_tool_use builtin:bash-adapter 30000ms warn copilot", "user:pre_tool_use_1 pre_tool_use builtin:bash-adapter 10000ms warn copilot"]);
+    let not_run: Vec<(&str, &str)> = config.not_run.iter().map(|n| (n.at.as_str(), n.kind.as_str())).collect();
+    assert_eq!(not_run, [("hooks.agentStop[0]", "command"), ("hooks.sessionStart[0]", "prompt")]);
+    // Copilot's own payloads: camelCase, no event name.
+    let copilot = |extra: serde_json::Value| {
+        let mut v = serde_json::json!({"sessionId": "s", "timestamp": 1767225600000u64, "cwd": "/repo"});
+        v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        v
+    };
+    let rm = run(config.clone(), copilot(serde_json::json!({"toolName": "bash", "toolArgs": {"command": "rm -rf build"}}))).await;
+    assert_eq!((rm.decision, rm.reason.as_deref()), (VerdictKind::Block, Some("rm -rf is not allowed here")));
+    let ls = run(config.clone(), copilot(serde_json::json!({"toolName": "bash", "toolArgs": {"command": "ls"}}))).await;
+    assert_eq!(ls.decision, VerdictKind::Pass);
+    let edit = run(config.clone(), copilot(serde_json::json!({"toolName": "edit", "toolArgs": {"command": "rm -rf build"}}))).await;
+    assert!(edit.hooks.is_empty(), "the anchored matcher is on the tool name: {edit:?}");
+    let leaked = run(config, copilot(serde_json::json!({"toolName": "bash", "toolArgs": {"command": "env"}, "toolResult": {"resultType": "success", "textResultForLlm": "KEY=sk-live-123"}}))).await;
+    assert_eq!(leaked.patch.unwrap()["result"], "[REDACTED]");
+}
+
+#[tokio::test]
 async fn starchild_shell_hooks_yaml() {
     let config = ConfigFile::load(&dir("peers").join("starchild.yaml")).unwrap();
     assert_eq!(summary(&config), ["user:pre_tool_use_0 pre_tool_use builtin:bash-adapter 5000ms block starchild"]);

@@ -1,0 +1,135 @@
+//! GitHub Copilot CLI's hook files, `.github/hooks/*.json` (its hooks reference, "Hook
+//! configuration format"): `{"version": 1, "hooks": {"preToolUse": [...]}}`, a flat list of
+//! entries per event. An event key in camelCase gets Copilot's own payload; one in PascalCase
+//! (`PreToolUse`) gets the VS Code compatible one, which is Claude Code's wire format.
+
+use super::{exec_form, http_executor, ignored_keys, seconds, shell_executor, string_map, valid_event_key};
+use crate::{NotRun, OnError, RawConfig, RawHook};
+use hookhost_types::event::EventName;
+use hookhost_types::matcher::MatcherSpec;
+use hookhost_types::runtime::{MatchOn as On, Runtime};
+use serde_json::Value;
+
+/// The fields Copilot documents on a hook entry.
+const KEYS: &[&str] = &["type", "bash", "powershell", "command", "exec", "args", "cwd", "env", "timeoutSec", "timeout", "matcher", "url", "headers", "allowedEnvVars", "prompt"];
+
+pub(super) fn copilot(doc: Value, problems: &mut Vec<String>) -> RawConfig {
+    let mut raw = RawConfig::default();
+    match doc.get("version") {
+        Some(v) if v.as_u64() == Some(1) => {}
+        Some(v) => problems.push(format!("version: {v} is not a version hookhost reads; GitHub Copilot CLI hook files are version 1")),
+        None => problems.push("version: required (1)".into()),
+    }
+    let events = match doc.get("hooks") {
+        None => return raw,
+        Some(Value::Object(events)) => events,
+        Some(other) => {
+            problems.push(format!("hooks: must be an object keyed by event name (\"preToolUse\": [...]), not {}", hookhost_types::text::json_kind(other)));
+            return raw;
+        }
+    };
+    if doc.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
+        raw.warnings.push("disableAllHooks is true: no hook of this file runs (as in GitHub Copilot CLI)".into());
+        return raw;
+    }
+    for (event_name, entries) in events {
+        let at = format!("hooks.{event_name}");
+        // camelCase: Copilot's own events and payloads; PascalCase: the VS Code compatible ones.
+        let (runtime, row) = match (Runtime::Copilot.event(event_name), Runtime::ClaudeCode.event(event_name)) {
+            (Some(row), _) => (Runtime::Copilot, Some(row)),
+            (None, Some(row)) => (Runtime::ClaudeCode, Some(row)),
+            (None, None) => (Runtime::Copilot, None),
+        };
+        let (event, on) = match row {
+            Some(row) => (row.canonical.clone().unwrap_or_else(|| EventName::Custom(row.name.to_string())), row.matcher),
+            None if valid_event_key(event_name) => {
+                raw.warnings.push(format!("{at}: {event_name:?} is not a GitHub Copilot CLI event hookhost knows; its hooks run on custom:{event_name} events, and their matchers are ignored"));
+                (EventName::Custom(event_name.clone()), On::Nothing)
+            }
+            None => {
+                raw.warnings.push(format!("{at}: {event_name:?} is not an event name; ignored"));
+                continue;
+            }
+        };
+        let Some(entries) = entries.as_array() else {
+            problems.push(format!("{at}: must be a list of hooks"));
+            continue;
+        };
+        for (i, h) in entries.iter().enumerate() {
+            let hat = format!("{at}[{i}]");
+            if let Some(hook) = entry(&hat, &event, on, runtime, h, &mut raw, problems) {
+                raw.hooks.push(hook);
+            }
+        }
+    }
+    raw
+}
+
+fn entry(at: &str, event: &EventName, on: On, dialect: Runtime, h: &Value, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<RawHook> {
+    if !h.is_object() {
+        problems.push(format!("{at}: must be a hook object, not {}", hookhost_types::text::json_kind(h)));
+        return None;
+    }
+    ignored_keys(at, h, KEYS, &mut raw.warnings);
+    let kind = h.get("type").and_then(Value::as_str).unwrap_or("command");
+    let env = string_map(at, "env", h.get("env"), problems);
+    let exec = match kind {
+        "command" => {
+            let working_dir = h.get("cwd").and_then(Value::as_str).map(str::to_string);
+            if let Some(program) = h.get("exec") {
+                let Some(program) = program.as_str() else {
+                    problems.push(format!("{at}.exec: must be a string"));
+                    return None;
+                };
+                let args: Vec<String> = match h.get("args") {
+                    None => Vec::new(),
+                    Some(Value::Array(a)) if a.iter().all(Value::is_string) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+                    Some(_) => {
+                        problems.push(format!("{at}.args: must be a list of strings"));
+                        return None;
+                    }
+                };
+                let mut exec = shell_executor(dialect, program.to_string(), env, working_dir);
+                exec_form(&mut exec, program, &args);
+                exec
+            } else if let Some(command) = h.get("bash").or_else(|| h.get("command")) {
+                let Some(command) = command.as_str() else {
+                    problems.push(format!("{at}.bash: must be a string"));
+                    return None;
+                };
+                shell_executor(dialect, command.to_string(), env, working_dir)
+            } else if h.get("powershell").is_some() {
+                raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: "command".into(), why: "it has a powershell command only, which Copilot runs on Windows; give it a `bash` (or `command`) one".into() });
+                return None;
+            } else {
+                problems.push(format!("{at}: a command hook needs `bash`, `command` or `exec`"));
+                return None;
+            }
+        }
+        "http" => http_executor(at, dialect, h, &env, problems)?,
+        "prompt" => {
+            raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: "prompt".into(), why: "a prompt hook types text into a new interactive session; hookhost runs programs".into() });
+            return None;
+        }
+        other => {
+            raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: other.into(), why: format!("{other:?} is not a hook type hookhost knows") });
+            return None;
+        }
+    };
+    // Copilot anchors a matcher: `^(?:PATTERN)$` on the whole value.
+    let anchored = h.get("matcher").and_then(Value::as_str).filter(|m| !m.is_empty()).map(|m| format!("^(?:{m})$"));
+    let matcher = match (on, anchored) {
+        (_, None) | (On::Nothing, _) => None,
+        (On::Tool, Some(pattern)) => Some(MatcherSpec { tool_pattern: Some(pattern), ..Default::default() }),
+        (On::Field(field), Some(pattern)) => Some(MatcherSpec { field: Some(field.to_string()), pattern: Some(pattern), ..Default::default() }),
+    };
+    // Copilot's hooks fail open (a timeout too, before a tool); a non-zero exit before a tool
+    // denies it, which the adapter reads as a block (`verdict.rs`).
+    let mut hook = RawHook::converted(event.config_name(), exec, OnError::Warn);
+    hook.at = Some(at.to_string());
+    hook.id = Some(format!("{}_{}", event.as_str(), raw.hooks.len()));
+    hook.matcher = matcher;
+    let timeout = h.get("timeoutSec").or_else(|| h.get("timeout"));
+    hook.timeout_ms = Some(seconds(at, timeout, 30, problems, &mut raw.warnings));
+    Some(hook)
+}
