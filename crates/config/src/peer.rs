@@ -226,7 +226,7 @@ pub fn include_with(raw: &mut RawConfig, base: &Path, read: &dyn Fn(&Path) -> st
         let format = match entry.format.as_deref().map(|f| (f, Format::parse(f))) {
             None => None,
             Some((_, Some(Format::Native))) | Some((_, None)) => {
-                problems.push(format!("{at}.format: {:?} is not a peer format; use everruns, docker-agent, claude-code or starchild", entry.format.as_deref().unwrap_or("")));
+                problems.push(format!("{at}.format: {:?} is not a peer format; use {}", entry.format.as_deref().unwrap_or(""), Format::peer_names()));
                 continue;
             }
             Some((_, f)) => f,
@@ -423,13 +423,30 @@ fn ignored_keys(at: &str, h: &Value, known: &[&str], warnings: &mut Vec<String>)
     }
 }
 
+/// The event a runtime's config key names, and what its matchers test: its events table's row
+/// (an event hookhost does not model is `custom:<Name>`); another key that can name an event is
+/// a custom event with a warning; anything else is ignored with a warning (`None`).
+fn runtime_event(at: &str, key: &str, runtime: Runtime, row: Option<&hookhost_types::runtime::RuntimeEvent>, warnings: &mut Vec<String>) -> Option<(EventName, hookhost_types::runtime::MatchOn)> {
+    match row {
+        Some(row) => Some((row.canonical.clone().unwrap_or_else(|| EventName::Custom(row.name.to_string())), row.matcher)),
+        None if valid_event_key(key) => {
+            warnings.push(format!("{at}: {key:?} is not a {} event hookhost knows; its hooks run on custom:{key} events, and their matchers are ignored", runtime.title()));
+            Some((EventName::Custom(key.to_string()), hookhost_types::runtime::MatchOn::Nothing))
+        }
+        None => {
+            warnings.push(format!("{at}: {key:?} is not an event name; ignored"));
+            None
+        }
+    }
+}
+
 /// An event key a config can hold: letters, digits, `_`, `-`, `.`.
 fn valid_event_key(name: &str) -> bool {
     EventName::from_config(&format!("custom:{name}")).is_some()
 }
 
-/// The failure policy of a converted hook whose file sets none, in the formats that fail closed
-/// before a tool call (Everruns, Starchild): a hook that guards a tool call (`pre_tool_use`,
+/// The failure policy of a converted hook whose file sets none, in the format that fails closed
+/// before a tool call (Everruns): a hook that guards a tool call (`pre_tool_use`,
 /// `permission_request`) blocks, every other hook keeps the peer's documented behaviour
 /// (`otherwise`). Claude Code's hooks follow its own rule (`onFailure`). docs/CONFIG.md lists
 /// each peer's rule.

@@ -232,7 +232,7 @@ pub fn deliver(dialect: Dialect, event: &Event, ctx: &Context, project_dir: &str
 fn copilot(event: &Event, ctx: &Context) -> Map<String, Value> {
     let mut p = Map::new();
     put(&mut p, "sessionId", ctx.session_id.clone());
-    put(&mut p, "timestamp", unix_millis(&ctx.ts));
+    put(&mut p, "timestamp", hookhost_types::envelope::unix_millis(&ctx.ts).unwrap_or(0));
     put(&mut p, "cwd", ctx.cwd.clone().unwrap_or_default());
     match event {
         Event::PreToolUse(c) | Event::PermissionRequest(c) => {
@@ -302,23 +302,6 @@ fn camel(key: &str) -> String {
         }
     }
     out
-}
-
-/// An RFC 3339 UTC time (`2026-01-01T00:00:00.000Z`, hookhost's own form) in milliseconds
-/// since the Unix epoch; 0 for any other text.
-fn unix_millis(ts: &str) -> u64 {
-    let num = |range: std::ops::Range<usize>| ts.get(range).and_then(|t| t.parse::<i64>().ok());
-    let (Some(y), Some(m), Some(d), Some(h), Some(min), Some(s)) = (num(0..4), num(5..7), num(8..10), num(11..13), num(14..16), num(17..19)) else { return 0 };
-    let ms = ts.get(19..).and_then(|rest| rest.strip_prefix('.')).map(|f| f.trim_end_matches('Z')).and_then(|f| f.get(..3.min(f.len()))).and_then(|f| f.parse::<i64>().ok()).unwrap_or(0);
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    u64::try_from(((days * 86_400 + h * 3600 + min * 60 + s) * 1000) + ms).unwrap_or(0)
 }
 
 /// How the script's run ended, whatever ran it.

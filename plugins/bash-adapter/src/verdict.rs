@@ -45,8 +45,7 @@ fn plain_text_is_context(dialect: Dialect, event: &Event) -> bool {
 /// Interpret a finished run.
 pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision, String> {
     // Failures are executor errors in every dialect, Starchild's too: the hook's on_error
-    // decides (Starchild's documented fail-open is its converted hooks' `on_error = "warn"`,
-    // except before a tool call, where hookhost fails closed).
+    // decides (Starchild's documented fail-open is its converted hooks' `on_error = "warn"`).
     match &run.exit {
         Exit::Overflow => return Err("hook output exceeded 64 KiB (stdout and stderr together)".into()),
         Exit::TimedOut => return Err("hook timed out".into()),

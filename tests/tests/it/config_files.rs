@@ -122,7 +122,7 @@ async fn github_copilot_cli_hook_file() {
 #[tokio::test]
 async fn starchild_shell_hooks_yaml() {
     let config = ConfigFile::load(&dir("peers").join("starchild.yaml")).unwrap();
-    assert_eq!(summary(&config), ["user:pre_tool_use_0 pre_tool_use builtin:bash-adapter 5000ms block starchild"]);
+    assert_eq!(summary(&config), ["user:pre_tool_use_0 pre_tool_use builtin:bash-adapter 5000ms warn starchild"], "Starchild's bridge fails open");
     let out = run(config.clone(), serde_json::json!({"event": "pre_tool_call", "tool_name": "bash", "tool_input": {"command": "mkfs.ext4 /dev/sda1"}})).await;
     assert_eq!((out.decision, out.reason.as_deref()), (VerdictKind::Block, Some("[security] This command is irreversible: mkfs.ext4 /dev/sda1")));
     let ls = run(config, serde_json::json!({"event": "pre_tool_call", "tool_name": "bash", "tool_input": {"command": "ls"}})).await;
@@ -157,7 +157,9 @@ async fn a_converted_guard_that_fails_does_what_its_runtime_documents() {
     let ls = || serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}});
     for format in FORMATS {
         let config = ConfigFile::load(&peer_guard(tmp.path(), format, "sleep 10; echo '{}'")).unwrap_or_else(|e| panic!("{format}: {e}"));
-        let blocks = format != "claude-code";
+        // Claude Code and Starchild document a failed hook as non-blocking; Everruns and
+        // docker-agent fail closed before a tool call.
+        let blocks = !matches!(format, "claude-code" | "starchild");
         assert_eq!(config.hooks[0].on_error, if blocks { hookhost::OnError::Block } else { hookhost::OnError::Warn }, "{format}");
         let out = run(config, ls()).await;
         assert_eq!(out.decision, if blocks { VerdictKind::Block } else { VerdictKind::Pass }, "{format}: {out:?}");

@@ -1,7 +1,7 @@
 //! Claude Code's `settings.json` `hooks` (<https://code.claude.com/docs/en/hooks>): matcher
 //! groups per event, command and http handlers; its events table is `hookhost_types::runtime`'s.
 
-use super::{args_field, exec_form, http_executor, ignored_keys, seconds, shell_executor, str_field, valid_event_key};
+use super::{args_field, exec_form, http_executor, ignored_keys, runtime_event, seconds, shell_executor, str_field};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
 use hookhost_types::matcher::MatcherSpec;
@@ -34,17 +34,7 @@ pub(super) fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
     for (event_name, groups) in events {
         let at = format!("hooks.{event_name}");
         // Its events table: hookhost_types::runtime, claude_code.rs.
-        let (event, on) = match Runtime::ClaudeCode.event(event_name) {
-            Some(row) => (row.canonical.clone().unwrap_or_else(|| EventName::Custom(row.name.to_string())), row.matcher),
-            None if valid_event_key(event_name) => {
-                raw.warnings.push(format!("{at}: {event_name:?} is not a Claude Code event hookhost knows; its hooks run on custom:{event_name} events, and their matchers are ignored"));
-                (EventName::Custom(event_name.clone()), On::Nothing)
-            }
-            None => {
-                raw.warnings.push(format!("{at}: {event_name:?} is not an event name; ignored"));
-                continue;
-            }
-        };
+        let Some((event, on)) = runtime_event(&at, event_name, Runtime::ClaudeCode, Runtime::ClaudeCode.event(event_name), &mut raw.warnings) else { continue };
         let Some(groups) = groups.as_array() else {
             problems.push(format!("{at}: must be a list of matcher groups"));
             continue;

@@ -3,7 +3,7 @@
 //! entries per event. An event key in camelCase gets Copilot's own payload; one in PascalCase
 //! (`PreToolUse`) gets the VS Code compatible one, which is Claude Code's wire format.
 
-use super::{exec_form, http_executor, ignored_keys, seconds, shell_executor, string_map, valid_event_key};
+use super::{exec_form, http_executor, ignored_keys, runtime_event, seconds, shell_executor, string_map};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
 use hookhost_types::matcher::MatcherSpec;
@@ -40,17 +40,7 @@ pub(super) fn copilot(doc: Value, problems: &mut Vec<String>) -> RawConfig {
             (None, Some(row)) => (Runtime::ClaudeCode, Some(row)),
             (None, None) => (Runtime::Copilot, None),
         };
-        let (event, on) = match row {
-            Some(row) => (row.canonical.clone().unwrap_or_else(|| EventName::Custom(row.name.to_string())), row.matcher),
-            None if valid_event_key(event_name) => {
-                raw.warnings.push(format!("{at}: {event_name:?} is not a GitHub Copilot CLI event hookhost knows; its hooks run on custom:{event_name} events, and their matchers are ignored"));
-                (EventName::Custom(event_name.clone()), On::Nothing)
-            }
-            None => {
-                raw.warnings.push(format!("{at}: {event_name:?} is not an event name; ignored"));
-                continue;
-            }
-        };
+        let Some((event, on)) = runtime_event(&at, event_name, Runtime::Copilot, row, &mut raw.warnings) else { continue };
         let Some(entries) = entries.as_array() else {
             problems.push(format!("{at}: must be a list of hooks"));
             continue;

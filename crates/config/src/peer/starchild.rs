@@ -1,6 +1,6 @@
 //! Starchild's hooks YAML (seed 004): a `hooks` list of command and http hooks.
 
-use super::{guard_failure, http_executor, ignored_keys, seconds, shell_executor, str_field, valid_event_key};
+use super::{http_executor, ignored_keys, seconds, shell_executor, str_field, valid_event_key};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
 use hookhost_types::matcher::MatcherSpec;
@@ -39,7 +39,9 @@ pub(super) fn starchild(doc: Value, problems: &mut Vec<String>) -> RawConfig {
             }
         };
         let timeout = h.get("timeout").cloned().map(|t| json!(t.as_f64().map(|s| s.min(120.0)).unwrap_or(-1.0)));
-        let mut hook = RawHook::converted(event.config_name(), exec, guard_failure(Some(&event), OnError::Warn));
+        // Starchild's bridge fails open, before a tool call too: a failed hook passes unless the
+        // including config asks otherwise (`peer_on_failure`).
+        let mut hook = RawHook::converted(event.config_name(), exec, OnError::Warn);
         hook.at = Some(at.clone());
         hook.id = Some(h.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{}_{i}", event.as_str())));
         hook.matcher = h.get("matcher").and_then(Value::as_str).map(|m| MatcherSpec { payload_regex: Some(m.to_string()), ..Default::default() });
