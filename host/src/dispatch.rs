@@ -11,8 +11,12 @@ use hookhost_types::spec::{AuditFailure, HookSpec, OnError};
 use hookhost_types::{Decision, Effect, EventName, HookEvent, Verdict, VerdictKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+
+mod queue;
+
+use queue::{Answer, Invocation, Job, Queue, Spawned};
 
 /// What one invocation did to the chain.
 struct Step {
@@ -411,65 +415,6 @@ impl Host {
             on_error: error.map(|_| hook.spec.on_error.as_str()),
             recheck,
         }, durable)
-    }
-}
-
-/// One hook's invocation, prepared on the payload it will see.
-// Built once and moved into its run: boxing the large variant would add an allocation per hook.
-#[allow(clippy::large_enum_variant)]
-enum Invocation {
-    /// Run it with these (payload-adjusted) limits.
-    Call(wit::Call, hookhost_types::spec::Limits),
-    /// Not run: the answer is this error (its `on_error` decides).
-    Refused(HookError),
-}
-
-type Answer = (Result<Decision, HookError>, Usage);
-
-impl Invocation {
-    async fn run(self, hook: &LoadedHook) -> Answer {
-        match self {
-            Invocation::Call(call, limits) => hook.plugin.handle(&hook.spec.id, call, &limits, &hook.access).await,
-            Invocation::Refused(e) => (Err(e), Usage::default()),
-        }
-    }
-}
-
-/// One invocation of a concurrent chain and, once a runner has made it, its answer.
-struct Job {
-    hook: Arc<LoadedHook>,
-    invocation: Mutex<Option<Invocation>>,
-    answer: Mutex<Option<Answer>>,
-}
-
-impl Job {
-    fn new(hook: &Arc<LoadedHook>, invocation: Invocation) -> Job {
-        Job { hook: hook.clone(), invocation: Mutex::new(Some(invocation)), answer: Mutex::new(None) }
-    }
-}
-
-/// A concurrent chain's invocations; each runner takes the next one not yet taken.
-struct Queue {
-    next: AtomicUsize,
-    jobs: Vec<Job>,
-}
-
-impl Queue {
-    async fn work(&self) {
-        while let Some(job) = self.jobs.get(self.next.fetch_add(1, Ordering::Relaxed)) {
-            let Some(invocation) = job.invocation.lock().unwrap_or_else(|e| e.into_inner()).take() else { continue };
-            let answer = invocation.run(&job.hook).await;
-            *job.answer.lock().unwrap_or_else(|e| e.into_inner()) = Some(answer);
-        }
-    }
-}
-
-/// A runner task of a concurrent chain; dropping it (the dispatch was cancelled) cancels it.
-struct Spawned(tokio::task::JoinHandle<()>);
-
-impl Drop for Spawned {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 
