@@ -440,6 +440,24 @@ fn runtime_event(at: &str, key: &str, runtime: Runtime, row: Option<&hookhost_ty
     }
 }
 
+/// The `hooks` object of a runtime's JSON file keyed by event (`example`: one of its event
+/// names, for the message), or `None` when there is nothing to load: none, not an object (a
+/// problem), or `disableAllHooks` (a warning, as the runtime skips them).
+fn hooks_by_event<'a>(doc: &'a Value, runtime: Runtime, example: &str, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<&'a serde_json::Map<String, Value>> {
+    let events = match doc.get("hooks")? {
+        Value::Object(events) => events,
+        other => {
+            problems.push(format!("hooks: must be an object keyed by event name (\"{example}\": [...]), not {}", hookhost_types::text::json_kind(other)));
+            return None;
+        }
+    };
+    if doc.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
+        raw.warnings.push(format!("disableAllHooks is true: no hook of this file runs (as in {})", runtime.title()));
+        return None;
+    }
+    Some(events)
+}
+
 /// An event key a config can hold: letters, digits, `_`, `-`, `.`.
 fn valid_event_key(name: &str) -> bool {
     EventName::from_config(&format!("custom:{name}")).is_some()

@@ -1,7 +1,7 @@
 //! Claude Code's `settings.json` `hooks` (<https://code.claude.com/docs/en/hooks>): matcher
 //! groups per event, command and http handlers; its events table is `hookhost_types::runtime`'s.
 
-use super::{args_field, exec_form, http_executor, ignored_keys, runtime_event, seconds, shell_executor, str_field};
+use super::{args_field, exec_form, hooks_by_event, http_executor, ignored_keys, runtime_event, seconds, shell_executor, str_field};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
 use hookhost_types::matcher::MatcherSpec;
@@ -17,18 +17,7 @@ const CLAUDE_OTHER_KEYS: &[&str] = &["type", "prompt", "model", "timeout", "if",
 
 pub(super) fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
     let mut raw = RawConfig::default();
-    let events = match doc.get("hooks") {
-        None => return raw,
-        Some(Value::Object(events)) => events,
-        Some(other) => {
-            problems.push(format!("hooks: must be an object keyed by event name (\"PreToolUse\": [...]), not {}", hookhost_types::text::json_kind(other)));
-            return raw;
-        }
-    };
-    if doc.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
-        raw.warnings.push("disableAllHooks is true: no hook of this file runs (as in Claude Code)".into());
-        return raw;
-    }
+    let Some(events) = hooks_by_event(&doc, Runtime::ClaudeCode, "PreToolUse", &mut raw, problems) else { return raw };
     // settings.json `env` is the session's environment, which its hooks inherit.
     let env: BTreeMap<String, String> = doc.get("env").and_then(Value::as_object).map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect()).unwrap_or_default();
     for (event_name, groups) in events {

@@ -3,7 +3,7 @@
 //! entries per event. An event key in camelCase gets Copilot's own payload; one in PascalCase
 //! (`PreToolUse`) gets the VS Code compatible one, which is Claude Code's wire format.
 
-use super::{exec_form, http_executor, ignored_keys, runtime_event, seconds, shell_executor, string_map};
+use super::{exec_form, hooks_by_event, http_executor, ignored_keys, runtime_event, seconds, shell_executor, string_map};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
 use hookhost_types::matcher::MatcherSpec;
@@ -20,18 +20,7 @@ pub(super) fn copilot(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         Some(v) => problems.push(format!("version: {v} is not a version hookhost reads; GitHub Copilot CLI hook files are version 1")),
         None => problems.push("version: required (1)".into()),
     }
-    let events = match doc.get("hooks") {
-        None => return raw,
-        Some(Value::Object(events)) => events,
-        Some(other) => {
-            problems.push(format!("hooks: must be an object keyed by event name (\"preToolUse\": [...]), not {}", hookhost_types::text::json_kind(other)));
-            return raw;
-        }
-    };
-    if doc.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
-        raw.warnings.push("disableAllHooks is true: no hook of this file runs (as in GitHub Copilot CLI)".into());
-        return raw;
-    }
+    let Some(events) = hooks_by_event(&doc, Runtime::Copilot, "preToolUse", &mut raw, problems) else { return raw };
     for (event_name, entries) in events {
         let at = format!("hooks.{event_name}");
         // camelCase: Copilot's own events and payloads; PascalCase: the VS Code compatible ones.
