@@ -38,21 +38,10 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     BUILTINS.iter().map(|(n, ..)| *n)
 }
 
-/// The bash adapter's settings of a hook, when its plugin is the bash adapter and they read
-/// (they were checked at load: `Host` refuses a hook whose settings do not).
-pub fn adapter_settings(name: &str, settings: &serde_json::Value) -> Option<AdapterSettings> {
-    (name == "bash-adapter").then(|| AdapterSettings::from_json(settings).ok()).flatten()
-}
-
-/// Whether a hook of a built-in plugin needs `process:exec`, when the built-in decides that by
-/// its settings rather than by what it imports: `Some(Some(why))` if it does, `Some(None)` if
-/// it does not, `None` when the plugin's imports decide. The bash adapter imports `process`
-/// but needs it only for hooks whose settings ask for host mode.
-pub fn process_need(name: &str, settings: &serde_json::Value) -> Option<Option<String>> {
-    match name {
-        "bash-adapter" => Some((adapter_settings(name, settings)?.runs() == Some(AdapterMode::Host)).then(|| "its settings ask for mode = \"host\", which runs a real process".to_string())),
-        _ => None,
-    }
+/// Why a bash-adapter hook needs `process:exec`, if it does: the adapter imports `process`,
+/// but only hooks whose settings ask for host mode run a real process.
+pub fn process_need(settings: &AdapterSettings) -> Option<String> {
+    (settings.runs() == Some(AdapterMode::Host)).then(|| "its settings ask for mode = \"host\", which runs a real process".to_string())
 }
 
 /// Variables of hookhost's own environment a converted peer hook in host mode is given, as its
@@ -165,7 +154,9 @@ mod tests {
         // Only `auto` is resolved.
         let explicit = typed(serde_json::json!({"command": "x", "mode": "sandbox"}));
         assert_eq!(super::resolve_adapter(&explicit, true, true), explicit);
-        assert_eq!(super::adapter_settings("guard-destructive", &serde_json::json!({"command": "x", "project_dir": "/"})), None, "only the bash adapter's settings are its contract");
+        // Only a hook that runs a real process needs process:exec.
+        assert_eq!(super::process_need(&super::resolve_adapter(&auto, true, true)).as_deref(), Some("its settings ask for mode = \"host\", which runs a real process"));
+        assert_eq!(super::process_need(&super::resolve_adapter(&auto, false, true)), None);
     }
 
     #[test]

@@ -76,6 +76,9 @@ pub(crate) struct LoadedHook {
     pub(crate) spec: HookSpec,
     pub(crate) plugin: Arc<Plugin>,
     pub(crate) settings_json: String,
+    /// The bash adapter's settings as loaded (checked, `auto` mode and headers resolved), for a
+    /// hook of the bash adapter.
+    pub(crate) adapter: Option<AdapterSettings>,
     /// What its instances may reach: `process.run`, a read-only project directory.
     pub(crate) access: Access,
 }
@@ -223,18 +226,18 @@ impl HostBuilder {
     }
 }
 
-/// Why a hook needs `process:exec`, if it does: its plugin imports `process` — except a
-/// built-in that says when it needs it (the bash adapter, only in host mode).
-fn needs_process(spec: &HookSpec, process_import: Option<&str>) -> Option<String> {
-    match spec.plugin.builtin_name().and_then(|name| crate::builtin::process_need(name, &spec.settings)) {
-        Some(need) => need,
+/// Why a hook needs `process:exec`, if it does: its plugin imports `process` — except the bash
+/// adapter (`adapter`: its settings), which needs it only in host mode.
+fn needs_process(adapter: Option<&AdapterSettings>, process_import: Option<&str>) -> Option<String> {
+    match adapter {
+        Some(settings) => crate::builtin::process_need(settings),
         None => process_import.map(|import| format!("it imports {import}")),
     }
 }
 
 /// Refuse a hook whose plugin needs `process:exec` without holding it.
-fn check_process_grant(spec: &HookSpec, process_import: Option<&str>, granted: bool) -> Result<(), LoadError> {
-    let Some(why) = needs_process(spec, process_import) else { return Ok(()) };
+fn check_process_grant(spec: &HookSpec, adapter: Option<&AdapterSettings>, process_import: Option<&str>, granted: bool) -> Result<(), LoadError> {
+    let Some(why) = needs_process(adapter, process_import) else { return Ok(()) };
     if granted {
         return Ok(());
     }
@@ -268,9 +271,9 @@ fn refused_by_policy(e: LoadError, refused: &std::collections::BTreeMap<(String,
 /// The directory a hook's sandbox may read: a converted peer hook's project, for the bash
 /// adapter of the config's own hooks only — never for a bundle's hooks, whose settings come from
 /// a third party and must not choose what of this machine they can read.
-fn project_mount(spec: &HookSpec) -> Option<PathBuf> {
-    match &spec.plugin {
-        PluginRef::Builtin(name) => crate::builtin::adapter_settings(name, &spec.settings).and_then(|s| crate::builtin::project_mount(&s)),
+fn project_mount(plugin: &PluginRef, adapter: Option<&AdapterSettings>) -> Option<PathBuf> {
+    match (plugin, adapter) {
+        (PluginRef::Builtin(_), Some(settings)) => crate::builtin::project_mount(settings),
         _ => None,
     }
 }
@@ -290,21 +293,26 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         // The bash adapter's settings are its typed contract: read once, here; a hook whose
         // settings do not read is refused naming the setting. They follow the grant (`mode =
         // "auto"`) and the config's own variables (`headers`).
-        if spec.plugin.builtin_name() == Some("bash-adapter") {
-            match AdapterSettings::from_json(&spec.settings) {
-                Ok(typed) => spec.settings = crate::builtin::resolve_adapter(&typed, granted, !matches!(spec.plugin, PluginRef::Bundle { .. })).to_json(),
+        let adapter = match spec.plugin.builtin_name() {
+            Some("bash-adapter") => match AdapterSettings::from_json(&spec.settings) {
+                Ok(typed) => {
+                    let resolved = crate::builtin::resolve_adapter(&typed, granted, !matches!(spec.plugin, PluginRef::Bundle { .. }));
+                    spec.settings = resolved.to_json();
+                    Some(resolved)
+                }
                 Err(message) => {
                     rejected.push(LoadError::SettingsRejected { hook: spec.id, plugin: spec.plugin.to_string(), message });
                     continue;
                 }
-            }
-        }
+            },
+            _ => None,
+        };
         let plugin = match plugins.get(&spec.plugin) {
             Some(p) => p.clone(),
             None => {
                 let source = PluginSource::of(&spec, &plan)?;
                 // The capability first: a plugin that may not run is never compiled or cached.
-                check_process_grant(&spec, crate::plugin::process_import(&source.bytes).as_deref(), granted).map_err(|e| refused_by_policy(e, plan.refused_grants()))?;
+                check_process_grant(&spec, adapter.as_ref(), crate::plugin::process_import(&source.bytes).as_deref(), granted).map_err(|e| refused_by_policy(e, plan.refused_grants()))?;
                 let p = Arc::new(loader.load(&spec.id, source)?);
                 tracing::debug!(plugin = %p.name, "plugin loaded");
                 plugins.insert(spec.plugin.clone(), p.clone());
@@ -312,9 +320,9 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
             }
         };
         // Again with what the compiled component imports (and for hooks sharing a plugin).
-        check_process_grant(&spec, plugin.process_import(), granted).map_err(|e| refused_by_policy(e, plan.refused_grants()))?;
+        check_process_grant(&spec, adapter.as_ref(), plugin.process_import(), granted).map_err(|e| refused_by_policy(e, plan.refused_grants()))?;
         // Only a plugin that imports `process` can call it at all.
-        let read_dir = match project_mount(&spec) {
+        let read_dir = match project_mount(&spec.plugin, adapter.as_ref()) {
             Some(dir) if dir.is_dir() => Some(dir),
             Some(dir) => {
                 tracing::warn!(hook_id = %spec.id, "the project directory {} does not exist; the hook's sandbox runs without it", dir.display());
@@ -328,7 +336,7 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         let settings_json = spec.settings.to_string();
         if accepted.known(&plugin.digest, &settings_json, &spec.limits, &access) {
             tracing::debug!(hook_id = %spec.id, "hook settings accepted before");
-            hooks.push(Arc::new(LoadedHook { spec, plugin, settings_json, access }));
+            hooks.push(Arc::new(LoadedHook { spec, plugin, settings_json, adapter, access }));
             continue;
         }
         match plugin.validate_settings(&spec.id, &settings_json, &spec.limits, &access).await {
@@ -343,7 +351,7 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
             Err(error) => return Err(LoadError::SettingsCheckFailed { hook: spec.id, plugin: plugin.name.clone(), error }),
         }
         tracing::debug!(hook_id = %spec.id, "hook settings checked");
-        hooks.push(Arc::new(LoadedHook { spec, plugin, settings_json, access }));
+        hooks.push(Arc::new(LoadedHook { spec, plugin, settings_json, adapter, access }));
     }
     match rejected.len() {
         0 => {}
@@ -439,24 +447,11 @@ mod tests {
 
     #[test]
     fn only_the_configs_own_bash_adapter_hooks_get_a_project_mount() {
-        let spec = |plugin: PluginRef| HookSpec {
-            id: "x:h".into(),
-            event: hookhost_types::EventName::PreToolUse,
-            matcher: None,
-            matcher_spec: None,
-            plugin,
-            settings: serde_json::json!({"command": "true", "mode": "sandbox", "project_dir": "/home"}),
-            limits: Default::default(),
-            on_error: Default::default(),
-            description: None,
-            background: false,
-            once: false,
-            grants: Default::default(),
-        };
-        assert_eq!(project_mount(&spec(PluginRef::Builtin("bash-adapter".into()))), Some(PathBuf::from("/home")));
+        let settings = AdapterSettings::from_json(&serde_json::json!({"command": "true", "mode": "sandbox", "project_dir": "/home"})).unwrap();
+        assert_eq!(project_mount(&PluginRef::Builtin("bash-adapter".into()), Some(&settings)), Some(PathBuf::from("/home")));
         let bundle = PluginRef::Bundle { bundle: "acme/sh".parse().unwrap(), file: "builtin:bash-adapter".into() };
-        assert_eq!(project_mount(&spec(bundle)), None, "a bundle's settings never pick a directory to read");
-        assert_eq!(project_mount(&spec(PluginRef::Path("x.wasm".into()))), None);
+        assert_eq!(project_mount(&bundle, Some(&settings)), None, "a bundle's settings never pick a directory to read");
+        assert_eq!(project_mount(&PluginRef::Path("x.wasm".into()), None), None);
     }
 
     #[test]

@@ -135,25 +135,41 @@ impl Options {
     }
 }
 
-/// The plugin directory of a Claude Code plugin's `hooks/hooks.json`.
+/// The plugin directory of a Claude Code plugin's `hooks/hooks.json` (not a runtime's own
+/// config directory: Copilot's `.github/hooks/hooks.json` is a hook file of the repository).
 fn plugin_root_of(file: &Path) -> Option<std::path::PathBuf> {
     let file = std::path::absolute(file).ok()?;
     let hooks = file.parent()?;
-    (file.file_name()? == "hooks.json" && hooks.file_name()? == "hooks").then(|| hooks.parent().map(Path::to_path_buf)).flatten()
+    let root = hooks.parent()?;
+    (file.file_name()? == "hooks.json" && hooks.file_name()? == "hooks" && runtime_dir(root).is_none()).then(|| root.to_path_buf())
+}
+
+/// The name of `dir` when it is a runtime's config directory — a project's (`.claude`,
+/// `.codex`, `.gemini`, `.github`) or a user's (`~/.copilot`), as `hookhost_types::runtime`'s
+/// profiles name them — or hookhost's own `config`.
+fn runtime_dir(dir: &Path) -> Option<&str> {
+    let name = dir.file_name()?.to_str()?;
+    let users = |r: &Runtime| r.profile().config_files.iter().filter_map(|f| f.strip_prefix("~/")?.split('/').next());
+    let known = name == "config" || Runtime::ALL.iter().any(|r| r.profile().config_dir == Some(name) || users(r).any(|d| d == name));
+    known.then_some(name)
 }
 
 fn project_of(file: &Path) -> Option<std::path::PathBuf> {
     let file = std::path::absolute(file).ok()?;
     let dir = file.parent()?;
-    let runtime_dir = dir.file_name().and_then(|n| n.to_str()).is_some_and(|n| matches!(n, ".claude" | ".codex" | ".gemini" | "config"));
-    let project = if runtime_dir { dir.parent()? } else { dir };
+    // The runtime's directory holds the file (`.claude/settings.json`) or its parent does
+    // (Copilot's `.github/hooks/policy.json`).
+    let runtime_dir = [Some(dir), dir.parent()].into_iter().flatten().find(|d| runtime_dir(d).is_some());
+    let project = match runtime_dir {
+        Some(runtime_dir) => runtime_dir.parent()?,
+        None => dir,
+    };
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    if runtime_dir && home.as_deref() == Some(project) {
+    if runtime_dir.is_some() && home.as_deref() == Some(project) {
         return None;
     }
     Some(project.to_path_buf())
 }
-
 /// Convert a peer document into the native form. Problems carry the peer file's paths.
 pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, Vec<String>> {
     let mut problems = Vec::new();
@@ -183,22 +199,21 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
         if hook.executor.plugin != "builtin:bash-adapter" {
             hook.peer = false;
             hook.timeout_ms = hook.timeout_ms.map(|ms| ms.clamp(*TIMEOUT_RANGE_MS.start(), *TIMEOUT_RANGE_MS.end()));
-        }
-        if hook.executor.plugin != "builtin:bash-adapter" {
             continue;
         }
-        let Some(mut settings) = hook.executor.settings.take().and_then(|v| serde_json::from_value::<AdapterSettings>(v).ok()) else { continue };
-        // Everruns hooks run in the session's workspace (the event's cwd), not beside the file.
-        if let (Some(dir), false) = (&opts.project_dir, format == Format::Peer(Runtime::Everruns)) {
-            settings.project_dir = Some(dir.to_string_lossy().into_owned());
-        }
-        if let (Some(root), Format::Peer(Runtime::ClaudeCode)) = (&opts.plugin_root, format) {
-            settings.env.insert("CLAUDE_PLUGIN_ROOT".into(), root.to_string_lossy().into_owned());
-        }
         let blocking = EventName::from_config(&hook.event).is_some_and(|e| e.can_block());
-        settings.start_failure = Some(if blocking { opts.start_failure } else { StartFailure::Warn });
-        settings.timeout_ms = hook.timeout_ms.or(settings.timeout_ms);
-        hook.executor.settings = Some(settings.to_json());
+        let timeout_ms = hook.timeout_ms;
+        edit_adapter(&mut hook.executor, |settings| {
+            // Everruns hooks run in the session's workspace (the event's cwd), not beside the file.
+            if let (Some(dir), false) = (&opts.project_dir, format == Format::Peer(Runtime::Everruns)) {
+                settings.project_dir = Some(dir.to_string_lossy().into_owned());
+            }
+            if let (Some(root), Format::Peer(Runtime::ClaudeCode)) = (&opts.plugin_root, format) {
+                settings.env.insert("CLAUDE_PLUGIN_ROOT".into(), root.to_string_lossy().into_owned());
+            }
+            settings.start_failure = Some(if blocking { opts.start_failure } else { StartFailure::Warn });
+            settings.timeout_ms = timeout_ms.or(settings.timeout_ms);
+        });
     }
     if problems.is_empty() {
         Ok(raw)
@@ -352,11 +367,20 @@ fn http_executor(at: &str, dialect: Runtime, h: &Value, env: &BTreeMap<String, S
     Some(RawExecutor { plugin: "builtin:bash-adapter".into(), settings: Some(settings.to_json()), fuel: None, memory_mib: None })
 }
 
+/// Change a converted hook's bash-adapter settings through their type; settings of any other
+/// shape stay as they are.
+fn edit_adapter(exec: &mut RawExecutor, edit: impl FnOnce(&mut AdapterSettings)) {
+    use serde::Deserialize as _;
+    let Some(Ok(mut settings)) = exec.settings.as_ref().map(AdapterSettings::deserialize) else { return };
+    edit(&mut settings);
+    exec.settings = Some(settings.to_json());
+}
+
 /// The exec form (`command` + `args`): the program and its arguments, no shell.
 fn exec_form(exec: &mut RawExecutor, program: &str, args: &[String]) {
-    exec.settings = exec.settings.take().map(|v| match serde_json::from_value::<AdapterSettings>(v.clone()) {
-        Ok(settings) => AdapterSettings { command: None, argv: Some(std::iter::once(program.to_string()).chain(args.iter().cloned()).collect()), ..settings }.to_json(),
-        Err(_) => v,
+    edit_adapter(exec, |settings| {
+        settings.command = None;
+        settings.argv = Some(std::iter::once(program.to_string()).chain(args.iter().cloned()).collect());
     });
 }
 

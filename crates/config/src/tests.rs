@@ -91,3 +91,21 @@ fn json_configs_use_the_same_schema() {
     let c = ConfigFile::parse(r#"{"hooks":[{"event":"stop","executor":{"plugin":"builtin:guard-destructive"}}]}"#, Path::new("h.json"), Path::new(".")).unwrap();
     assert_eq!(c.hooks[0].plugin, PluginRef::Builtin("guard-destructive".into()));
 }
+
+#[test]
+fn a_peer_files_project_is_the_directory_holding_its_runtimes_config_directory() {
+    use crate::peer::Options;
+    use std::path::{Path, PathBuf};
+    let project = |file: &str| Options::for_file(Path::new(file)).project_dir;
+    assert_eq!(project("/repo/.claude/settings.json"), Some(PathBuf::from("/repo")));
+    assert_eq!(project("/repo/.github/hooks/policy.json"), Some(PathBuf::from("/repo")), "Copilot's hooks run in the repository");
+    assert_eq!(project("/repo/.github/hooks/hooks.json"), Some(PathBuf::from("/repo")), "a Copilot hook file named hooks.json is not a Claude Code plugin");
+    assert_eq!(Options::for_file(Path::new("/repo/.github/hooks/hooks.json")).plugin_root, None);
+    assert_eq!(Options::for_file(Path::new("/plugins/fmt/hooks/hooks.json")).plugin_root, Some(PathBuf::from("/plugins/fmt")));
+    assert_eq!(project("/repo/tools/agent.yaml"), Some(PathBuf::from("/repo/tools")));
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+        for user_file in [".claude/settings.json", ".copilot/hooks/mine.json"] {
+            assert_eq!(project(&home.join(user_file).display().to_string()), None, "{user_file}: the user's own hooks run in the event's cwd");
+        }
+    }
+}

@@ -113,7 +113,8 @@ impl AdapterSettings {
         if !value.is_object() {
             return Err("settings must be an object".into());
         }
-        let settings: AdapterSettings = serde_json::from_value(value.clone()).map_err(|e| {
+        // Read in place (`&Value` deserialises): the adapter does this on every call.
+        let settings = AdapterSettings::deserialize(value).map_err(|e| {
             let e = e.to_string();
             if let Some(rest) = e.strip_prefix("unknown field `") {
                 return format!("unknown setting {:?}; known settings are {KNOWN_SETTINGS}", rest.split('`').next().unwrap_or(rest));
@@ -121,7 +122,7 @@ impl AdapterSettings {
             // Name the setting: the first key that does not read on its own is the one.
             let bad = value.as_object().into_iter().flatten().find_map(|(key, v)| {
                 let one = serde_json::Value::Object([(key.clone(), v.clone())].into_iter().collect());
-                serde_json::from_value::<AdapterSettings>(one).err().map(|e| format!("settings.{key}: {e}"))
+                AdapterSettings::deserialize(&one).err().map(|e| format!("settings.{key}: {e}"))
             });
             bad.unwrap_or(format!("settings: {e}"))
         })?;

@@ -13,10 +13,10 @@ impl Host {
     pub async fn report(&self) -> Vec<HookReport> {
         let mut out = Vec::with_capacity(self.hooks.len());
         for hook in &self.hooks {
-            let adapter = hook.spec.plugin.builtin_name().and_then(|name| crate::builtin::adapter_settings(name, &hook.spec.settings));
-            let peer = adapter.as_ref().is_some_and(|s| s.start_failure.is_some());
-            let url = adapter.as_ref().and_then(|s| s.url.as_deref());
-            let runs = match adapter.as_ref().map(AdapterSettings::runs) {
+            let adapter = hook.adapter.as_ref();
+            let peer = adapter.is_some_and(|s| s.start_failure.is_some());
+            let url = adapter.and_then(|s| s.url.as_deref());
+            let runs = match adapter.map(AdapterSettings::runs) {
                 None => Runs::Wasm,
                 Some(None) => Runs::Http,
                 Some(Some(AdapterMode::Host)) => Runs::HostProcess,
@@ -39,7 +39,7 @@ impl Host {
             if peer && runs == Runs::Sandbox {
                 // The adapter's own analysis: without `start_failure` it refuses, with its
                 // reason, a script that cannot run in the sandbox.
-                let strict = AdapterSettings { start_failure: None, ..adapter.clone().unwrap_or_default() };
+                let strict = AdapterSettings { start_failure: None, ..adapter.cloned().unwrap_or_default() };
                 match hook.plugin.validate_settings(&hook.spec.id, &strict.to_json().to_string(), &hook.spec.limits, &hook.access).await {
                     Ok(Ok(())) => {}
                     Ok(Err(why)) => {

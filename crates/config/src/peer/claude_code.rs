@@ -1,12 +1,12 @@
 //! Claude Code's `settings.json` `hooks` (<https://code.claude.com/docs/en/hooks>): matcher
 //! groups per event, command and http handlers; its events table is `hookhost_types::runtime`'s.
 
-use super::{args_field, exec_form, hooks_by_event, http_executor, ignored_keys, runtime_event, seconds, shell_executor, str_field};
+use super::{args_field, edit_adapter, exec_form, hooks_by_event, http_executor, ignored_keys, runtime_event, seconds, shell_executor, str_field};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
 use hookhost_types::matcher::MatcherSpec;
 use hookhost_types::runtime::{MatchOn as On, Runtime};
-use hookhost_types::adapter::{AdapterSettings, SHELLS};
+use hookhost_types::adapter::SHELLS;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -90,10 +90,7 @@ fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h:
     match h.get("shell").map(|v| (v, v.as_str())) {
         None => {}
         Some((_, Some(shell))) if SHELLS.iter().any(|(name, _)| *name == shell) => {
-            exec.settings = exec.settings.take().map(|v| match serde_json::from_value::<AdapterSettings>(v.clone()) {
-                Ok(settings) => AdapterSettings { shell: Some(shell.to_string()), ..settings }.to_json(),
-                Err(_) => v,
-            });
+            edit_adapter(&mut exec, |settings| settings.shell = Some(shell.to_string()));
         }
         Some((v, _)) => raw.warnings.push(format!("{at}.shell: {v} is not a shell hookhost runs (bash, sh, zsh, dash, powershell, pwsh); bash runs it")),
     }
