@@ -13,9 +13,24 @@ pub(super) fn claude(protocol: Protocol, p: &Parts, notes: &mut Vec<String>) -> 
     let mut specific = Map::new();
     let mut decision = Map::new(); // PermissionRequest's `decision` object
     match (p.kind, p.event) {
-        (VerdictKind::Halt, _) => {
+        (VerdictKind::Halt, event) => {
             put(&mut out, "continue", false);
             put(&mut out, "stopReason", p.reason_or("stopped by a hook"));
+            // `continue: false` stops the agent after the tool it was about to run, not before
+            // (seen with the real Claude Code 2.1.332: the command ran, then the turn ended), so
+            // a halt before a tool also denies the tool.
+            match event {
+                E::PreToolUse => {
+                    put(&mut specific, "permissionDecision", "deny");
+                    put(&mut specific, "permissionDecisionReason", p.reason_or("stopped by a hook"));
+                }
+                E::PermissionRequest => {
+                    put(&mut decision, "behavior", "deny");
+                    put(&mut decision, "message", p.reason_or("stopped by a hook"));
+                    put(&mut decision, "interrupt", true);
+                }
+                _ => {}
+            }
         }
         (VerdictKind::Block, E::PreToolUse) => {
             put(&mut specific, "permissionDecision", "deny");

@@ -41,7 +41,10 @@ fn claude_code_verdicts_per_event() {
     assert_eq!(c("PreToolUse", VerdictKind::Block, Some("no")), json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}));
     assert_eq!(c("PreToolUse", VerdictKind::Ask, Some("sure?")), json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "sure?"}}));
     assert_eq!(c("PreToolUse", VerdictKind::Allow, None), json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}));
-    assert_eq!(c("PreToolUse", VerdictKind::Halt, Some("enough")), json!({"continue": false, "stopReason": "enough"}));
+    // A halt before a tool denies the tool too: Claude Code ends the turn only after running it.
+    assert_eq!(c("PreToolUse", VerdictKind::Halt, Some("enough")), json!({"continue": false, "stopReason": "enough", "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "enough"}}));
+    assert_eq!(c("PermissionRequest", VerdictKind::Halt, Some("enough")), json!({"continue": false, "stopReason": "enough", "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "enough", "interrupt": true}}}));
+    assert_eq!(c("Stop", VerdictKind::Halt, Some("enough")), json!({"continue": false, "stopReason": "enough"}));
     assert_eq!(c("PermissionRequest", VerdictKind::Block, Some("no")), json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}));
     assert_eq!(c("PermissionRequest", VerdictKind::Allow, None), json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}));
     assert_eq!(c("UserPromptSubmit", VerdictKind::Block, Some("secret")), json!({"decision": "block", "reason": "secret", "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "suppressOriginalPrompt": true}}));

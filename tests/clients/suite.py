@@ -1,0 +1,671 @@
+#!/usr/bin/env python3
+"""The real-client conformance suite: hookhost as the pinned, real agent CLIs run it.
+
+Each client (Claude Code, Codex, Gemini CLI, GitHub Copilot CLI) runs headless in a project of
+its own, against a scripted model server on loopback (`fake_model.py`), with hookhost wired
+exactly as docs/INTEGRATIONS.md says — the snippets are read from that file, so a snippet that
+stops working fails here. Every scenario is judged by what reached the model (the fake server's
+request log) and what happened on disk, never by reading hookhost's answer.
+
+    suite.py --clients DIR --bin DIR [--only CLIENT[,CLIENT]] [--scenario NAME] [--keep]
+
+`--clients` is where the pinned CLIs are installed (`run` installs them), `--bin` the directory
+holding `hookhost` and `hookhost-send`. Prints one line per scenario, then the per-hook latency
+each client measured itself; exits 1 if any scenario failed.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import fake_model  # noqa: E402
+
+REPO = HERE.parent.parent
+INTEGRATIONS = REPO / "docs" / "INTEGRATIONS.md"
+
+# A GitHub token the redactor masks (plugins/redact-secrets/src/scan.rs).
+SECRET = "ghp_0123456789abcdefghijABCDEFGHIJ0123"
+REDACTED = "[REDACTED:github-token]"
+CLIENT_TIMEOUT = 120
+
+
+# ---------------------------------------------------------------------------------------------
+# The snippets, from docs/INTEGRATIONS.md.
+
+def doc_sections():
+    """{heading: text} for the `## ` sections of INTEGRATIONS.md."""
+    sections, name, lines = {}, None, []
+    for line in INTEGRATIONS.read_text().splitlines():
+        if line.startswith("## "):
+            if name:
+                sections[name] = "\n".join(lines)
+            name, lines = line[3:].strip(), []
+        else:
+            lines.append(line)
+    if name:
+        sections[name] = "\n".join(lines)
+    return sections
+
+
+def json_blocks(text):
+    return [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.S)]
+
+
+def snippet(section):
+    """The first JSON snippet of an INTEGRATIONS.md section."""
+    blocks = json_blocks(doc_sections()[section])
+    if not blocks:
+        raise SystemExit(f"docs/INTEGRATIONS.md: the section '{section}' has no ```json snippet")
+    return blocks[0]
+
+
+def http_entry():
+    """Claude Code's `http` hook entry from the `hookhost serve` section."""
+    for block in json_blocks(doc_sections()["No process per call: `hookhost serve`"]):
+        for groups in block.get("hooks", {}).values():
+            for group in groups:
+                for hook in group.get("hooks", []):
+                    if hook.get("type") == "http":
+                        return hook
+    raise SystemExit("docs/INTEGRATIONS.md: no Claude Code http hook snippet under `hookhost serve`")
+
+
+def rewrite_commands(value, fn):
+    """Apply fn to every hook command string (`command` / `bash` keys) in a snippet."""
+    if isinstance(value, dict):
+        return {k: (fn(v) if k in ("command", "bash") and isinstance(v, str) else rewrite_commands(v, fn))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [rewrite_commands(v, fn) for v in value]
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenarios.
+
+class Scenario:
+    def __init__(self, name, prompt, check, config=None, fail_closed=False, files=None, about="",
+                 reaches_model=True):
+        self.name, self.prompt, self.check = name, prompt, check
+        # Whether the client must call the model at all (a blocked prompt never gets there).
+        self.reaches_model = reaches_model
+        self.config = config  # ~/.config/hookhost/hooks.toml, when the scenario needs its own
+        self.fail_closed = fail_closed
+        self.files = files or {}
+        self.about = about
+
+
+def shell_hook(answer):
+    """A hooks.toml whose one pre_tool_use hook is a sandboxed Claude Code-dialect script."""
+    return ("[[hooks]]\nid = \"policy\"\nevent = \"pre_tool_use\"\n"
+            f"executor = {{ plugin = \"builtin:bash-adapter\", settings = {{ dialect = \"claude-code\", "
+            f"command = {json.dumps('echo ' + shlex.quote(json.dumps(answer)))} }} }}\n")
+
+
+def expect(cond, msg, problems):
+    if not cond:
+        problems.append(msg)
+
+
+def check_block(run):
+    p = []
+    expect((run.proj / "keep.txt").exists(), "the destructive command ran (keep.txt is gone)", p)
+    expect(run.model_saw("recursive delete of ."), "the model was not told why the command was blocked", p)
+    return p
+
+
+def check_pass(run):
+    p = []
+    expect((run.proj / "ran.txt").exists(), "the harmless command did not run (no ran.txt)", p)
+    expect(len(run.model_requests()) >= 2, "the command's result never reached the model", p)
+    return p
+
+
+def check_redact_command(run):
+    p = []
+    out = run.proj / "out.txt"
+    expect(out.exists(), "the command did not run (no out.txt)", p)
+    if out.exists():
+        text = out.read_text()
+        expect(SECRET not in text, "the secret reached the command (out.txt holds it)", p)
+        expect(REDACTED in text, f"out.txt does not hold the redacted command's output: {text!r}", p)
+    return p
+
+
+def check_redact_prompt(run):
+    p = []
+    expect(not run.model_saw(SECRET), "the secret in the prompt reached the model", p)
+    expect(SECRET not in run.client_output(), "the client printed the secret back", p)
+    return p
+
+
+def check_redact_output(run):
+    p = []
+    expect(len(run.model_requests()) >= 2, "the tool's result never came back to the model", p)
+    expect(not run.model_saw(SECRET), "the secret in the tool's output reached the model", p)
+    expect(run.model_saw(REDACTED), "the model did not get the redacted output in its place", p)
+    return p
+
+
+def check_not_run(marker):
+    def check(run):
+        p = []
+        expect(not (run.proj / marker).exists(), f"the command ran ({marker} exists)", p)
+        return p
+    return check
+
+
+def check_failure_open(run):
+    p = []
+    expect((run.proj / "ran.txt").exists(),
+           "hookhost's own failure stopped the command (it must be the runtime's non-blocking error)", p)
+    return p
+
+
+def check_failure_closed(run):
+    p = []
+    expect(not (run.proj / "ran.txt").exists(), "with --fail-closed, hookhost's own failure let the command run", p)
+    return p
+
+
+BROKEN_CONFIG = "[[hooks]\nthis is not toml\n"
+
+SCENARIOS = [
+    Scenario("block", "Clean the project. RUN<<rm -rf .>>", check_block,
+             about="a destructive command is not run and the model is told why"),
+    Scenario("pass", "Mark it. RUN<<touch ran.txt>>", check_pass, about="a harmless command runs"),
+    Scenario("redact-command", "Save the token. RUN<<echo token={{SECRET}} > out.txt>>", check_redact_command,
+             about="a secret in a command is redacted before it runs"),
+    Scenario("redact-prompt", f"My token is {SECRET}, keep it. RUN<<touch ran.txt>>", check_redact_prompt,
+             about="a secret in a prompt never reaches the model", reaches_model=False),
+    Scenario("redact-output", "Show the file. RUN<<cat secret.txt>>", check_redact_output,
+             files={"secret.txt": f"token={SECRET}\n"},
+             about="a secret in a tool's output never reaches the model"),
+    Scenario("ask", "Mark it. RUN<<touch asked.txt>>", check_not_run("asked.txt"),
+             config=shell_hook({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
+                                                       "permissionDecisionReason": "a human must approve this"}}),
+             about="ask never runs the command"),
+    Scenario("halt", "Mark it. RUN<<touch halted.txt>>", check_not_run("halted.txt"),
+             config=shell_hook({"continue": False, "stopReason": "halted by policy"}),
+             about="halt never runs the command"),
+    Scenario("failure", "Mark it. RUN<<touch ran.txt>>", check_failure_open, config=BROKEN_CONFIG,
+             about="hookhost's own failure is the runtime's non-blocking error"),
+    Scenario("fail-closed", "Mark it. RUN<<touch ran.txt>>", check_failure_closed, config=BROKEN_CONFIG,
+             fail_closed=True, about="with --fail-closed, hookhost's own failure is a block",
+             # --fail-closed on the prompt's hook too: the prompt is refused before the model.
+             reaches_model=False),
+]
+BY_NAME = {s.name: s for s in SCENARIOS}
+
+# Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
+# (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
+WIRINGS = {
+    "command": [s.name for s in SCENARIOS],
+    "send": ["block", "pass", "redact-command", "redact-output"],
+    "http": ["block", "pass", "redact-command", "redact-output"],
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# One client run.
+
+class Run:
+    def __init__(self, suite, client, wiring, scenario):
+        self.suite, self.client, self.wiring, self.scenario = suite, client, wiring, scenario
+        self.dir = Path(tempfile.mkdtemp(prefix=f"{client.name}-{wiring}-{scenario.name}-", dir=suite.work))
+        self.home = self.dir / "home"
+        self.proj = self.dir / "proj"
+        self.home.mkdir()
+        self.proj.mkdir()
+        self.log = self.dir / "model.jsonl"
+        self.log.touch()
+        self.stdout = self.stderr = ""
+
+    def model_requests(self):
+        """Requests to the model's generation endpoints (not telemetry)."""
+        out = []
+        for line in self.log.read_text().splitlines():
+            r = json.loads(line)
+            if re.search(r"(/messages|/responses|/chat/completions|:streamGenerateContent|:generateContent)$",
+                         r["path"].split("?")[0]):
+                out.append(r)
+        return out
+
+    def model_saw(self, text):
+        """Whether any request to the model server carried `text` (the log is the requests' JSON;
+        the texts looked for need no escaping)."""
+        return text in self.log.read_text()
+
+    def client_output(self):
+        return self.stdout + self.stderr
+
+    def env(self):
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TERM", "TMPDIR", "USER", "LOGNAME")}
+        env["PATH"] = f"{self.suite.bin}:{env.get('PATH', '/usr/bin:/bin')}"
+        env["HOME"] = str(self.home)
+        env["HOOKHOST_CACHE_DIR"] = str(self.suite.cache)
+        env["NO_COLOR"] = "1"
+        if self.wiring == "send":
+            env["HOOKHOST_SERVER"] = f"unix:{self.suite.socket}"
+        if self.wiring == "http":
+            env["HOOKHOST_TOKEN"] = self.suite.token
+        return self.client.env(self, env)
+
+    def hooks(self, base):
+        """The client's snippet, wired as this run asks."""
+        def command(cmd):
+            if self.wiring == "send":
+                cmd = re.sub(r"^hookhost run\b", "hookhost-send", cmd)
+            if self.scenario.fail_closed:
+                cmd += " --fail-closed"
+            return cmd
+        return rewrite_commands(base, command)
+
+    def execute(self):
+        for name, text in self.scenario.files.items():
+            (self.proj / name).write_text(text)
+        (self.proj / "keep.txt").write_text("keep\n")
+        if self.scenario.config:
+            cfg = self.home / ".config" / "hookhost"
+            cfg.mkdir(parents=True)
+            (cfg / "hooks.toml").write_text(self.scenario.config)
+        server = fake_model.start(str(self.log), {"{{SECRET}}": SECRET})
+        try:
+            self.base_url = f"http://127.0.0.1:{server.port}"
+            self.client.prepare(self)
+            argv = self.client.argv(self, self.scenario.prompt)
+            started = time.monotonic()
+            proc = subprocess.Popen(argv, cwd=self.proj, env=self.env(), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True)
+            try:
+                self.stdout, self.stderr = proc.communicate(timeout=CLIENT_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                self.stdout, self.stderr = proc.communicate()
+                self.stderr += f"\n[suite] {self.client.name} did not finish within {CLIENT_TIMEOUT} s"
+            self.seconds = time.monotonic() - started
+            self.exit = proc.returncode
+        finally:
+            server.shutdown()
+            server.server_close()
+        problems = self.scenario.check(self)
+        if self.scenario.reaches_model and not self.model_requests():
+            problems.append("the client never called the model")
+        self.latencies = self.client.latencies(self)
+        return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# The clients.
+
+class Client:
+    name = ""
+    section = ""
+    wirings = ("command", "send")
+
+    def __init__(self, suite):
+        self.suite = suite
+        self.base = snippet(self.section)
+
+    def bin(self, name):
+        return str(self.suite.clients / "node_modules" / ".bin" / name)
+
+    def write(self, path, value):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(value if isinstance(value, str) else json.dumps(value, indent=2))
+
+
+class ClaudeCode(Client):
+    name, section = "claude-code", "Claude Code"
+    wirings = ("command", "send", "http")
+
+    def prepare(self, run):
+        hooks = run.hooks(self.base)
+        if run.wiring == "http":
+            entry = dict(http_entry())
+            entry["url"] = re.sub(r"^http://127\.0\.0\.1:\d+", f"http://127.0.0.1:{self.suite.http_port}", entry["url"])
+            hooks = {"hooks": {event: [dict(group, hooks=[entry]) for group in groups]
+                               for event, groups in hooks["hooks"].items()}}
+        self.write(run.proj / ".claude" / "settings.json", hooks)
+
+    def argv(self, run, prompt):
+        # Root may not skip permissions; allowing Bash is what a user does for these commands.
+        return [self.bin("claude"), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash",
+                "--debug-file", str(run.dir / "claude-debug.log")]
+
+    def env(self, run, env):
+        env["ANTHROPIC_BASE_URL"] = run.base_url
+        env["ANTHROPIC_API_KEY"] = "fake"
+        env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+        return env
+
+    def latencies(self, run):
+        log = run.dir / "claude-debug.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        # A command hook's line carries its duration; an http hook's is the POST line to the
+        # response line (the log's millisecond timestamps).
+        out = [int(ms) for ms in re.findall(r"Hooks: \S+ \[.*?\] finished with status \d+ \((\d+)ms\)", text)]
+        posted = None
+        for line in text.splitlines():
+            if "Hooks: HTTP hook POST to " in line:
+                posted = iso_ms(line.split(" ", 1)[0])
+            elif "Hooks: HTTP hook response status" in line and posted is not None:
+                out.append(iso_ms(line.split(" ", 1)[0]) - posted)
+                posted = None
+        return out
+
+
+class Codex(Client):
+    name, section = "codex", "Codex"
+
+    def prepare(self, run):
+        codex_home = run.home / ".codex"
+        self.write(run.proj / ".codex" / "hooks.json", run.hooks(self.base))
+        config = f'''model = "fake-model"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+
+[model_providers.fake]
+name = "fake"
+base_url = "{run.base_url}/v1"
+wire_api = "responses"
+env_key = "HOOKHOST_FAKE_KEY"
+
+[projects."{run.proj}"]
+trust_level = "trusted"
+
+[otel]
+metrics_exporter = {{ otlp-http = {{ endpoint = "{run.base_url}/v1/metrics", protocol = "json" }} }}
+'''
+        self.write(codex_home / "config.toml", config)
+        # Trust the hooks as Codex's /hooks does: record each entry's current hash.
+        trust = "".join(f'\n[hooks.state."{key}"]\ntrusted_hash = "{digest}"\n'
+                        for key, digest in self.hook_hashes(run))
+        if not trust:
+            raise RuntimeError("codex app-server listed no hooks for the project")
+        self.write(codex_home / "config.toml", config + trust)
+
+    def hook_hashes(self, run):
+        """(key, currentHash) of each hook Codex sees in the project: its app-server's
+        `hooks/list`, the list its /hooks screen shows."""
+        env = run.env()
+        requests = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "hookhost-suite", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(run.proj)]}},
+        ]
+        proc = subprocess.Popen([self.bin("codex"), "app-server"], cwd=run.proj, env=env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            for r in requests:
+                proc.stdin.write(json.dumps(r) + "\n")
+            proc.stdin.flush()
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                line = proc.stdout.readline()
+                if not line:
+                    break
+                msg = json.loads(line)
+                if msg.get("id") == 2:
+                    if "error" in msg:
+                        raise RuntimeError(f"codex hooks/list: {msg['error']}")
+                    return [(h["key"], h["currentHash"]) for d in msg["result"]["data"] for h in d["hooks"]]
+            raise RuntimeError("codex app-server did not answer hooks/list")
+        finally:
+            proc.kill()
+            proc.wait()
+
+    def argv(self, run, prompt):
+        return [self.bin("codex"), "exec", "--skip-git-repo-check", "--json", prompt]
+
+    def env(self, run, env):
+        env["CODEX_HOME"] = str(run.home / ".codex")
+        env["HOOKHOST_FAKE_KEY"] = "fake"
+        return env
+
+    def latencies(self, run):
+        out = []
+        for line in run.log.read_text().splitlines():
+            r = json.loads(line)
+            if not r["path"].endswith("/v1/metrics"):
+                continue
+            for rm in (r["body"] or {}).get("resourceMetrics", []):
+                for sm in rm.get("scopeMetrics", []):
+                    for m in sm.get("metrics", []):
+                        if m.get("name") != "codex.hooks.run.duration_ms":
+                            continue
+                        for dp in m.get("histogram", {}).get("dataPoints", []):
+                            n = int(dp.get("count", 0))
+                            if n:
+                                out += [dp["sum"] / n] * n
+        return out
+
+
+class GeminiCli(Client):
+    name, section = "gemini-cli", "Gemini CLI"
+
+    def prepare(self, run):
+        self.write(run.proj / ".gemini" / "settings.json", run.hooks(self.base))
+        self.write(run.home / ".gemini" / "settings.json", {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "telemetry": {"enabled": True, "target": "local", "outfile": str(run.dir / "gemini-telemetry.json"),
+                          "logPrompts": False},
+        })
+        # Gemini CLI reads a project's settings (and runs its hooks) only in a trusted folder.
+        self.write(run.home / ".gemini" / "trustedFolders.json", {str(run.proj): "TRUST_FOLDER"})
+
+    def argv(self, run, prompt):
+        return [self.bin("gemini"), "-p", prompt, "--yolo", "--output-format", "json"]
+
+    def env(self, run, env):
+        env["GEMINI_API_KEY"] = "fake"
+        env["GOOGLE_GEMINI_BASE_URL"] = run.base_url
+        return env
+
+    def latencies(self, run):
+        f = run.dir / "gemini-telemetry.json"
+        text = f.read_text(errors="replace") if f.exists() else ""
+        return [int(ms) for ms in re.findall(r'"Hook call \w+\..*? (?:succeeded|failed) in (\d+)ms"', text)]
+
+
+class Copilot(Client):
+    name, section = "copilot", "GitHub Copilot CLI"
+
+    def prepare(self, run):
+        self.write(run.proj / ".github" / "hooks" / "hookhost.json", run.hooks(self.base))
+        # Copilot runs a repository's hooks in prompt mode only for a trusted folder.
+        self.write(run.home / ".copilot" / "config.json", {"trusted_folders": [str(run.proj)]})
+
+    def argv(self, run, prompt):
+        return [self.bin("copilot"), "-p", prompt, "--allow-all-tools"]
+
+    def env(self, run, env):
+        env["COPILOT_OFFLINE"] = "true"
+        env["COPILOT_PROVIDER_BASE_URL"] = f"{run.base_url}/v1"
+        env["COPILOT_PROVIDER_API_KEY"] = "fake"
+        env["COPILOT_MODEL"] = "fake-model"
+        return env
+
+    def latencies(self, run):
+        out, starts = [], {}
+        for events in (run.home / ".copilot" / "session-state").glob("*/events.jsonl"):
+            for line in events.read_text().splitlines():
+                e = json.loads(line)
+                data = e.get("data") or {}
+                ts = e.get("timestamp")
+                if e.get("type") == "hook.start":
+                    starts[data.get("hookInvocationId")] = ts
+                elif e.get("type") == "hook.end" and data.get("hookInvocationId") in starts:
+                    out.append(iso_ms(ts) - iso_ms(starts[data["hookInvocationId"]]))
+        return out
+
+
+def iso_ms(ts):
+    from datetime import datetime
+    return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000
+
+
+CLIENTS = [ClaudeCode, Codex, GeminiCli, Copilot]
+
+
+# ---------------------------------------------------------------------------------------------
+# The suite.
+
+class Suite:
+    def __init__(self, args):
+        self.clients = Path(args.clients).resolve()
+        self.bin = Path(args.bin).resolve()
+        self.work = Path(tempfile.mkdtemp(prefix="hookhost-clients-"))
+        self.cache = self.work / "cache"
+        self.cache.mkdir()
+        self.keep = args.keep
+        self.daemons = []
+        for tool in ("hookhost", "hookhost-send"):
+            if not (self.bin / tool).is_file():
+                raise SystemExit(f"suite: {self.bin / tool} does not exist (build it: cargo build -p hookhost-cli)")
+
+    def start_daemons(self):
+        """Two `hookhost serve` daemons: one on a unix socket (for hookhost-send), one on loopback
+        TCP with a token (for http hooks). Their home is the suite's: the embedded default chain."""
+        home = self.work / "daemon-home"
+        home.mkdir()
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "HOOKHOST_CACHE_DIR": str(self.cache)}
+        self.socket = self.work / "serve.sock"
+        self.token = "suite-" + os.urandom(12).hex()
+        token_file = self.work / "token"
+        token_file.write_text(self.token)
+        token_file.chmod(0o600)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.http_port = s.getsockname()[1]
+        for listen, extra in ((f"unix:{self.socket}", []),
+                              (f"127.0.0.1:{self.http_port}", ["--token-file", str(token_file)])):
+            log = open(self.work / f"serve-{len(self.daemons)}.log", "w")
+            proc = subprocess.Popen([str(self.bin / "hookhost"), "serve", "--listen", listen, *extra],
+                                    cwd=home, env=env, stdout=log, stderr=subprocess.STDOUT)
+            self.daemons.append(proc)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            ready = self.socket.exists()
+            try:
+                with socket.create_connection(("127.0.0.1", self.http_port), timeout=1):
+                    pass
+            except OSError:
+                ready = False
+            if ready:
+                return
+            if any(p.poll() is not None for p in self.daemons):
+                break
+            time.sleep(0.1)
+        logs = "".join((self.work / f"serve-{i}.log").read_text() for i in range(len(self.daemons)))
+        raise SystemExit(f"suite: hookhost serve did not start:\n{logs}")
+
+    def prewarm(self):
+        """INTEGRATIONS.md's "Install and pre-warm": `hookhost check` compiles every plugin of a
+        config into the cache, so no event waits for a compile."""
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(self.work), "HOOKHOST_CACHE_DIR": str(self.cache)}
+        configs = [None] + [s.config for s in SCENARIOS if s.config and s.config != BROKEN_CONFIG]
+        for i, config in enumerate(configs):
+            argv = [str(self.bin / "hookhost"), "check"]
+            if config:
+                path = self.work / f"prewarm-{i}.toml"
+                path.write_text(config)
+                argv += ["--config", str(path)]
+            done = subprocess.run(argv, env=env, cwd=self.work, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise SystemExit(f"suite: {' '.join(argv)} failed:\n{done.stdout}{done.stderr}")
+
+    def stop(self):
+        for p in self.daemons:
+            p.terminate()
+        for p in self.daemons:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        if not self.keep:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clients", required=True, help="directory with node_modules/.bin/{claude,codex,gemini,copilot}")
+    ap.add_argument("--bin", required=True, help="directory with hookhost and hookhost-send")
+    ap.add_argument("--only", help="comma-separated clients to run")
+    ap.add_argument("--scenario", help="comma-separated scenarios to run")
+    ap.add_argument("--jobs", type=int, default=3)
+    ap.add_argument("--keep", action="store_true", help="keep the runs' directories")
+    args = ap.parse_args()
+
+    suite = Suite(args)
+    clients = [c(suite) for c in CLIENTS if not args.only or c.name in args.only.split(",")]
+    wanted = set(args.scenario.split(",")) if args.scenario else None
+    runs = [Run(suite, client, wiring, BY_NAME[name])
+            for client in clients for wiring in client.wirings for name in WIRINGS[wiring]
+            if not wanted or name in wanted]
+    started = time.monotonic()
+    suite.prewarm()
+    suite.start_daemons()
+    failed = 0
+    results = []
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            futures = {pool.submit(run.execute): run for run in runs}
+            for fut in concurrent.futures.as_completed(futures):
+                run = futures[fut]
+                try:
+                    problems = fut.result()
+                except Exception as e:  # a harness failure is a failure, never a skip
+                    problems = [f"the suite could not run it: {e!r}"]
+                    run.latencies, run.seconds = [], 0
+                results.append((run, problems))
+                status = "ok  " if not problems else "FAIL"
+                print(f"{status} {run.client.name:12} {run.wiring:8} {run.scenario.name:15} "
+                      f"{run.seconds:5.1f}s  {run.scenario.about}", flush=True)
+                for p in problems:
+                    failed += 1
+                    print(f"       - {p}")
+                if problems:
+                    print(f"       (run directory {run.dir}; client exit {getattr(run, 'exit', '?')})")
+                    tail = (run.stderr or "").strip().splitlines()[-5:]
+                    for line in tail:
+                        print(f"       | {line[:300]}")
+    finally:
+        if failed:
+            suite.keep = True
+        suite.stop()
+
+    print("\nPer-hook latency, as each client measured it (median over the calls; hookhost's debug build):")
+    for client in clients:
+        for wiring in client.wirings:
+            ms = [v for run, _ in results if run.client is client and run.wiring == wiring for v in run.latencies]
+            if ms:
+                print(f"  {client.name:12} {wiring:8} median {statistics.median(ms):6.1f} ms   "
+                      f"p90 {sorted(ms)[int(len(ms) * 0.9) - 1 if len(ms) > 1 else 0]:6.1f} ms   {len(ms)} calls")
+            else:
+                print(f"  {client.name:12} {wiring:8} (the client reported no hook timings)")
+    total = len(results)
+    bad = sum(1 for _, p in results if p)
+    print(f"\n{total - bad}/{total} scenario runs held, in {time.monotonic() - started:.0f} s"
+          + (f"; the failed runs are kept under {suite.work}" if bad else ""))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
