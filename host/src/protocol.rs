@@ -72,17 +72,17 @@ impl Protocol {
 
 /// A runtime's answer writer: the outcome's parts in, its stdout (empty: nothing to say) and
 /// exit code out, notes for what it has no field for.
-type Writer = fn(&Parts, &mut Vec<String>) -> (String, u8);
+type Writer = fn(&Parts, &mut Vec<String>) -> String;
 
 /// The answer writer of each runtime that has one. A new runtime's writer is a module beside
 /// these, named here.
 fn writer(runtime: Runtime) -> Option<Writer> {
     Some(match runtime {
-        Runtime::ClaudeCode => |p, notes| (claude_code::claude(Protocol::Runtime(Runtime::ClaudeCode), p, notes), 0),
-        Runtime::Codex => |p, notes| (codex::codex(p, notes), 0),
-        Runtime::GeminiCli => |p, notes| (gemini_cli::gemini(p, notes), 0),
-        Runtime::DockerAgent => |p, notes| (docker_agent::docker(p, notes), 0),
-        Runtime::Starchild => |p, notes| (starchild::starchild(p, notes), 0),
+        Runtime::ClaudeCode => |p, notes| claude_code::claude(Protocol::Runtime(Runtime::ClaudeCode), p, notes),
+        Runtime::Codex => codex::codex,
+        Runtime::GeminiCli => gemini_cli::gemini,
+        Runtime::DockerAgent => docker_agent::docker,
+        Runtime::Starchild => starchild::starchild,
         Runtime::Copilot => copilot::copilot,
         Runtime::Everruns => return None,
     })
@@ -180,14 +180,16 @@ pub fn render(protocol: Protocol, event: &HookEvent, outcome: &Outcome) -> Reply
             parts.arguments = None;
         }
     }
-    let (stdout, code) = match protocol {
-        Protocol::Json => (serde_json::to_string(outcome).unwrap_or_default(), 0),
+    // Every runtime reads a decided answer on exit 0 (exit 2 is each one's block by stderr,
+    // which carries less than the JSON does).
+    let stdout = match protocol {
         Protocol::Runtime(runtime) => match writer(runtime) {
             Some(write) => write(&parts, &mut notes),
-            None => (serde_json::to_string(outcome).unwrap_or_default(), 0),
+            None => serde_json::to_string(outcome).unwrap_or_default(),
         },
+        Protocol::Json => serde_json::to_string(outcome).unwrap_or_default(),
     };
-    Reply { stdout, notes: notes.into_iter().map(|n| format!("hookhost: {} output: {n}", protocol.name())).collect(), code }
+    Reply { stdout, notes: notes.into_iter().map(|n| format!("hookhost: {} output: {n}", protocol.name())).collect(), code: 0 }
 }
 
 /// hookhost's own failure (bad config, bad input, a plugin that will not load) in `protocol`:

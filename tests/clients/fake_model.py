@@ -8,7 +8,8 @@ It speaks the four model APIs the pinned agent CLIs call, streaming and not:
 - Gemini (`POST /v1beta/models/<model>:streamGenerateContent` and `:generateContent`) — Gemini CLI;
 - OpenAI Chat Completions (`POST /chat/completions`, `/v1/chat/completions`) — Copilot CLI (BYOK).
 
-The script is in the prompt: a user message holding `RUN<<command>>` makes the model call the
+The script is in the prompt: a user message holding `TOOL<<name {json arguments}>>` makes the
+model call that tool (when the client offers it), and `RUN<<command>>` makes it call the
 client's shell tool with that command, once (`{{KEY}}` placeholders in it are filled in first:
 the model "writes" a secret the prompt never held); when the conversation already holds a tool result,
 or has no `RUN<<…>>`, the model answers with text (`DONE`). Every request body is appended, one
@@ -30,6 +31,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 RUN = re.compile(r"RUN<<(.*?)>>", re.S)
+TOOL = re.compile(r"TOOL<<(\S+) (\{.*?\})>>", re.S)
 
 # The shell tool of each client, by the name it declares to the model.
 SHELL_TOOLS = ("Bash", "shell", "exec_command", "run_shell_command", "bash", "shell_command")
@@ -74,6 +76,9 @@ class Script:
         if not self.has_tool_result:
             tool = next((t for t in SHELL_TOOLS if t in self.tools), None)
             for text in self.texts:
+                m = TOOL.search(text)
+                if m and m.group(1) in self.tools:
+                    return ("tool", m.group(1), json.loads(m.group(2)))
                 m = RUN.search(text)
                 if m and tool:
                     command = m.group(1)

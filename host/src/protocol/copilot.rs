@@ -16,8 +16,8 @@ use super::{as_text, object, put, Parts};
 use hookhost_types::{EventName, Runtime, VerdictKind};
 use serde_json::{json, Map};
 
-/// The answer, and its exit code: `postToolUseFailure` takes recovery guidance only as exit 2.
-pub(super) fn copilot(p: &Parts, notes: &mut Vec<String>) -> (String, u8) {
+/// The answer, always on exit 0.
+pub(super) fn copilot(p: &Parts, notes: &mut Vec<String>) -> String {
     use EventName as E;
     let name = Runtime::Copilot.event_name(p.event);
     let mut out = Map::new();
@@ -96,14 +96,15 @@ pub(super) fn copilot(p: &Parts, notes: &mut Vec<String>) -> (String, u8) {
         let context = p.context.join("\n\n");
         match p.event {
             E::PostToolUse | E::SessionStart | E::Notification => put(&mut out, "additionalContext", context),
-            E::Custom(name) if name == "subagentStart" => put(&mut out, "additionalContext", context),
-            // Recovery guidance after a failed tool: exit 2, the guidance on stdout.
-            E::Custom(name) if name == "postToolUseFailure" && out.is_empty() => return (context, 2),
+            // Recovery guidance after a failed tool is `additionalContext` too (the reference
+            // also names exit 2 with the guidance, which the real Copilot CLI 1.0.102 reads
+            // from stderr, not stdout).
+            E::Custom(name) if name == "subagentStart" || name == "postToolUseFailure" => put(&mut out, "additionalContext", context),
             event => notes.push(format!("the added context is dropped: Copilot takes context on postToolUse, sessionStart, subagentStart, notification and postToolUseFailure, not on {}", Runtime::Copilot.event_name(event))),
         }
     }
     if !p.notices.is_empty() {
         notes.push(format!("Copilot has no message for the user in a hook's answer: {}", p.notices.join(" / ")));
     }
-    (object(out), 0)
+    object(out)
 }

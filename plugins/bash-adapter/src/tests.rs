@@ -175,6 +175,15 @@ fn copilot_gets_its_camel_case_payload_and_its_answers_are_read() {
     assert_eq!(read(&pre(), 2, r#"{"permissionDecision":"allow"}"#, "nope"), blocked("nope"));
     assert_eq!(read(&pre(), 1, "", "boom"), blocked("Denied by preToolUse hook (hook errored)"));
     assert_eq!(read(&post, 1, "", "boom"), Err("hook exited with status 1: boom".into()));
+    // After a failed tool, exit 2's stderr (not its stdout) is guidance for the model, as is
+    // additionalContext on exit 0 — both as the real Copilot CLI 1.0.102 reads them.
+    let failed = Event::Custom { name: "postToolUseFailure".into(), data: json!({"toolName": "view", "error": "Path does not exist"}) };
+    assert_eq!(read(&failed, 2, "ignored", "look in src/"), Ok(Decision::pass().add_context("look in src/")));
+    assert_eq!(read(&failed, 0, r#"{"additionalContext":"look in src/"}"#, ""), Ok(Decision::pass().add_context("look in src/")));
+    // A hook killed by a signal denies before a tool too (the real Copilot CLI: "hook errored").
+    let killed = Run { exit: Exit::Signal(9), ..Run::new(0, "", "") };
+    assert_eq!(interpret(D::Copilot, &pre(), &killed), blocked("Denied by preToolUse hook (hook errored)"));
+    assert_eq!(interpret(D::Copilot, &post, &killed), Err("hook was killed by signal 9".into()));
     assert_eq!(read(&post, 0, r#"{"modifiedResult":{"resultType":"success","textResultForLlm":"KEY=[REDACTED]"}}"#, ""), Ok(Decision::pass().rewrite_output(json!("KEY=[REDACTED]"))));
     assert_eq!(read(&post, 0, "not json", ""), Ok(Decision::pass()), "output that does not parse is no output");
     let stop = Event::Stop(Default::default());

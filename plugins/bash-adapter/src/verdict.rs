@@ -49,6 +49,11 @@ pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision,
     match &run.exit {
         Exit::Overflow => return Err("hook output exceeded 64 KiB (stdout and stderr together)".into()),
         Exit::TimedOut => return Err("hook timed out".into()),
+        // Copilot denies a tool whose preToolUse hook dies of a signal, as it does for any
+        // other failed run there ("hook errored"; seen with the real Copilot CLI 1.0.102).
+        Exit::Signal(_) if dialect == Dialect::Copilot && matches!(event, Event::PreToolUse(_)) => {
+            return Ok(block(Some(COPILOT_HOOK_ERRORED.into()), None));
+        }
         Exit::Signal(sig) => return Err(format!("hook was killed by signal {sig}")),
         _ => {}
     }
@@ -145,21 +150,26 @@ fn everruns(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> R
     Ok(d)
 }
 
+/// The reason Copilot gives the model for a tool its preToolUse hook failed to decide on.
+const COPILOT_HOOK_ERRORED: &str = "Denied by preToolUse hook (hook errored)";
+
 /// GitHub Copilot CLI's exit codes and outputs (its hooks reference, "Exit codes for command
 /// hooks" and each event's decision control): on `preToolUse` and `permissionRequest` exit 2
 /// denies, and on `preToolUse` any other non-zero exit denies too (Copilot fails closed there;
 /// a timeout, which passes, is an executor error before this); elsewhere a non-zero exit is a
-/// hook failure, except exit 2 after a failed tool, whose stdout is recovery guidance.
+/// hook failure, except exit 2 after a failed tool, whose stderr is recovery guidance.
 fn copilot(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
     let before_tool = matches!(event, Event::PreToolUse(_));
     let permission = matches!(event, Event::PermissionRequest(_));
     match code {
         0 => {}
         2 if before_tool || permission => return Ok(block(Some(stderr.filter(|_| before_tool).unwrap_or_else(|| "Denied by preToolUse hook".into())), None)),
+        // Exit 2 after a failed tool: its stderr is recovery guidance for the model (the real
+        // Copilot CLI 1.0.102 reads stderr there, not stdout).
         2 if matches!(event, Event::Custom { name, .. } if name == "postToolUseFailure") => {
-            return Ok(nonempty(stdout).map_or_else(Decision::pass, |guidance| Decision::pass().add_context(guidance)));
+            return Ok(stderr.map_or_else(Decision::pass, |guidance| Decision::pass().add_context(guidance)));
         }
-        _ if before_tool => return Ok(block(Some("Denied by preToolUse hook (hook errored)".into()), None)),
+        _ if before_tool => return Ok(block(Some(COPILOT_HOOK_ERRORED.into()), None)),
         _ => {
             let detail = stderr.map(|s| format!(": {s}")).unwrap_or_default();
             return Err(format!("hook exited with status {code}{detail}"));
