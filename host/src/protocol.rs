@@ -164,6 +164,13 @@ impl<'a> Parts<'a> {
 pub fn render(protocol: Protocol, event: &HookEvent, outcome: &Outcome) -> Reply {
     let mut parts = Parts::of(event, outcome);
     let mut notes = Vec::new();
+    // An event the runtime does not document and hookhost does not model passes through (the
+    // runtime's pass, unless a hook registered for it decided otherwise): say so, once.
+    if let (Protocol::Runtime(runtime), EventName::Custom(name)) = (protocol, &event.name) {
+        if runtime.event(name).is_none() {
+            notes.push(format!("{name} is not an event hookhost knows for {}: it ran as custom:{name}, on the hooks registered for that name only", protocol.title()));
+        }
+    }
     if protocol != Protocol::Json && parts.kind < VerdictKind::Block && event.name.can_block() {
         let what = if parts.prompt.is_some() && !takes_prompt(protocol, &event.name) {
             Some("prompt")

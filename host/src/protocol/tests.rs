@@ -291,3 +291,16 @@ fn copilot_failures_exit_zero_unless_fail_closed() {
     assert_eq!(closed.code, 0);
     assert_eq!(serde_json::from_str::<Value>(&closed.stdout).unwrap()["permissionDecision"], "deny");
 }
+
+#[test]
+fn an_event_hookhost_does_not_know_is_the_runtimes_pass_with_a_note() {
+    let pass = outcome(VerdictKind::Pass, None, vec![], None);
+    let unknown = HookEvent::from_value(json!({"hook_event_name": "FancyNewEvent", "session_id": "s"})).unwrap();
+    let reply = render(Protocol::Runtime(Runtime::Codex), &unknown, &pass);
+    assert_eq!((reply.stdout.as_str(), reply.code), ("", 0), "Codex's pass");
+    assert_eq!(reply.notes, ["hookhost: codex output: FancyNewEvent is not an event hookhost knows for Codex: it ran as custom:FancyNewEvent, on the hooks registered for that name only"]);
+    assert_eq!(render(Protocol::Runtime(Runtime::GeminiCli), &unknown, &pass).stdout, "{}", "Gemini CLI's pass");
+    // An event the runtime documents and hookhost passes through is no news.
+    let documented = HookEvent::from_value(json!({"hook_event_name": "PostToolUseFailure", "session_id": "s", "tool_name": "Bash", "error": "exit 1"})).unwrap();
+    assert_eq!(render(Protocol::Runtime(Runtime::ClaudeCode), &documented, &pass).notes, Vec::<String>::new());
+}
