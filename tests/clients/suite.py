@@ -182,6 +182,14 @@ def check_failure_closed(run):
     return p
 
 
+def check_protect(run):
+    p = []
+    now = (run.proj / run.client.hooks_file).read_text()
+    expect(now == run.hooks_before, f"the agent overwrote its own hooks ({run.client.hooks_file} changed)", p)
+    expect(run.model_saw("hook configuration is protected"), "the model was not told why the write was refused", p)
+    return p
+
+
 BROKEN_CONFIG = "[[hooks]\nthis is not toml\n"
 
 SCENARIOS = [
@@ -202,6 +210,8 @@ SCENARIOS = [
     Scenario("halt", "Mark it. RUN<<touch halted.txt>>", check_not_run("halted.txt"),
              config=shell_hook({"continue": False, "stopReason": "halted by policy"}),
              about="halt never runs the command"),
+    Scenario("protect-hooks", "Loosen the hooks. RUN<<echo '{}' > {{HOOKS_FILE}}>>", check_protect,
+             about="the agent cannot overwrite the hooks that govern it"),
     Scenario("failure", "Mark it. RUN<<touch ran.txt>>", check_failure_open, config=BROKEN_CONFIG,
              about="hookhost's own failure is the runtime's non-blocking error"),
     Scenario("fail-closed", "Mark it. RUN<<touch ran.txt>>", check_failure_closed, config=BROKEN_CONFIG,
@@ -215,7 +225,7 @@ BY_NAME = {s.name: s for s in SCENARIOS}
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
 WIRINGS = {
     "command": [s.name for s in SCENARIOS],
-    "send": ["block", "pass", "redact-command", "redact-output"],
+    "send": ["block", "pass", "redact-command", "redact-output", "protect-hooks"],
     "http": ["block", "pass", "redact-command", "redact-output"],
 }
 
@@ -283,10 +293,11 @@ class Run:
             cfg = self.home / ".config" / "hookhost"
             cfg.mkdir(parents=True)
             (cfg / "hooks.toml").write_text(self.scenario.config)
-        server = fake_model.start(str(self.log), {"{{SECRET}}": SECRET})
+        server = fake_model.start(str(self.log), {"{{SECRET}}": SECRET, "{{HOOKS_FILE}}": self.client.hooks_file})
         try:
             self.base_url = f"http://127.0.0.1:{server.port}"
             self.client.prepare(self)
+            self.hooks_before = (self.proj / self.client.hooks_file).read_text()
             argv = self.client.argv(self, self.scenario.prompt)
             started = time.monotonic()
             proc = subprocess.Popen(argv, cwd=self.proj, env=self.env(), stdin=subprocess.DEVNULL,
@@ -332,6 +343,7 @@ class Client:
 
 class ClaudeCode(Client):
     name, section = "claude-code", "Claude Code"
+    hooks_file = ".claude/settings.json"
     wirings = ("command", "send", "http")
 
     def prepare(self, run):
@@ -372,6 +384,7 @@ class ClaudeCode(Client):
 
 class Codex(Client):
     name, section = "codex", "Codex"
+    hooks_file = ".codex/hooks.json"
 
     def prepare(self, run):
         codex_home = run.home / ".codex"
@@ -459,6 +472,7 @@ metrics_exporter = {{ otlp-http = {{ endpoint = "{run.base_url}/v1/metrics", pro
 
 class GeminiCli(Client):
     name, section = "gemini-cli", "Gemini CLI"
+    hooks_file = ".gemini/settings.json"
 
     def prepare(self, run):
         self.write(run.proj / ".gemini" / "settings.json", run.hooks(self.base))
@@ -486,6 +500,7 @@ class GeminiCli(Client):
 
 class Copilot(Client):
     name, section = "copilot", "GitHub Copilot CLI"
+    hooks_file = ".github/hooks/hookhost.json"
 
     def prepare(self, run):
         self.write(run.proj / ".github" / "hooks" / "hookhost.json", run.hooks(self.base))

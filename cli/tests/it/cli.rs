@@ -46,6 +46,30 @@ fn run_prints_the_outcome_json_of_the_embedded_default() {
     assert!(v.get("patch").is_none());
 }
 
+/// Self-protection under the embedded default: an agent's edit of its runtime's hook settings
+/// and a `sed -i` of the project layer are denied (with what it tried); reading them is not.
+#[test]
+fn the_embedded_default_keeps_the_agent_off_its_own_hooks() {
+    let claude = |tool: &str, input: &str| {
+        let event = format!(r#"{{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/u/p","tool_name":"{tool}","tool_input":{input}}}"#);
+        let out = hookhost(&["run", "--output", "claude-code", "--no-project"], &event);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        (!text.is_empty()).then(|| serde_json::from_str::<serde_json::Value>(&text).unwrap()["hookSpecificOutput"].clone())
+    };
+    let edit = claude("Edit", r#"{"file_path":"/home/u/p/.claude/settings.json","old_string":"deny","new_string":"allow"}"#).unwrap();
+    assert_eq!(edit["permissionDecision"], "deny");
+    assert_eq!(
+        edit["permissionDecisionReason"],
+        "hook configuration is protected: Edit would change /home/u/p/.claude/settings.json (hook configuration; read it freely, but change hooks yourself, outside the agent)"
+    );
+    let sed = claude("Bash", r#"{"command":"sed -i 's/block/warn/' .hookhost/hooks.toml"}"#).unwrap();
+    assert_eq!(sed["permissionDecision"], "deny");
+    assert!(sed["permissionDecisionReason"].as_str().unwrap().starts_with("hook configuration is protected: sed would change .hookhost/hooks.toml"), "{sed}");
+    assert_eq!(claude("Read", r#"{"file_path":"/home/u/p/.claude/settings.json"}"#), None, "reading stays allowed");
+    assert_eq!(claude("Bash", r#"{"command":"cat .hookhost/hooks.toml"}"#), None, "reading stays allowed");
+}
+
 #[test]
 fn run_reports_rewrites_in_patch() {
     let out = hookhost(&["run"], r#"{"hook_event_name":"UserPromptSubmit","prompt":"key sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX"}"#);

@@ -18,8 +18,12 @@
 //! `$(echo rm) -rf /`), scripts the command runs (`./cleanup.sh`), aliases and functions
 //! defined elsewhere, and other interpreters (`python -c "shutil.rmtree(...)"`).
 //!
-//! Settings (all optional): `strict_rm` (bool, block every `rm -rf`, as seed 000's guard_rm does)
-//! and `user_message` (string, what the human is told).
+//! Self-protection ([`protect`], on unless `protect_hooks = false`): a tool call that would
+//! change, move or remove hook configuration (Claude Code's, Codex's, Gemini CLI's, Copilot
+//! CLI's, hookhost's own layers and state) or stop hookhost is blocked; reading it is not.
+//!
+//! Settings (all optional): `strict_rm` (bool, block every `rm -rf`, as seed 000's guard_rm does),
+//! `protect_hooks` (bool, default true) and `user_message` (string, what the human is told).
 
 #![deny(missing_docs)]
 
@@ -27,6 +31,8 @@ use hookhost_sdk::prelude::*;
 use hookhost_sdk::serde_json;
 
 use hookhost_shell_parse as shell;
+
+pub mod protect;
 
 /// How deep `sh -c`, `eval` and wrappers may nest before the guard gives up and blocks.
 const MAX_NESTING: usize = 8;
@@ -215,20 +221,21 @@ fn check_call(arguments: &Value, strict_rm: bool) -> Option<String> {
     })
 }
 
-#[derive(Default)]
 struct Settings {
     strict_rm: bool,
+    protect_hooks: bool,
     user_message: Option<String>,
 }
 
 fn settings(v: &Value) -> Result<Settings, String> {
     let obj = v.as_object().ok_or("settings must be an object")?;
-    let mut s = Settings::default();
+    let mut s = Settings { strict_rm: false, protect_hooks: true, user_message: None };
     for (key, value) in obj {
         match key.as_str() {
             "strict_rm" => s.strict_rm = value.as_bool().ok_or("settings.strict_rm must be true or false")?,
+            "protect_hooks" => s.protect_hooks = value.as_bool().ok_or("settings.protect_hooks must be true or false")?,
             "user_message" => s.user_message = Some(value.as_str().ok_or("settings.user_message must be a string")?.to_string()),
-            other => return Err(format!("unknown setting {other:?}; known settings are strict_rm, user_message")),
+            other => return Err(format!("unknown setting {other:?}; known settings are strict_rm, protect_hooks, user_message")),
         }
     }
     Ok(s)
@@ -244,10 +251,15 @@ impl Hook for Guard {
 
     fn handle(event: Event, ctx: Context) -> HookResult {
         let s = settings(&ctx.settings)?;
-        let arguments = match &event {
-            Event::PreToolUse(call) | Event::PermissionRequest(call) => &call.arguments,
+        let call = match &event {
+            Event::PreToolUse(call) | Event::PermissionRequest(call) => call,
             _ => return Ok(Decision::pass()),
         };
+        if let Some(why) = Some(call).filter(|_| s.protect_hooks).and_then(|c| protect::check_call(&c.name, &c.arguments, ctx.cwd.as_deref())) {
+            let message = s.user_message.unwrap_or_else(|| "The agent may not change or stop its own hooks; change them yourself if you mean to.".into());
+            return Ok(Decision::block(format!("hook configuration is protected: {why}")).with_user_message(message));
+        }
+        let arguments = &call.arguments;
         let Some(why) = check_call(arguments, s.strict_rm) else {
             return Ok(Decision::pass());
         };
@@ -431,7 +443,7 @@ mod tests {
     #[test]
     fn settings_are_checked() {
         assert!(Guard::validate_settings(&json!({"strict_rm": true, "user_message": "no"})).is_ok());
-        assert_eq!(Guard::validate_settings(&json!({"strict": true})).unwrap_err(), "unknown setting \"strict\"; known settings are strict_rm, user_message");
+        assert_eq!(Guard::validate_settings(&json!({"strict": true})).unwrap_err(), "unknown setting \"strict\"; known settings are strict_rm, protect_hooks, user_message");
         assert_eq!(Guard::validate_settings(&json!({"strict_rm": "yes"})).unwrap_err(), "settings.strict_rm must be true or false");
     }
 }

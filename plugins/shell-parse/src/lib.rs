@@ -8,7 +8,7 @@
 
 #![deny(missing_docs)]
 
-use bashkit::parser::{AssignmentValue, Command, CompoundCommand, Parser, Word, WordPart};
+use bashkit::parser::{AssignmentValue, Command, CompoundCommand, Parser, Redirect, RedirectKind, Word, WordPart};
 
 pub mod wrappers;
 pub use wrappers::{every_command, program, runs, Runs};
@@ -33,18 +33,20 @@ pub struct Script {
     pub commands: Vec<Vec<String>>,
     /// Names of the functions it defines.
     pub functions: Vec<String>,
+    /// The files its redirections write (`>`, `>>`, `>|`, `&>`, `&>>`, `<>`), as the guard
+    /// reads words.
+    pub writes: Vec<String>,
 }
 
 /// Parse a script, or say why it cannot be parsed.
 pub fn parse(script: &str) -> Result<Script, String> {
     let ast = Parser::with_limits(script, MAX_DEPTH, MAX_PARSER_OPS).parse().map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    let mut functions = Vec::new();
+    let mut out = Script::default();
     for c in &ast.commands {
         walk(c, &mut out);
-        collect_functions(c, &mut functions);
+        collect_functions(c, &mut out.functions);
     }
-    Ok(Script { commands: out, functions })
+    Ok(out)
 }
 
 fn collect_functions(cmd: &Command, out: &mut Vec<String>) {
@@ -63,21 +65,19 @@ fn collect_functions(cmd: &Command, out: &mut Vec<String>) {
     }
 }
 
-fn walk_all(cmds: &[Command], out: &mut Vec<Vec<String>>) {
+fn walk_all(cmds: &[Command], out: &mut Script) {
     for c in cmds {
         walk(c, out);
     }
 }
 
-fn walk(cmd: &Command, out: &mut Vec<Vec<String>>) {
+fn walk(cmd: &Command, out: &mut Script) {
     match cmd {
         Command::Simple(s) => {
             for w in std::iter::once(&s.name).chain(&s.args) {
                 substitutions(w, out);
             }
-            for r in &s.redirects {
-                substitutions(&r.target, out);
-            }
+            redirects(&s.redirects, out);
             for a in &s.assignments {
                 match &a.value {
                     AssignmentValue::Scalar(w) => substitutions(w, out),
@@ -86,7 +86,7 @@ fn walk(cmd: &Command, out: &mut Vec<Vec<String>>) {
             }
             let words: Vec<String> = std::iter::once(&s.name).chain(&s.args).flat_map(expand).filter(|w| !w.is_empty()).collect();
             if !words.is_empty() {
-                out.push(words);
+                out.commands.push(words);
             }
         }
         Command::Pipeline(p) => walk_all(&p.commands, out),
@@ -96,10 +96,8 @@ fn walk(cmd: &Command, out: &mut Vec<Vec<String>>) {
                 walk(c, out);
             }
         }
-        Command::Compound(c, redirects) => {
-            for r in redirects {
-                substitutions(&r.target, out);
-            }
+        Command::Compound(c, rs) => {
+            redirects(rs, out);
             match c {
                 CompoundCommand::If(i) => {
                     walk_all(&i.condition, out);
@@ -148,8 +146,18 @@ fn walk(cmd: &Command, out: &mut Vec<Vec<String>>) {
     }
 }
 
+/// A command's redirections: the commands inside their targets, and the files output goes to.
+fn redirects(rs: &[Redirect], out: &mut Script) {
+    for r in rs {
+        substitutions(&r.target, out);
+        if matches!(r.kind, RedirectKind::Output | RedirectKind::Clobber | RedirectKind::Append | RedirectKind::OutputBoth | RedirectKind::ReadWrite) {
+            out.writes.extend(expand(&r.target));
+        }
+    }
+}
+
 /// Commands inside a word: `$(...)`, backquotes, `<(...)`, `>(...)`.
-fn substitutions(word: &Word, out: &mut Vec<Vec<String>>) {
+fn substitutions(word: &Word, out: &mut Script) {
     for part in &word.parts {
         match part {
             WordPart::CommandSubstitution(cmds) | WordPart::ProcessSubstitution { commands: cmds, .. } => walk_all(cmds, out),
@@ -262,6 +270,15 @@ mod tests {
         assert_eq!(cmds("FOO=1 rm -rf b >/dev/null 2>&1"), vec![vec!["rm", "-rf", "b"]]);
         assert_eq!(cmds("echo $(rm -rf b)"), vec![vec!["rm", "-rf", "b"], vec!["echo", "$(…)"]]);
         assert_eq!(cmds("if true; then (cd /; { rm -rf x; }); fi"), vec![vec!["true"], vec!["cd", "/"], vec!["rm", "-rf", "x"]]);
+    }
+
+    #[test]
+    fn collects_the_files_redirections_write() {
+        let writes = |s: &str| parse(s).unwrap().writes;
+        assert_eq!(writes("echo x > a; echo y >> 'b c' 2>&1; cat <in >| d &> e"), vec!["a", "b c", "d", "e"]);
+        assert_eq!(writes("{ echo x; } > f; (echo y) >> g; exec 3<> h"), vec!["f", "g", "h"]);
+        assert_eq!(writes("cat < in; echo $(date > inner)"), vec!["inner"], "reads are not writes; substitutions count");
+        assert_eq!(writes("echo > ~/{a,b}"), vec!["~/a", "~/b"]);
     }
 
     #[test]
