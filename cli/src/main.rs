@@ -7,6 +7,7 @@ use hookhost::HookEvent;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod audit_stats;
 mod bench;
 mod cli_bundle;
 mod loading;
@@ -251,6 +252,12 @@ enum AuditCommand {
         #[arg(long, value_name = "HASH")]
         expect_head: Option<String>,
     },
+    /// Summarise an audit log per hook: events, blocks and rewrites, what hooks in observe
+    /// mode would have blocked and rewritten, failures, p50/p99 time.
+    Stats {
+        /// The audit log (JSONL).
+        file: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -368,6 +375,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Config(ConfigCommand::Schema) => {
             println!("{}", hookhost_config::schema());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Audit(AuditCommand::Stats { file }) => {
+            let text = std::fs::read_to_string(&file).map_err(|e| usage(format!("cannot read the audit log {}: {e}", file.display())))?;
+            print!("{}", audit_stats::summarise(&file.display().to_string(), &text).map_err(usage)?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Audit(AuditCommand::Verify { file, expect_head }) => {

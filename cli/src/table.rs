@@ -3,7 +3,7 @@
 use hookhost::{HookEvent, Outcome};
 
 pub struct Row {
-    cells: [String; 6],
+    cells: [String; 7],
 }
 
 /// One printable line (control characters escaped: a reason cannot drive the terminal or
@@ -33,6 +33,7 @@ impl Row {
             outcome
                 .hooks
                 .iter()
+                .filter(|h| !h.observed)
                 .map(|h| {
                     let id = h.id.strip_prefix("user:").unwrap_or(&h.id);
                     let mark = if h.error.is_some() { "!" } else { "" };
@@ -43,6 +44,18 @@ impl Row {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
+        // Hooks in observe mode: what they would have decided and changed, not applied.
+        let observed: Vec<String> = outcome
+            .hooks
+            .iter()
+            .filter(|h| h.observed)
+            .map(|h| {
+                let id = h.id.strip_prefix("user:").unwrap_or(&h.id);
+                let effects = if h.effects.is_empty() { String::new() } else { format!("+{}", h.effects.join("+")) };
+                format!("{id}={}{effects}{}", h.decision.as_str(), if h.error.is_some() { "!" } else { "" })
+            })
+            .collect();
+        let observed = if observed.is_empty() { "-".to_string() } else { observed.join(" ") };
         let mut decision = outcome.decision.as_str().to_string();
         if let Some(patch) = &outcome.patch {
             decision.push_str(&format!(" +rewrite({})", patch.keys().cloned().collect::<Vec<_>>().join(",")));
@@ -52,12 +65,20 @@ impl Row {
             .clone()
             .or_else(|| outcome.hooks.iter().find_map(|h| h.error.clone()))
             .unwrap_or_default();
-        Row { cells: [line.to_string(), ev.name.to_string(), clip(&subject(ev), 44), decision, hooks, clip(&note, 70)] }
+        Row { cells: [line.to_string(), ev.name.to_string(), clip(&subject(ev), 44), decision, hooks, observed, clip(&note, 70)] }
     }
 }
 
 pub fn render(rows: &[Row]) -> String {
-    let cells: Vec<[String; 6]> = rows.iter().map(|r| r.cells.clone()).collect();
+    // The observed column only when a hook in observe mode ran.
+    if rows.iter().any(|r| r.cells[5] != "-") {
+        let cells: Vec<[String; 7]> = rows.iter().map(|r| r.cells.clone()).collect();
+        return grid(["line", "event", "subject", "decision", "hooks", "observed (not applied)", "reason / error"], &cells);
+    }
+    let cells: Vec<[String; 6]> = rows.iter().map(|r| {
+        let [line, event, subject, decision, hooks, _, note] = r.cells.clone();
+        [line, event, subject, decision, hooks, note]
+    }).collect();
     grid(["line", "event", "subject", "decision", "hooks", "reason / error"], &cells)
 }
 
@@ -108,12 +129,12 @@ fn matcher(h: &hookhost::HookSpec) -> String {
 
 /// `hookhost config show`: one row per hook, in chain order.
 pub fn hooks_table(config: &hookhost::Plan) -> String {
-    let rows: Vec<[String; 6]> = config
+    let rows: Vec<[String; 7]> = config
         .hooks()
         .iter()
-        .map(|h| [h.id.clone(), h.event.to_string(), matcher(h), h.limits.timeout.as_millis().to_string(), h.on_error.as_str().to_string(), executor(h)])
+        .map(|h| [h.id.clone(), h.event.to_string(), matcher(h), h.limits.timeout.as_millis().to_string(), h.on_error.as_str().to_string(), h.mode.as_str().to_string(), executor(h)])
         .collect();
-    let mut out = grid(["id", "event", "matcher", "timeout_ms", "on_error", "executor"], &rows);
+    let mut out = grid(["id", "event", "matcher", "timeout_ms", "on_error", "mode", "executor"], &rows);
     for id in config.muted() {
         out.push_str(&format!("(muted by disabled_contributions: {id})\n"));
     }

@@ -62,6 +62,9 @@ pub struct AuditRecord {
     /// Set when the hook ran again because a later hook rewrote the payload.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub recheck: bool,
+    /// Set for a hook in `observe` mode: its decision and effects were recorded, not applied.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub observed: bool,
 }
 
 /// `prev` of the first record.

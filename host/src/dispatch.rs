@@ -7,7 +7,7 @@ use crate::host::{Host, LoadedHook};
 use crate::plugin::Usage;
 use crate::wit;
 use hookhost_types::envelope::now_rfc3339;
-use hookhost_types::spec::{AuditFailure, HookSpec, OnError};
+use hookhost_types::spec::{AuditFailure, HookSpec, Mode, OnError};
 use hookhost_types::{Decision, Effect, EventName, HookEvent, Verdict, VerdictKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -42,6 +42,13 @@ pub struct HookTrace {
     /// True for a re-check: the hook ran again because a later hook rewrote the payload.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub recheck: bool,
+    /// True for a hook in `observe` mode: `decision`, `reason` and `effects` are what it would
+    /// have done; none of it applied.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub observed: bool,
+    /// What an observed hook would have changed (`rewrite_input`, `add_context`, ...).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<&'static str>,
     /// Wall-clock time of the invocation.
     pub duration_us: u64,
     /// Fuel consumed.
@@ -309,6 +316,24 @@ impl Host {
         if let Err(e) = self.record(ev, hook, &decision, ignored, error.as_deref(), usage, recheck) {
             audit_error.get_or_insert(e);
         }
+        // Observe mode: recorded (above, and in the trace), never applied — not its verdict,
+        // not its effects, not what its on_error made of a failure.
+        if hook.spec.mode == Mode::Observe {
+            tracing::info!(name: "hook.observed", hook_id = %hook.spec.id, event = %ev.name, decision = decision.verdict.kind.as_str(), "observe mode: not applied");
+            outcome.hooks.push(HookTrace {
+                id: hook.spec.id.clone(),
+                decision: decision.verdict.kind,
+                reason: decision.verdict.reason.clone(),
+                ignored,
+                recheck,
+                observed: true,
+                effects: decision.effects.iter().map(Effect::name).collect(),
+                duration_us: usage.duration.as_micros() as u64,
+                fuel: usage.fuel,
+                error,
+            });
+            return Step { rewrote: false, stops: false };
+        }
         let mut rewrote = false;
         for effect in &decision.effects {
             if effect.is_rewrite() || !recheck {
@@ -322,6 +347,8 @@ impl Host {
             reason: verdict.reason.clone(),
             ignored,
             recheck,
+            observed: false,
+            effects: Vec::new(),
             duration_us: usage.duration.as_micros() as u64,
             fuel: usage.fuel,
             error,
@@ -414,7 +441,8 @@ impl Host {
             error: error.map(str::to_string),
             on_error: error.map(|_| hook.spec.on_error.as_str()),
             recheck,
-        }, durable)
+            observed: hook.spec.mode == Mode::Observe,
+        }, durable && hook.spec.mode == Mode::Enforce)
     }
 }
 

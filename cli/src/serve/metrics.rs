@@ -11,6 +11,8 @@ const BUCKETS: [f64; 10] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
 pub(super) struct HookMetrics {
     invocations: u64,
     decisions: BTreeMap<&'static str, u64>,
+    /// What observe-mode hooks would have decided (never applied).
+    observed: BTreeMap<&'static str, u64>,
     errors: BTreeMap<String, u64>,
     buckets: [u64; BUCKETS.len()],
     sum_seconds: f64,
@@ -28,7 +30,8 @@ impl Metrics {
         for trace in &outcome.hooks {
             let m = self.hooks.entry(trace.id.clone()).or_default();
             m.invocations += 1;
-            *m.decisions.entry(trace.decision.as_str()).or_default() += 1;
+            let counts = if trace.observed { &mut m.observed } else { &mut m.decisions };
+            *counts.entry(trace.decision.as_str()).or_default() += 1;
             if let Some(error) = &trace.error {
                 // The kind of failure, not its text: a bounded label set.
                 let kind = error.split_whitespace().nth(1).unwrap_or("error").trim_end_matches(':').to_string();
@@ -62,6 +65,12 @@ impl Metrics {
         for (hook, m) in &self.hooks {
             for (decision, n) in &m.decisions {
                 out.push_str(&format!("hookhost_hook_decisions_total{{hook=\"{hook}\",decision=\"{decision}\"}} {n}\n"));
+            }
+        }
+        out.push_str("# HELP hookhost_hook_observed_total What hooks in observe mode would have decided (not applied), by decision.\n# TYPE hookhost_hook_observed_total counter\n");
+        for (hook, m) in &self.hooks {
+            for (decision, n) in &m.observed {
+                out.push_str(&format!("hookhost_hook_observed_total{{hook=\"{hook}\",decision=\"{decision}\"}} {n}\n"));
             }
         }
         out.push_str("# HELP hookhost_hook_errors_total Hook executor failures, by kind.\n# TYPE hookhost_hook_errors_total counter\n");

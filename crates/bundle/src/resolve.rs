@@ -428,7 +428,7 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
         }
         for (i, raw) in m.hooks.iter().enumerate() {
             let at = format!("bundle {} hooks[{i}]", m.id());
-            let Some(mut spec) = config.validate_bundle_hook(raw.clone(), &m.name, i, &at, &mut problems) else { continue };
+            let Some(mut spec) = config.validate_bundle_hook(raw.clone(), &m.name, i, &at, decl.mode, &mut problems) else { continue };
             spec.plugin = spec.plugin.in_bundle(&name);
             if config.disabled_contributions.contains(&spec.id) {
                 tracing::info!(hook_id = %spec.id, "contributed hook muted by disabled_contributions");

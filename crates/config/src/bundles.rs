@@ -2,7 +2,9 @@
 //! and as validated. Fetching and verifying is the `hookhost-bundle` crate's work; this module
 //! only checks what can be checked without the network.
 
+use crate::RawBundleRef;
 use hookhost_types::ids::BundleRef;
+use hookhost_types::spec::Mode;
 use hookhost_types::paths;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -229,19 +231,22 @@ pub struct BundleDecl {
     pub at: String,
     /// What it names.
     pub reference: BundleRef,
+    /// Its hooks' mode.
+    pub mode: Mode,
 }
 
 /// Validate `bundles` against the registries.
-pub(crate) fn bundles(raw: &[String], registries: &BTreeMap<String, Registry>, problems: &mut Vec<String>) -> Vec<BundleDecl> {
+pub(crate) fn bundles(raw: &[RawBundleRef], layer_mode: Mode, registries: &BTreeMap<String, Registry>, problems: &mut Vec<String>) -> Vec<BundleDecl> {
     let mut out = Vec::new();
-    for (i, text) in raw.iter().enumerate() {
+    for (i, entry) in raw.iter().enumerate() {
         let at = format!("bundles[{i}]");
-        match text.parse::<BundleRef>() {
+        let mode = entry.mode().unwrap_or(layer_mode);
+        match entry.reference().parse::<BundleRef>() {
             Ok(r) if !registries.contains_key(&r.registry) => {
                 let known: Vec<&str> = registries.keys().map(String::as_str).collect();
                 problems.push(format!("{at}: no registry named {:?}; define [registries.{}] or use one of {}", r.registry, r.registry, known.join(", ")));
             }
-            Ok(reference) => out.push(BundleDecl { at, reference }),
+            Ok(reference) => out.push(BundleDecl { at, reference, mode }),
             Err(e) => problems.push(format!("{at}: {e}")),
         }
     }

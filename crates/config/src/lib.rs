@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 pub use peer::Options as PeerOptions;
 pub use bundles::{is_loopback, BundleDecl, OciLocation, RawKey, RawRegistry, RawTrust, Registry, SigningRules, TrustConfig, TrustKey};
-pub use hookhost_types::spec::{AuditFailure, Capability, Grants, HookSpec, Limits, OnError, PluginRef, DEFAULT_FUEL, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS, MAX_MEMORY_MIB, TIMEOUT_RANGE_MS};
+pub use hookhost_types::spec::{AuditFailure, Capability, Grants, HookSpec, Limits, Mode, OnError, PluginRef, DEFAULT_FUEL, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS, MAX_MEMORY_MIB, TIMEOUT_RANGE_MS};
 pub use plan::{BundlePlugin, Plan};
 pub use policy::{CapabilityPattern, MaxLimits, Policy, RawMaxLimits, RawPolicy};
 pub use layers::{Layer, LayerKind, LayerOptions, Layers, ProjectFallback};
@@ -63,10 +63,15 @@ pub struct RawConfig {
     /// Capabilities granted to plugins: `"builtin:bash-adapter" = ["process:exec"]`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub grants: std::collections::BTreeMap<String, Vec<String>>,
+    /// Every hook of this file (its own, its bundles', its peers') in `enforce` or `observe`
+    /// mode, unless the hook or the bundle reference says otherwise (default `enforce`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
     /// Signed bundles whose hooks join the chain (before the user's hooks), in this order:
-    /// `registry/namespace/name@version` or `registry/namespace/name@sha256:<digest>`.
+    /// `registry/namespace/name@version` or `registry/namespace/name@sha256:<digest>`, or a
+    /// table `{ ref = "...", mode = "observe" }`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub bundles: Vec<String>,
+    pub bundles: Vec<RawBundleRef>,
     /// Where bundles come from, by name (`local` is the local directory registry by default).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub registries: std::collections::BTreeMap<String, RawRegistry>,
@@ -133,6 +138,40 @@ impl RawDuration {
 
 /// How long a bundle tag's resolution stands in for an unreachable registry by default.
 pub const DEFAULT_RESOLVE_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// A bundle reference as written: the reference, or a table with its mode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum RawBundleRef {
+    /// `registry/namespace/name@version`.
+    Ref(String),
+    /// `{ ref = "registry/namespace/name@version", mode = "observe" }`.
+    Table {
+        /// The reference.
+        #[serde(rename = "ref")]
+        reference: String,
+        /// Its hooks' mode (default: the file's).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<Mode>,
+    },
+}
+
+impl RawBundleRef {
+    /// The reference text.
+    pub fn reference(&self) -> &str {
+        match self {
+            RawBundleRef::Ref(r) | RawBundleRef::Table { reference: r, .. } => r,
+        }
+    }
+
+    /// The mode it sets, if any.
+    pub fn mode(&self) -> Option<Mode> {
+        match self {
+            RawBundleRef::Ref(_) => None,
+            RawBundleRef::Table { mode, .. } => *mode,
+        }
+    }
+}
 
 /// A peer runtime's hook file included by a native config (`[[peers]]`).
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -226,6 +265,10 @@ pub struct RawHook {
     /// Run at most once per session.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub once: bool,
+    /// `enforce` (its decision counts) or `observe` (it runs and its decision is recorded,
+    /// never applied). Default: the file's `mode`, else `enforce`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
     /// Converted from a peer file: its timeout may be its runtime's (up to 600 s).
     #[serde(skip)]
     pub peer: bool,
@@ -337,8 +380,10 @@ impl ConfigFile {
 
     /// Validate one hook spec contributed by a bundle (HookId `{prefix}:{name}`, plugins as
     /// the bundle names them); `None` with its problems pushed.
-    pub fn validate_bundle_hook(&self, raw: RawHook, prefix: &str, index: usize, at: &str, problems: &mut Vec<String>) -> Option<HookSpec> {
-        validate::hook(raw, prefix, index, at, Path::new(""), self.defaults, problems)
+    /// `mode`: the bundle reference's (a bundle's own hooks in `observe` stay so).
+    pub fn validate_bundle_hook(&self, raw: RawHook, prefix: &str, index: usize, at: &str, mode: Mode, problems: &mut Vec<String>) -> Option<HookSpec> {
+        let mode = if raw.mode == Some(Mode::Observe) { Mode::Observe } else { mode };
+        validate::hook(raw, prefix, index, at, Path::new(""), self.defaults, mode, problems)
     }
 }
 

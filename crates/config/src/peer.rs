@@ -502,6 +502,6 @@ fn guard_failure(event: Option<&EventName>, otherwise: OnError) -> OnError {
 impl RawHook {
     /// A hook converted from a peer file, before its id, matcher and timeout are set.
     fn converted(event: String, executor: RawExecutor, on_error: OnError) -> RawHook {
-        RawHook { id: None, event, matcher: None, executor, timeout_ms: None, on_error, description: None, background: false, once: false, peer: true, grants: Vec::new(), at: None }
+        RawHook { id: None, event, matcher: None, executor, timeout_ms: None, on_error, description: None, background: false, once: false, mode: None, peer: true, grants: Vec::new(), at: None }
     }
 }

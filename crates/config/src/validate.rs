@@ -32,6 +32,7 @@ impl RawConfig {
     /// Validate every hook, collecting all problems.
     pub fn validate(self, base: &Path) -> Result<ConfigFile, Vec<String>> {
         let mut problems = Vec::new();
+        let layer_mode = self.mode.unwrap_or_default();
         let defaults = Limits { fuel: self.limits.fuel.unwrap_or(DEFAULT_FUEL), memory_bytes: (self.limits.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB) as usize) << 20, ..Limits::default() };
         check_limits("limits", self.limits.fuel, self.limits.memory_mib, &mut problems);
         let grants = grants(&self.grants, base, &mut problems);
@@ -56,7 +57,7 @@ impl RawConfig {
                 if let Some(first) = seen.insert(id.clone(), at.clone()) {
                     problems.push(format!("{at}.id: duplicate hook id {id:?} (also {first}); give each hook a distinct id"));
                 }
-                let Some(spec) = hook(raw, &group.prefix, index, &at, base, defaults, &mut problems) else { continue };
+                let Some(spec) = hook(raw, &group.prefix, index, &at, base, defaults, layer_mode, &mut problems) else { continue };
                 if group.prefix != "user" && disabled.contains(spec.id.as_str()) {
                     tracing::info!(hook_id = %spec.id, "contributed hook muted by disabled_contributions");
                     muted.push(spec.id);
@@ -67,7 +68,7 @@ impl RawConfig {
         }
         let trust = self.trust.clone().unwrap_or_default().validate(base, &mut problems);
         let registries = bundles::registries(&self.registries, base, &mut problems);
-        let bundles = bundles::bundles(&self.bundles, &registries, &mut problems);
+        let bundles = bundles::bundles(&self.bundles, layer_mode, &registries, &mut problems);
         let resolve_ttl = match self.resolve_ttl.as_ref().map(RawDuration::parse) {
             None => DEFAULT_RESOLVE_TTL,
             Some(Ok(d)) => d,
@@ -140,7 +141,10 @@ fn grants(raw: &std::collections::BTreeMap<String, Vec<String>>, base: &Path, pr
 }
 
 /// Validate one hook; `None` when it has problems (recorded in `problems`).
-pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Path, defaults: Limits, problems: &mut Vec<String>) -> Option<HookSpec> {
+/// One hook; `default_mode`: the mode of a hook that names none (its file's, or its bundle
+/// reference's).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Path, defaults: Limits, default_mode: Mode, problems: &mut Vec<String>) -> Option<HookSpec> {
     let before = problems.len();
     let mut bad = |field: &str, msg: String| problems.push(format!("{at}.{field}: {msg}"));
     let event = EventName::from_config(&raw.event);
@@ -201,6 +205,7 @@ pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Pa
         description: raw.description,
         background: raw.background,
         once: raw.once,
+        mode: raw.mode.unwrap_or(default_mode),
         grants: raw.grants.into_iter().collect(),
     })
 }

@@ -55,6 +55,28 @@ impl OnError {
     }
 }
 
+/// Whether a hook's decision counts (`mode`): a rollout runs a new policy in `observe` first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Its verdict and effects apply.
+    #[default]
+    Enforce,
+    /// It runs as usual and what it decided is recorded (trace, audit, metrics), but nothing
+    /// of it applies: the outcome is what it would be without the hook.
+    Observe,
+}
+
+impl Mode {
+    /// The name as written in a config.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Mode::Enforce => "enforce",
+            Mode::Observe => "observe",
+        }
+    }
+}
+
 /// What happens when an audit record cannot be written (`audit_failure`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -294,6 +316,8 @@ pub struct HookSpec {
     pub background: bool,
     /// It runs at most once per session (a peer's `once: true`).
     pub once: bool,
+    /// Whether its decision counts, or is only recorded.
+    pub mode: Mode,
     /// Capabilities granted to this hook alone (a `[[peers]]` include's `grants`), besides
     /// what its plugin is granted.
     pub grants: BTreeSet<Capability>,

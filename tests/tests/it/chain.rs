@@ -210,3 +210,49 @@ async fn advisory_hooks_run_at_the_same_time() {
         }
     }
 }
+
+fn observed(id: &str, event: &str, settings: &str, on_error: &str) -> String {
+    scripted(id, event, settings, on_error).replacen("\non_error", "\nmode = \"observe\"\non_error", 1)
+}
+
+/// Observe mode: the hook runs and what it would have done is traced and audited, but none of
+/// it applies — not its verdict, not its rewrites or context, not its on_error's block.
+#[tokio::test]
+async fn a_hook_in_observe_mode_is_recorded_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let config = [
+        format!("audit_log = {:?}\n", log.display().to_string()),
+        observed("deny", "pre_tool_use", r#"{ verdict = "block", reason = "would stop it" }"#, "warn"),
+        observed("rewrite", "pre_tool_use", r#"{ append_to_command = " --dry-run", add_context = "observed context" }"#, "warn"),
+        observed("flaky", "pre_tool_use", r#"{ fail = "boom" }"#, "block"),
+        scripted("enforced", "pre_tool_use", r#"{ add_context = "applied" }"#, "warn"),
+    ]
+    .concat();
+    let out = host(&config).await.dispatch(&bash("make deploy")).await;
+    assert_eq!(out.decision, VerdictKind::Pass, "the observed block does not apply");
+    assert!(out.patch.is_none(), "nor the observed rewrite");
+    assert_eq!(serde_json::to_value(&out.effects).unwrap(), json!([{"type": "add_context", "text": "applied"}]));
+    let trace = serde_json::to_value(&out.hooks).unwrap();
+    assert_eq!(trace[0]["observed"], true);
+    assert_eq!((trace[0]["decision"].as_str(), trace[0]["reason"].as_str()), (Some("block"), Some("would stop it")));
+    assert_eq!(trace[1]["effects"], json!(["rewrite_input", "add_context"]));
+    assert_eq!((trace[2]["decision"].as_str(), trace[2]["observed"].as_bool()), (Some("block"), Some(true)), "its on_error's block, recorded");
+    assert!(trace[3].get("observed").is_none(), "an enforced hook says nothing of it");
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(&log).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(records.iter().map(|r| r["observed"].as_bool().unwrap_or(false)).collect::<Vec<_>>(), [true, true, true, false]);
+    assert_eq!(records[0]["decision"], "block");
+}
+
+/// A file's `mode` is the default of its hooks; a hook's own `mode` wins.
+#[tokio::test]
+async fn a_files_mode_is_its_hooks_default() {
+    let config = format!(
+        "mode = \"observe\"\n{}{}",
+        scripted("quiet", "pre_tool_use", r#"{ verdict = "block", reason = "observed" }"#, "warn"),
+        scripted("loud", "pre_tool_use", r#"{ verdict = "block", reason = "enforced" }"#, "warn").replacen("\non_error", "\nmode = \"enforce\"\non_error", 1),
+    );
+    let out = host(&config).await.dispatch(&bash("ls")).await;
+    assert_eq!((out.decision, out.reason.as_deref()), (VerdictKind::Block, Some("enforced")));
+    assert!(out.hooks[0].observed && !out.hooks[1].observed);
+}
