@@ -424,3 +424,20 @@ fn five_hundred_reloads_keep_the_daemons_memory_flat() {
     eprintln!("RSS after 50 reloads: {warm} kB; after 500: {after} kB");
     assert!(after <= warm + warm / 10, "RSS grew from {warm} kB to {after} kB over 450 reloads");
 }
+
+/// A guard rolled out in observe mode lets `rm -rf /` through; the audit log says it would have
+/// blocked, and `/metrics` counts what it would have decided apart from what applied.
+#[test]
+fn a_guard_in_observe_mode_lets_it_through_and_says_it_would_have_blocked() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hooks.toml");
+    std::fs::write(&config, "audit_log = \"audit.jsonl\"\n\n[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nmode = \"observe\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n").unwrap();
+    let d = Daemon::start(&["--listen", "127.0.0.1:0", "--config", config.to_str().unwrap()]);
+    assert_eq!(d.request("POST", "/v1/hooks/claude-code", &[], &bash("rm -rf /")), (200, "{}".into()), "observed: the runtime's pass");
+    let record: serde_json::Value = serde_json::from_str(std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!((record["decision"].as_str(), record["observed"].as_bool()), (Some("block"), Some(true)), "{record}");
+    assert_eq!(record["reason"], "destructive command blocked: recursive delete of /");
+    let metrics = d.request("GET", "/metrics", &[], "").1;
+    assert!(metrics.contains("hookhost_hook_observed_total{hook=\"user:guard\",decision=\"block\"} 1"), "{metrics}");
+    assert!(!metrics.contains("hookhost_hook_decisions_total{hook=\"user:guard\""), "nothing of it applied:\n{metrics}");
+}
