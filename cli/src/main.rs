@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 mod audit_stats;
 mod bench;
+mod diff;
 mod cli_bundle;
 mod loading;
 mod loadtest;
@@ -18,6 +19,7 @@ mod scenario;
 mod serve;
 mod stats;
 mod table;
+mod transcripts;
 mod trust;
 
 pub(crate) use loading::{dialect, explain_bundle, load, load_in, read_layers, resolver, terminal_progress};
@@ -101,6 +103,27 @@ enum Command {
         json: bool,
         /// The session file (JSONL).
         session: PathBuf,
+    },
+    /// Replay recorded sessions — hookhost JSONL sessions, Claude Code session files, Codex
+    /// rollout files — through two configs and show every event they decide differently;
+    /// exit 1 when any does.
+    Diff {
+        /// The two configs: first the one in force, then the one to compare (`--config OLD
+        /// --config NEW`).
+        #[arg(long = "config", short = 'c', value_name = "CONFIG", required = true)]
+        configs: Vec<PathBuf>,
+        /// Grant a capability to every plugin of both configs (as `run --grant`). Repeatable.
+        #[arg(long, value_name = "CAPABILITY")]
+        grant: Vec<String>,
+        /// Load no project layer.
+        #[arg(long)]
+        no_project: bool,
+        /// One JSON line per difference (the event and both outcomes) instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// The recorded sessions.
+        #[arg(required = true)]
+        sessions: Vec<PathBuf>,
     },
     /// Validate a config and load every plugin it names; print the hook chain.
     Check {
@@ -345,6 +368,17 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             host.dispatch_background(&event).await;
             print_audit_head(&host, args.verbose);
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Diff { configs, grant, no_project, json, sessions } => {
+            let [old, new] = configs.as_slice() else {
+                return Err(usage(format!("give exactly two configs, --config OLD --config NEW (got {})", configs.len())));
+            };
+            // Each config's hooks audit into a scratch file, not the config's own log: a
+            // comparison is not activity.
+            let scratch = tempfile::tempdir().map_err(|e| usage(format!("cannot make a scratch directory: {e}")))?;
+            let args = |config: &PathBuf, n: usize| HostArgs { config: Some(config.clone()), dialect: None, audit: Some(scratch.path().join(format!("audit-{n}.jsonl"))), grant: grant.clone(), locked: false, no_project, verbose: false };
+            let (old, new) = (load(&args(old, 0)).await?, load(&args(new, 1)).await?);
+            diff::diff(&old, &new, &sessions, json).await
         }
         Command::Replay { host: args, json, session } => {
             let host = load(&args).await?;

@@ -17,7 +17,7 @@ fn clip(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
-fn subject(ev: &HookEvent) -> String {
+pub(crate) fn subject(ev: &HookEvent) -> String {
     if let Some(tool) = ev.tool_name() {
         let args = ev.arguments().map(|a| ["command", "cmd", "commands", "path"].iter().find_map(|k| a.get(*k).and_then(|v| v.as_str())).map(str::to_string).unwrap_or_else(|| a.to_string()));
         return format!("{tool}: {}", args.unwrap_or_default());
@@ -67,6 +67,12 @@ impl Row {
             .unwrap_or_default();
         Row { cells: [line.to_string(), ev.name.to_string(), clip(&subject(ev), 44), decision, hooks, observed, clip(&note, 70)] }
     }
+}
+
+/// `hookhost diff`: one row per event the two configs decide differently.
+pub fn diff_table(rows: &[[String; 5]]) -> String {
+    let rows: Vec<[String; 5]> = rows.iter().map(|[at, event, subject, change, why]| [at.clone(), event.clone(), clip(subject, 44), change.clone(), clip(why, 70)]).collect();
+    grid(["at", "event", "subject", "old → new", "reason"], &rows)
 }
 
 pub fn render(rows: &[Row]) -> String {

@@ -14,5 +14,6 @@ mod layering;
 mod org;
 mod output_protocols;
 mod real_world;
+mod rollout;
 mod send;
 mod serve;

@@ -1,0 +1,319 @@
+//! Recorded sessions as hook events, for `hookhost diff` (and any replay): hookhost's own JSONL
+//! sessions (one event per line, any runtime's flat shape), and two agents' own transcripts,
+//! read as they are written:
+//!
+//! - **Claude Code** session files (`~/.claude/projects/<project>/<session>.jsonl`): a `user`
+//!   line whose `message.content` is text is a `UserPromptSubmit`; each `tool_use` block of an
+//!   `assistant` line a `PreToolUse` (`name`, `input`); each `tool_result` block of a `user`
+//!   line a `PostToolUse` of the call it answers (`tool_use_id`), its `content` the response.
+//!   `sessionId` and `cwd` go with every event; `isMeta` lines and Claude Code's bookkeeping
+//!   lines (`attachment`, `queue-operation`, `summary`, `system`, `api-request…`, ...) hold no
+//!   hook event.
+//! - **Codex** rollout files (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`): `session_meta`
+//!   gives the session id and `cwd`; a `response_item` `message` of role `user` is a
+//!   `UserPromptSubmit` (text Codex injects — a whole `<environment_context>…` block and the
+//!   like — is not the user's); a `function_call` a `PreToolUse` as Codex's hooks send it (its
+//!   shell tools `exec_command` / `shell` as `Bash` with `command`, others by name with their
+//!   parsed `arguments`); a `custom_tool_call` (`apply_patch`) a `PreToolUse` with `input`; a
+//!   `function_call_output` / `custom_tool_call_output` a `PostToolUse` of its call. `event_msg`,
+//!   `turn_context` and the other bookkeeping lines hold no hook event.
+//!
+//! A line that is not JSON, or whose shape the reader does not know, is counted and named
+//! (`file:line`) — never fatal, never dropped silently.
+
+use hookhost::HookEvent;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// The events of one recorded session.
+pub(crate) struct Session {
+    /// The file, for messages.
+    name: String,
+    /// What the file is (`hookhost session`, `Claude Code transcript`, `Codex rollout`).
+    pub kind: &'static str,
+    /// Each event with the line it came from.
+    pub events: Vec<(usize, HookEvent)>,
+    /// `file:line: why` for each line the reader did not understand.
+    pub skipped: Vec<String>,
+    /// Lines understood to hold no hook event, by their type.
+    pub other: BTreeMap<String, usize>,
+}
+
+/// Read a recorded session, or say why it holds no event.
+pub(crate) fn read(name: &str, text: &str) -> Result<Session, String> {
+    let lines: Vec<(usize, Value)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .filter_map(|(i, l)| serde_json::from_str::<Value>(l).ok().map(|v| (i + 1, v)))
+        .collect();
+    let kind = lines.iter().find_map(|(_, v)| kind_of(v)).unwrap_or("hookhost session");
+    let mut s = Session { name: name.to_string(), kind, events: Vec::new(), skipped: Vec::new(), other: BTreeMap::new() };
+    match kind {
+        "Claude Code transcript" => claude_code(name, text, &mut s),
+        "Codex rollout" => codex(name, text, &mut s),
+        _ => {
+            for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+                match HookEvent::from_json(line) {
+                    Ok(ev) => s.events.push((i + 1, ev)),
+                    Err(e) => s.skipped.push(format!("{name}:{}: {e}", i + 1)),
+                }
+            }
+        }
+    }
+    if s.events.is_empty() {
+        return Err(format!(
+            "{name}: no hook event in it (read as {kind}: {} line(s) not understood, {} without an event); give a hookhost session (one event per line), a Claude Code session file or a Codex rollout file",
+            s.skipped.len(),
+            s.other.values().sum::<usize>()
+        ));
+    }
+    Ok(s)
+}
+
+fn kind_of(v: &Value) -> Option<&'static str> {
+    let ty = v.get("type")?.as_str()?;
+    if v.get("payload").is_some() && matches!(ty, "session_meta" | "response_item" | "event_msg" | "turn_context") {
+        return Some("Codex rollout");
+    }
+    if v.get("sessionId").is_some() && (v.get("message").is_some() || v.get("uuid").is_some() || ty == "queue-operation") {
+        return Some("Claude Code transcript");
+    }
+    None
+}
+
+/// Each line as JSON, or a skip naming it.
+fn json_lines<'a>(name: &'a str, text: &'a str, s: &'a mut Session) -> impl Iterator<Item = (usize, Value)> + 'a {
+    let mut skipped = Vec::new();
+    let out: Vec<(usize, Value)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .filter_map(|(i, l)| match serde_json::from_str::<Value>(l) {
+            Ok(v @ Value::Object(_)) => Some((i + 1, v)),
+            Ok(_) => {
+                skipped.push(format!("{name}:{}: not a JSON object", i + 1));
+                None
+            }
+            Err(e) => {
+                skipped.push(format!("{name}:{}: not JSON ({e})", i + 1));
+                None
+            }
+        })
+        .collect();
+    s.skipped.extend(skipped);
+    out.into_iter()
+}
+
+fn event(s: &mut Session, line: usize, mut fields: Map<String, Value>, session: &str, cwd: Option<&str>) {
+    fields.insert("session_id".into(), json!(session));
+    if let Some(cwd) = cwd {
+        fields.insert("cwd".into(), json!(cwd));
+    }
+    match HookEvent::from_value(Value::Object(fields)) {
+        Ok(ev) => s.events.push((line, ev)),
+        Err(e) => s.skipped.push(format!("{}:{line}: {e}", s.name)),
+    }
+}
+
+fn object(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+fn claude_code(name: &str, text: &str, s: &mut Session) {
+    let mut calls: HashMap<String, (String, Value)> = HashMap::new();
+    let lines: Vec<(usize, Value)> = json_lines(name, text, s).collect();
+    for (line, v) in lines {
+        let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
+        let session = v.get("sessionId").and_then(Value::as_str).unwrap_or("transcript").to_string();
+        let cwd = v.get("cwd").and_then(Value::as_str).map(str::to_string);
+        let content = v.get("message").and_then(|m| m.get("content"));
+        match (ty.as_str(), content) {
+            ("user" | "assistant", _) if v.get("isMeta").and_then(Value::as_bool) == Some(true) => *s.other.entry(format!("{ty} (isMeta)")).or_default() += 1,
+            ("user", Some(Value::String(prompt))) => {
+                event(s, line, object(json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt})), &session, cwd.as_deref());
+            }
+            ("user" | "assistant", Some(Value::Array(blocks))) => {
+                let mut texts = Vec::new();
+                for b in blocks {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("tool_use") => {
+                            let id = b.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+                            let tool = b.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+                            let input = b.get("input").cloned().unwrap_or(json!({}));
+                            calls.insert(id.clone(), (tool.clone(), input.clone()));
+                            event(s, line, object(json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": id})), &session, cwd.as_deref());
+                        }
+                        Some("tool_result") => {
+                            let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                            let Some((tool, input)) = calls.get(id).cloned() else {
+                                s.skipped.push(format!("{name}:{line}: a tool_result for {id:?}, whose tool_use is not in the file"));
+                                continue;
+                            };
+                            let response = b.get("content").cloned().unwrap_or(Value::Null);
+                            event(s, line, object(json!({"hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": input, "tool_response": response, "tool_use_id": id})), &session, cwd.as_deref());
+                        }
+                        Some("text") if ty == "user" => texts.extend(b.get("text").and_then(Value::as_str).map(str::to_string)),
+                        _ => {}
+                    }
+                }
+                if !texts.is_empty() {
+                    event(s, line, object(json!({"hook_event_name": "UserPromptSubmit", "prompt": texts.join("\n")})), &session, cwd.as_deref());
+                }
+            }
+            ("user" | "assistant", _) => s.skipped.push(format!("{name}:{line}: a {ty} line without message.content")),
+            ("", _) => s.skipped.push(format!("{name}:{line}: no \"type\"; not a Claude Code transcript line")),
+            (other, _) => *s.other.entry(other.to_string()).or_default() += 1,
+        }
+    }
+}
+
+/// Whether a user message is text Codex injects (`<environment_context>…</environment_context>`).
+fn injected(text: &str) -> bool {
+    let t = text.trim();
+    let Some(tag) = t.strip_prefix('<').and_then(|r| r.split(['>', ' ']).next()) else { return false };
+    !tag.is_empty() && t.ends_with(&format!("</{tag}>"))
+}
+
+fn codex(name: &str, text: &str, s: &mut Session) {
+    let mut session = "rollout".to_string();
+    let mut cwd: Option<String> = None;
+    let mut calls: HashMap<String, (String, Value)> = HashMap::new();
+    let lines: Vec<(usize, Value)> = json_lines(name, text, s).collect();
+    for (line, v) in lines {
+        let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
+        let p = v.get("payload").cloned().unwrap_or(Value::Null);
+        match ty.as_str() {
+            "session_meta" => {
+                session = p.get("id").and_then(Value::as_str).unwrap_or(&session).to_string();
+                cwd = p.get("cwd").and_then(Value::as_str).map(str::to_string).or(cwd);
+            }
+            "turn_context" => {
+                cwd = p.get("cwd").and_then(Value::as_str).map(str::to_string).or(cwd);
+                *s.other.entry(ty).or_default() += 1;
+            }
+            "response_item" => match p.get("type").and_then(Value::as_str) {
+                Some("message") if p.get("role").and_then(Value::as_str) == Some("user") => {
+                    let texts: Vec<&str> = p.get("content").and_then(Value::as_array).into_iter().flatten().filter_map(|c| c.get("text").and_then(Value::as_str)).filter(|t| !injected(t)).collect();
+                    if texts.is_empty() {
+                        *s.other.entry("response_item message (injected context)".into()).or_default() += 1;
+                    } else {
+                        event(s, line, object(json!({"hook_event_name": "UserPromptSubmit", "prompt": texts.join("\n")})), &session, cwd.as_deref());
+                    }
+                }
+                Some("function_call") => {
+                    let call_id = p.get("call_id").and_then(Value::as_str).unwrap_or("").to_string();
+                    let tool = p.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+                    let args = p.get("arguments").and_then(Value::as_str).and_then(|a| serde_json::from_str::<Value>(a).ok()).unwrap_or(json!({}));
+                    let (tool, input) = codex_tool(&tool, args);
+                    calls.insert(call_id.clone(), (tool.clone(), input.clone()));
+                    event(s, line, object(json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": call_id})), &session, cwd.as_deref());
+                }
+                Some("custom_tool_call") => {
+                    let call_id = p.get("call_id").and_then(Value::as_str).unwrap_or("").to_string();
+                    let tool = p.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+                    let input = json!({"input": p.get("input").cloned().unwrap_or(Value::Null)});
+                    calls.insert(call_id.clone(), (tool.clone(), input.clone()));
+                    event(s, line, object(json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": call_id})), &session, cwd.as_deref());
+                }
+                Some("function_call_output" | "custom_tool_call_output") => {
+                    let call_id = p.get("call_id").and_then(Value::as_str).unwrap_or("");
+                    let Some((tool, input)) = calls.get(call_id).cloned() else {
+                        s.skipped.push(format!("{name}:{line}: output of call {call_id:?}, whose call is not in the file"));
+                        continue;
+                    };
+                    let output = p.get("output").cloned().unwrap_or(Value::Null);
+                    event(s, line, object(json!({"hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": input, "tool_response": output, "tool_use_id": call_id})), &session, cwd.as_deref());
+                }
+                Some(other) => *s.other.entry(format!("response_item {other}")).or_default() += 1,
+                None => s.skipped.push(format!("{name}:{line}: a response_item without a payload type")),
+            },
+            "" => s.skipped.push(format!("{name}:{line}: no \"type\"; not a Codex rollout line")),
+            other => *s.other.entry(other.to_string()).or_default() += 1,
+        }
+    }
+}
+
+/// A Codex function call as Codex's hooks name it: its shell tools are `Bash` with a
+/// `command` string.
+fn codex_tool(name: &str, args: Value) -> (String, Value) {
+    let command = match (name, args.get("cmd").or_else(|| args.get("command"))) {
+        ("exec_command" | "shell" | "shell_command" | "local_shell", Some(Value::String(c))) => Some(c.clone()),
+        ("exec_command" | "shell" | "shell_command" | "local_shell", Some(Value::Array(argv))) => {
+            let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+            // `["bash", "-lc", "script"]` is the script.
+            Some(match words.as_slice() {
+                [shell, flag, script] if shell.ends_with("sh") && flag.starts_with('-') && flag.contains('c') => script.to_string(),
+                _ => words.join(" "),
+            })
+        }
+        _ => None,
+    };
+    match command {
+        Some(c) => ("Bash".into(), json!({"command": c})),
+        None => (name.to_string(), args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claude_code_transcript_reads_as_prompts_and_tool_calls() {
+        let text = [
+            r#"{"type":"queue-operation","operation":"enqueue","sessionId":"s1"}"#,
+            r#"{"type":"user","sessionId":"s1","cwd":"/p","uuid":"u1","message":{"role":"user","content":"clean up"}}"#,
+            r#"{"type":"attachment","sessionId":"s1","cwd":"/p","uuid":"u2"}"#,
+            r#"{"type":"assistant","sessionId":"s1","cwd":"/p","uuid":"u3","message":{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"rm -rf build"}}]}}"#,
+            r#"{"type":"user","sessionId":"s1","cwd":"/p","uuid":"u4","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"done"}]}}"#,
+            r#"{"type":"user","sessionId":"s1","cwd":"/p","uuid":"u5","isMeta":true,"message":{"role":"user","content":"<command-name>/clear</command-name>"}}"#,
+            r#"{"type":"user","sessionId":"s1","cwd":"/p","uuid":"u6","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t9","content":"?"}]}}"#,
+            "{not json",
+        ]
+        .join("\n");
+        let s = read("t.jsonl", &text).unwrap();
+        assert_eq!(s.kind, "Claude Code transcript");
+        let got: Vec<(usize, String, Option<String>)> = s.events.iter().map(|(l, e)| (*l, e.name.to_string(), e.tool_name().map(str::to_string))).collect();
+        assert_eq!(got, [(2, "user_prompt_submit".into(), None), (4, "pre_tool_use".into(), Some("Bash".into())), (5, "post_tool_use".into(), Some("Bash".into()))]);
+        assert_eq!(s.events[1].1.data["arguments"], json!({"command": "rm -rf build"}));
+        assert_eq!(s.events[1].1.session_id, "s1");
+        assert_eq!(s.skipped.len(), 2, "{:?}", s.skipped);
+        assert!(s.skipped[0].starts_with("t.jsonl:8: not JSON"), "{:?}", s.skipped);
+        assert_eq!(s.skipped[1], "t.jsonl:7: a tool_result for \"t9\", whose tool_use is not in the file");
+        assert_eq!(s.other.get("attachment"), Some(&1));
+        assert_eq!(s.other.get("user (isMeta)"), Some(&1));
+    }
+
+    #[test]
+    fn a_codex_rollout_reads_as_codex_hooks_see_it() {
+        let text = [
+            r#"{"timestamp":"t","type":"session_meta","payload":{"id":"r1","cwd":"/repo"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>"}]}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"delete the build"}]}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"rm -rf build\"}","call_id":"c1"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\": [\"bash\", \"-lc\", \"ls -la\"]}","call_id":"c2"}}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count"}}"#,
+        ]
+        .join("\n");
+        let s = read("r.jsonl", &text).unwrap();
+        assert_eq!(s.kind, "Codex rollout");
+        let got: Vec<(usize, String)> = s.events.iter().map(|(l, e)| (*l, e.name.to_string())).collect();
+        assert_eq!(got, [(3, "user_prompt_submit".into()), (4, "pre_tool_use".into()), (5, "post_tool_use".into()), (6, "pre_tool_use".into())]);
+        assert_eq!((s.events[1].1.tool_name(), &s.events[1].1.data["arguments"]), (Some("Bash"), &json!({"command": "rm -rf build"})));
+        assert_eq!(s.events[3].1.data["arguments"], json!({"command": "ls -la"}));
+        assert_eq!(s.events[1].1.session_id, "r1");
+        assert!(s.skipped.is_empty(), "{:?}", s.skipped);
+    }
+
+    #[test]
+    fn a_file_without_an_event_is_an_error_naming_it() {
+        let err = read("x.jsonl", "{\"type\":\"queue-operation\",\"sessionId\":\"s\"}\n").err().unwrap();
+        assert_eq!(err, "x.jsonl: no hook event in it (read as Claude Code transcript: 0 line(s) not understood, 1 without an event); give a hookhost session (one event per line), a Claude Code session file or a Codex rollout file");
+        assert!(read("y.jsonl", "hello\n").err().unwrap().starts_with("y.jsonl: no hook event in it (read as hookhost session: 1 line(s) not understood"));
+    }
+}

@@ -1,0 +1,90 @@
+//! Safe rollout, through the binary: `hookhost diff` on recorded sessions (a Claude Code
+//! transcript and a Codex rollout, in the shapes those CLIs write) and `hookhost audit stats`
+//! over an observe-mode run.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn hookhost(dir: &std::path::Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+const OBSERVED_GUARD: &str = "[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nmode = \"observe\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n";
+const ENFORCED_GUARD: &str = "[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n";
+
+/// Lines as Claude Code 2.1.332 writes them (trimmed to the fields read), and one it would not.
+const CLAUDE_TRANSCRIPT: &str = r#"{"type":"queue-operation","operation":"enqueue","timestamp":"2026-11-26T08:36:27.512Z","sessionId":"0dcc0f1a"}
+{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"Please clean up"},"uuid":"a1","timestamp":"2026-11-26T08:36:27.530Z","cwd":"/tmp/p","sessionId":"0dcc0f1a","version":"2.1.332"}
+{"parentUuid":"a1","isSidechain":false,"type":"assistant","message":{"id":"msg_0001","type":"message","role":"assistant","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"toolu_0001","name":"Bash","input":{"command":"rm -rf ."}}],"stop_reason":"tool_use"},"uuid":"a2","timestamp":"2026-11-26T08:36:27.600Z","cwd":"/tmp/p","sessionId":"0dcc0f1a"}
+{"parentUuid":"a2","isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_0002","name":"Bash","input":{"command":"ls -la"}}]},"uuid":"a3","cwd":"/tmp/p","sessionId":"0dcc0f1a"}
+this line is not JSON
+"#;
+
+const CODEX_ROLLOUT: &str = r#"{"timestamp":"2026-11-26T08:35:53.038Z","type":"session_meta","payload":{"id":"01a216ff","cwd":"/tmp/p","originator":"codex_exec","cli_version":"0.169.0"}}
+{"timestamp":"2026-11-26T08:35:53.079Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/tmp/p</cwd>\n</environment_context>"}]}}
+{"timestamp":"2026-11-26T08:35:53.100Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Please clean up"}]}}
+{"timestamp":"2026-11-26T08:35:53.600Z","type":"response_item","payload":{"type":"function_call","status":"completed","id":"fc_0003","name":"exec_command","arguments":"{\"cmd\": \"rm -rf .\"}","call_id":"call_0003"}}
+{"timestamp":"2026-11-26T08:35:53.660Z","type":"event_msg","payload":{"type":"token_count"}}
+"#;
+
+#[test]
+fn diff_shows_what_a_stricter_config_changes_on_recorded_transcripts_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, text) in [("old.toml", OBSERVED_GUARD), ("new.toml", ENFORCED_GUARD), ("claude.jsonl", CLAUDE_TRANSCRIPT), ("rollout.jsonl", CODEX_ROLLOUT)] {
+        std::fs::write(d.join(name), text).unwrap();
+    }
+    let out = hookhost(d, &["diff", "--no-project", "--config", "old.toml", "--config", "new.toml", "claude.jsonl", "rollout.jsonl"], "");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    let rows: Vec<&str> = stdout.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    assert!(rows[0].starts_with("claude.jsonl:3 ") && rows[0].contains("Bash: rm -rf .") && rows[0].contains("pass → block") && rows[0].contains("recursive delete of ."), "{stdout}");
+    assert!(rows[1].starts_with("rollout.jsonl:4 ") && rows[1].contains("Bash: rm -rf .") && rows[1].contains("pass → block"), "{stdout}");
+    assert!(stderr.contains("hookhost: claude.jsonl:5: not JSON"), "the line it did not understand is named: {stderr}");
+    assert!(stderr.contains("claude.jsonl: read as a Claude Code transcript: 3 event(s), 1 line(s) with no hook event (queue-operation)"), "{stderr}");
+    assert!(stderr.contains("rollout.jsonl: read as a Codex rollout: 2 event(s)"), "{stderr}");
+    assert!(stderr.trim_end().ends_with("5 event(s) from 2 file(s): 2 decided differently (2 newly blocked, 0 no longer blocked, 0 otherwise changed); 1 line(s) not understood, named above"), "{stderr}");
+
+    // The same config on both sides: nothing differs, exit 0.
+    let same = hookhost(d, &["diff", "--no-project", "--config", "new.toml", "--config", "new.toml", "claude.jsonl"], "");
+    assert_eq!(same.status.code(), Some(0), "{}", String::from_utf8_lossy(&same.stderr));
+    assert!(same.stdout.is_empty());
+
+    // A file with no event in it is an error naming it; so is one config.
+    std::fs::write(d.join("empty.jsonl"), "{\"type\":\"queue-operation\",\"sessionId\":\"s\"}\n").unwrap();
+    let empty = hookhost(d, &["diff", "--no-project", "--config", "old.toml", "--config", "new.toml", "empty.jsonl"], "");
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("empty.jsonl: no hook event in it (read as Claude Code transcript"), "{}", String::from_utf8_lossy(&empty.stderr));
+    let one = hookhost(d, &["diff", "--no-project", "--config", "old.toml", "claude.jsonl"], "");
+    assert_eq!(one.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&one.stderr).contains("give exactly two configs, --config OLD --config NEW (got 1)"));
+}
+
+#[test]
+fn audit_stats_of_an_observe_run_shows_what_would_have_been_blocked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("hooks.toml"), format!("audit_log = \"audit.jsonl\"\n{OBSERVED_GUARD}")).unwrap();
+    for command in ["rm -rf /", "ls", "mkfs.ext4 /dev/sda"] {
+        let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash", "tool_input": {"command": command}}).to_string();
+        let out = hookhost(d, &["run", "--no-project", "--config", "hooks.toml", "--output", "claude-code"], &event);
+        assert_eq!((out.status.code(), out.stdout.as_slice()), (Some(0), &b""[..]), "observed: the runtime's pass for {command}");
+    }
+    let out = hookhost(d, &["audit", "stats", "audit.jsonl"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row: Vec<&str> = text.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(&row[..8], ["user:guard", "observe", "3", "0", "2", "0", "0", "0"], "{text}");
+    let missing = hookhost(d, &["audit", "stats", "nope.jsonl"], "");
+    assert_eq!(missing.status.code(), Some(2));
+}
