@@ -29,6 +29,9 @@ pub enum BundleCommand {
         bundle: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Say, for each capability a plugin requests, whether this config grants it.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
     },
     /// Check a bundle: every file against the manifest, and its signatures against the trust
     /// policy of `--config` or the public keys given with `--key`.
@@ -179,8 +182,9 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
             println!("manifest {}; sign it with `hookhost bundle sign --key KEY {}`", b.manifest_digest, out.display());
             Ok(ExitCode::SUCCESS)
         }
-        BundleCommand::Inspect { bundle, json } => {
+        BundleCommand::Inspect { bundle, json, config } => {
             let b = read_bundle(&bundle)?;
+            let grants = config.as_deref().map(ConfigFile::load).transpose().map_err(usage)?.map(|c| c.settings.grants);
             let sigs = signatures(&bundle, &SigArgs { sigs: vec![] })?;
             let signer_ids: Vec<String> = sigs.iter().map(|s| trust::signature_key_id(s).unwrap_or_else(|e| e)).collect();
             if json {
@@ -201,6 +205,16 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
             for p in &m.plugins {
                 let caps = if p.capabilities.is_empty() { String::new() } else { format!("  requests {}", p.capabilities.join(", ")) };
                 println!("  file       {} ({}, sha256:{}){caps}", p.file, crate::table::human_bytes(p.size as usize), p.sha256);
+                // With --config: what that config would let it hold (a bundle's plugin holds only
+                // what is granted to it by name).
+                if let (Some(grants), Ok(bundle)) = (&grants, m.name.parse()) {
+                    let plugin = hookhost::PluginRef::Bundle { bundle, file: p.file.clone() };
+                    for cap in &p.capabilities {
+                        let granted = cap.parse::<hookhost::Capability>().is_ok_and(|c| grants.allows(&plugin, &c));
+                        let how = if granted { "granted by the config".to_string() } else { format!("not granted (to let it: \"{plugin}\" = [\"{cap}\"] under [grants])") };
+                        println!("             {cap}: {how}");
+                    }
+                }
             }
             for (i, h) in m.hooks.iter().enumerate() {
                 let id = h.id.clone().unwrap_or_else(|| format!("{}_{i}", h.event));
@@ -438,6 +452,25 @@ fn hook_facts(plan: &hookhost::Plan) -> std::collections::BTreeMap<String, Vec<(
         .collect()
 }
 
+/// What each plugin of these resolved bundles asks for and whether the plan grants it: one
+/// line per capability (`  acme/sh:hook.wasm requests process:exec — granted`), for `update`
+/// and `trust` to show before anything is written.
+pub(crate) fn capability_report<'a>(plan: &hookhost::Plan, bundles: impl IntoIterator<Item = &'a hookhost_bundle::resolve::Resolved>) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in bundles {
+        let Ok(reference) = b.reference.parse::<BundleRef>() else { continue };
+        for (file, caps) in &b.capabilities {
+            let plugin = hookhost::PluginRef::Bundle { bundle: reference.name.clone(), file: file.clone() };
+            for cap in caps {
+                let held = cap.parse::<hookhost::Capability>().is_ok_and(|c| plan.holds(&plugin, &c));
+                let status = if held { "granted by the config".to_string() } else { format!("not granted (to let it: \"{plugin}\" = [\"{cap}\"] under [grants])") };
+                out.push(format!("{}:{file} requests {cap} — {status}", reference.name));
+            }
+        }
+    }
+    out
+}
+
 /// `hookhost update`: re-resolve, compare with what the lock file pins, write it when told.
 pub async fn update(host: &HostArgs, yes: bool, dry_run: bool) -> Result<ExitCode> {
     let Some(path) = &host.config else { return Err(usage("hookhost update needs --config: the lock file sits next to it")) };
@@ -497,11 +530,16 @@ pub async fn update(host: &HostArgs, yes: bool, dry_run: bool) -> Result<ExitCod
     if !hooks.is_empty() {
         report.push_str(&format!("hooks:\n{}\n", hooks.join("\n")));
     }
-    let old_caps: std::collections::BTreeSet<String> = before.iter().flat_map(|b| b.bundles.iter()).flat_map(|b| b.capabilities.iter().flat_map(move |(f, caps)| caps.iter().map(move |c| format!("{}:{f} requests {c}", b.reference)))).collect();
-    let new_caps: std::collections::BTreeSet<String> = after.bundles.iter().flat_map(|b| b.capabilities.iter().flat_map(move |(f, caps)| caps.iter().map(move |c| format!("{}:{f} requests {c}", b.reference)))).collect();
+    // Capabilities: what each plugin asks for and whether the config grants it, new ones
+    // marked — a capability an update adds is shown, granted or not, before anything is written.
+    let old_caps: std::collections::BTreeSet<String> = before.as_ref().map(|b| capability_report(&b.plan, &b.bundles)).unwrap_or_default().into_iter().collect();
+    let new_caps: std::collections::BTreeSet<String> = capability_report(&after.plan, &after.bundles).into_iter().collect();
     let caps: Vec<String> = new_caps.difference(&old_caps).map(|c| format!("  + {c}")).chain(old_caps.difference(&new_caps).map(|c| format!("  - {c}"))).collect();
     if !caps.is_empty() {
         report.push_str(&format!("capabilities:\n{}\n", caps.join("\n")));
+    }
+    if new_caps.difference(&old_caps).any(|c| c.ends_with("granted by the config")) {
+        report.push_str("note: the config already grants a capability this update newly requests; it takes effect once the lock file is written\n");
     }
     let unchanged = old_lock.as_ref() == Some(&after.lock);
     if report.is_empty() && unchanged {

@@ -68,6 +68,10 @@ pub(crate) async fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget:
     for (reference, digest) in &bundles {
         println!("  bundle {reference}  {digest}");
     }
+    // What the project's bundles ask for, and what the layers grant them.
+    for line in crate::cli_bundle::capability_report(&resolution.plan, resolution.bundles.iter().filter(|b| b.layer == LayerKind::Project)) {
+        println!("  {line}");
+    }
     if !unchanged {
         let path = project::approve(&found.root, files, bundles).map_err(usage)?;
         println!("approved (recorded in {}); any change to these files, or to what its bundles resolve to, needs approval again", path.display());

@@ -936,3 +936,38 @@ fn a_locked_directory_bundle_runs_with_the_registry_gone() {
     let err = w.fails(&["run", "--config", "hooks.toml", "--event", "ev.json"], 2);
     assert!(err.contains("local/acme/guard@^1") && err.contains("not found"), "{err}");
 }
+
+/// Before an update is written, each capability a bundle's plugin newly asks for is shown with
+/// whether the config grants it — never granted silently.
+#[test]
+fn update_shows_each_new_capability_and_whether_the_config_grants_it() {
+    let w = Work::new();
+    w.key("acme");
+    let publish = |version: &str, capabilities: &str| {
+        let src = w.source(&format!("src-{version}"), "acme/guard", version);
+        let manifest = std::fs::read_to_string(src.join("bundle.toml")).unwrap().replace("file = \"guard.wasm\"\n", &format!("file = \"guard.wasm\"\n{capabilities}"));
+        std::fs::write(src.join("bundle.toml"), manifest).unwrap();
+        let file = format!("g-{version}.hhb");
+        w.ok(&["bundle", "pack", src.to_str().unwrap(), "-o", &file]);
+        w.ok(&["bundle", "sign", "--key", "acme.key", &file]);
+        w.ok(&["registry", "push", &file, "reg"]);
+    };
+    publish("1.0.0", "");
+    let config = |grants: &str| format!("bundles = [\"local/acme/guard@^1.0\"]\n{grants}[registries.local]\npath = \"reg\"\n{}", trust_toml("acme.pub", "acme/*"));
+    w.write("hooks.toml", config(""));
+    w.ok(&["update", "--config", "hooks.toml", "--yes"]);
+    publish("1.1.0", "capabilities = [\"net:http:127.0.0.1:9\"]\n");
+    let out = w.ok(&["update", "--config", "hooks.toml", "--dry-run"]);
+    assert!(out.contains("capabilities:\n  + acme/guard:guard.wasm requests net:http:127.0.0.1:9 — not granted (to let it: \"acme/guard:guard.wasm\" = [\"net:http:127.0.0.1:9\"] under [grants])\n"), "{out}");
+    // A config that already grants it: said so, with what that means, before the lock is written.
+    w.write("hooks.toml", config("[grants]\n\"acme/guard:guard.wasm\" = [\"net:http:127.0.0.1:9\"]\n"));
+    let out = w.ok(&["update", "--config", "hooks.toml", "--dry-run"]);
+    assert!(out.contains("  + acme/guard:guard.wasm requests net:http:127.0.0.1:9 — granted by the config\n"), "{out}");
+    assert!(out.contains("note: the config already grants a capability this update newly requests; it takes effect once the lock file is written"), "{out}");
+    // bundle inspect says the same of a bundle file, against a config.
+    let out = w.ok(&["bundle", "inspect", "g-1.1.0.hhb", "--config", "hooks.toml"]);
+    assert!(out.contains("requests net:http:127.0.0.1:9\n             net:http:127.0.0.1:9: granted by the config"), "{out}");
+    w.write("hooks.toml", config(""));
+    let out = w.ok(&["bundle", "inspect", "g-1.1.0.hhb", "--config", "hooks.toml"]);
+    assert!(out.contains("net:http:127.0.0.1:9: not granted (to let it: \"acme/guard:guard.wasm\" = [\"net:http:127.0.0.1:9\"] under [grants])"), "{out}");
+}
