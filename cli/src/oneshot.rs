@@ -117,30 +117,24 @@ pub(crate) fn print_audit_head(host: &Host, verbose: bool) {
 
 pub(crate) async fn replay(host: &Host, session: &Path, json: bool) -> Result<ExitCode> {
     let text = std::fs::read_to_string(session).map_err(|e| usage(format!("cannot read the session file {}: {e}", session.display())))?;
+    // A hookhost session, or a Claude Code / Codex transcript (transcripts.rs).
+    let read = crate::transcripts::read(&session.display().to_string(), &text).map_err(usage)?;
+    for skip in &read.skipped {
+        eprintln!("hookhost: {skip}: skipped");
+    }
+    let bad = read.skipped.len();
     let mut rows = Vec::new();
-    let mut bad = 0;
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let lineno = index + 1;
-        let event = match HookEvent::from_json(line) {
-            Ok(ev) => ev,
-            Err(e) => {
-                bad += 1;
-                eprintln!("hookhost: {}:{lineno}: skipped: {e}", session.display());
-                continue;
-            }
-        };
-        let outcome: Outcome = host.dispatch(&event).await;
+    for (lineno, event) in &read.events {
+        let (lineno, event) = (*lineno, event);
+        let outcome: Outcome = host.dispatch(event).await;
         if json {
             if !to_stdout(&format!("{}\n", serde_json::to_string(&outcome)?))? {
                 return Ok(ExitCode::SUCCESS);
             }
         } else {
-            rows.push(table::Row::new(lineno, &event, &outcome));
+            rows.push(table::Row::new(lineno, event, &outcome));
         }
-        host.dispatch_background(&event).await;
+        host.dispatch_background(event).await;
     }
     if !json && !to_stdout(&table::render(&rows))? {
         return Ok(ExitCode::SUCCESS);

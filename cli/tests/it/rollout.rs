@@ -88,3 +88,61 @@ fn audit_stats_of_an_observe_run_shows_what_would_have_been_blocked() {
     let missing = hookhost(d, &["audit", "stats", "nope.jsonl"], "");
     assert_eq!(missing.status.code(), Some(2));
 }
+
+/// docs/ORG.md's rollout walkthrough, run as written: its files written from its `# file:`
+/// blocks, its `hookhost` commands run by bash (exit codes as annotated), and every line of the
+/// output it shows found in what they printed.
+#[test]
+fn the_org_rollout_walkthrough_runs_as_written() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let doc = std::fs::read_to_string(root.join("docs/ORG.md")).unwrap();
+    let start = doc.find("## Rolling out a change").expect("the walkthrough's section");
+    let section = &doc[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("examples/transcripts")).unwrap();
+    for f in ["examples/session.jsonl", "examples/transcripts/claude-code.jsonl"] {
+        std::fs::copy(root.join(f), d.join(f)).unwrap();
+    }
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_hookhost")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let normal = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (mut files, mut commands, mut shown) = (0, 0, 0);
+    let mut last_output = String::new();
+    let mut lines = section.lines();
+    while let Some(line) = lines.next() {
+        let Some(lang) = line.strip_prefix("```") else { continue };
+        let block: Vec<&str> = lines.by_ref().take_while(|l| !l.starts_with("```")).collect();
+        match lang {
+            "toml" => {
+                let name = block[0].strip_prefix("# file: ").and_then(|r| r.split_whitespace().next()).expect("a walkthrough file block starts with # file: NAME");
+                std::fs::write(d.join(name), block.join("\n") + "\n").unwrap();
+                files += 1;
+            }
+            "sh" => {
+                last_output.clear();
+                for cmd in block.iter().filter(|l| l.starts_with("hookhost ")) {
+                    let want: i32 = cmd.split("# exits ").nth(1).map_or(0, |n| n.trim().parse().unwrap());
+                    let out = Command::new("bash").arg("-c").arg(cmd).current_dir(d).env("PATH", &path).output().unwrap();
+                    assert_eq!(out.status.code(), Some(want), "{cmd}\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+                    last_output.push_str(&String::from_utf8_lossy(&out.stdout));
+                    commands += 1;
+                }
+            }
+            "text" => {
+                let printed: Vec<String> = last_output.lines().map(normal).collect();
+                for want in block.iter().filter(|l| !l.trim().is_empty()) {
+                    assert!(printed.contains(&normal(want)), "docs/ORG.md shows\n  {want}\nbut the commands printed:\n{last_output}");
+                    shown += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!((files, commands), (3, 3), "the walkthrough's files and commands");
+    assert!(shown >= 4, "the walkthrough shows what the commands print");
+    // And what the walkthrough says happened did: the observed rule changed no decision.
+    let stats = String::from_utf8_lossy(&hookhost(d, &["audit", "stats", "audit.jsonl"], "").stdout).to_string();
+    assert!(stats.lines().any(|l| normal(l).starts_with("user:strict_rm observe 2 0 1")), "{stats}");
+}
