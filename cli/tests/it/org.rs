@@ -593,7 +593,8 @@ fn approval_covers_the_bytes_that_run_links_and_what_bundles_resolve_to() {
     assert_eq!((outcome["decision"].as_str(), ids(&outcome)), (Some("block"), vec!["acme/guard:no-rm".to_string()]), "{stderr}");
     // A new version published into the project's own registry: what runs would change, so the
     // project is left out until approved again.
-    m.write("src/bundle.toml", &std::fs::read_to_string(m.path("src/bundle.toml")).unwrap().replace("1.0.0", "1.1.0"));
+    // It also asks for a capability now: approving shows it, and that nothing grants it.
+    m.write("src/bundle.toml", &std::fs::read_to_string(m.path("src/bundle.toml")).unwrap().replace("1.0.0", "1.1.0").replace("file = \"guard.wasm\"\n", "file = \"guard.wasm\"\ncapabilities = [\"net:http:127.0.0.1:9\"]\n"));
     m.ok_in(".", &["bundle", "pack", "src", "-o", "next.hhb"]);
     m.ok_in(".", &["bundle", "sign", "--key", "proj.key", "next.hhb"]);
     m.ok_in(".", &["registry", "push", "next.hhb", "work/app/registry"]);
@@ -602,6 +603,7 @@ fn approval_covers_the_bytes_that_run_links_and_what_bundles_resolve_to() {
     assert!(stderr.contains(&format!("project {root}: its hooks are left out")) && stderr.contains("bundle proj/acme/guard@^1 now resolves to sha256:") && stderr.contains("not the sha256:"), "{stderr}");
     let out = m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
     assert!(out.contains("approving what its bundles resolve to now"), "{out}");
+    assert!(out.contains("  acme/guard:guard.wasm requests net:http:127.0.0.1:9 — not granted (to let it: \"acme/guard:guard.wasm\" = [\"net:http:127.0.0.1:9\"] under [grants])"), "{out}");
     assert_eq!(m.dispatch("work/app", &args, RM).0["decision"], "block");
     // A symbolic link to a directory inside the project is followed and hashed.
     m.write("work/app/scripts/check.sh", "exit 0\n");
