@@ -128,10 +128,34 @@ def check_block(run):
     return p
 
 
+# A stricter policy for `hookhost diff` on the client's own transcript: no `touch`.
+NO_TOUCH = shell_hook({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                              "permissionDecisionReason": "no touching"}}).replace(
+    'command = "echo', 'command = "grep -q touch || exit 0; echo', 1)
+
+
 def check_pass(run):
     p = []
     expect((run.proj / "ran.txt").exists(), "the harmless command did not run (no ran.txt)", p)
     expect(len(run.model_requests()) >= 2, "the command's result never reached the model", p)
+    # The session the client recorded, replayed by `hookhost diff` against a policy that forbids
+    # what ran: the transcript reader keeps up with the client's own format.
+    transcripts = run.client.transcripts(run)
+    if transcripts is not None:
+        expect(bool(transcripts), f"{run.client.name} wrote no transcript where hookhost diff reads one", p)
+        if transcripts:
+            strict = run.dir / "no-touch.toml"
+            strict.write_text(NO_TOUCH)
+            empty = run.dir / "none.toml"
+            empty.write_text("# no hooks\n")
+            done = subprocess.run([str(run.suite.bin / "hookhost"), "diff", "--no-project", "--config", str(empty),
+                                   "--config", str(strict), *map(str, transcripts)],
+                                  cwd=run.dir, env={"PATH": os.environ.get("PATH", ""), "HOME": str(run.home),
+                                                    "HOOKHOST_CACHE_DIR": str(run.suite.cache)},
+                                  capture_output=True, text=True)
+            expect(done.returncode == 1 and "touch ran.txt" in done.stdout and "pass → block" in done.stdout,
+                   f"hookhost diff on {run.client.name}'s transcript did not show the touch newly blocked "
+                   f"(exit {done.returncode}): {done.stdout}{done.stderr}", p)
     return p
 
 
@@ -329,6 +353,11 @@ class Client:
     section = ""
     wirings = ("command", "send")
 
+    def transcripts(self, run):
+        """The session files the client wrote, for `hookhost diff`; None: a client whose
+        transcripts hookhost does not read."""
+        return None
+
     def __init__(self, suite):
         self.suite = suite
         self.base = snippet(self.section)
@@ -354,6 +383,9 @@ class ClaudeCode(Client):
             hooks = {"hooks": {event: [dict(group, hooks=[entry]) for group in groups]
                                for event, groups in hooks["hooks"].items()}}
         self.write(run.proj / ".claude" / "settings.json", hooks)
+
+    def transcripts(self, run):
+        return sorted((run.home / ".claude" / "projects").glob("*/*.jsonl"))
 
     def argv(self, run, prompt):
         # Root may not skip permissions; allowing Bash is what a user does for these commands.
@@ -446,6 +478,9 @@ metrics_exporter = {{ otlp-http = {{ endpoint = "{run.base_url}/v1/metrics", pro
 
     def argv(self, run, prompt):
         return [self.bin("codex"), "exec", "--skip-git-repo-check", "--json", prompt]
+
+    def transcripts(self, run):
+        return sorted((run.home / ".codex" / "sessions").glob("*/*/*/rollout-*.jsonl"))
 
     def env(self, run, env):
         env["CODEX_HOME"] = str(run.home / ".codex")
