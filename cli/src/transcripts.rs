@@ -18,6 +18,10 @@
 //!   `function_call_output` / `custom_tool_call_output` a `PostToolUse` of its call. `event_msg`,
 //!   `turn_context` and the other bookkeeping lines hold no hook event.
 //!
+//! - **hookhost audit logs** (`audit_log`): the event of each dispatch, which a record keeps
+//!   (`event_data`, in the first record of the dispatch) when the config sets `audit_events =
+//!   true`; the other records hold no event.
+//!
 //! A line that is not JSON, or whose shape the reader does not know, is counted and named
 //! (`file:line`) — never fatal, never dropped silently.
 
@@ -50,6 +54,7 @@ pub(crate) fn read(name: &str, text: &str) -> Result<Session, String> {
     let kind = lines.iter().find_map(|(_, v)| kind_of(v)).unwrap_or("hookhost session");
     let mut s = Session { name: name.to_string(), kind, events: Vec::new(), skipped: Vec::new(), other: BTreeMap::new() };
     match kind {
+        "hookhost audit log" => audit_log(name, text, &mut s),
         "Claude Code transcript" => claude_code(name, text, &mut s),
         "Codex rollout" => codex(name, text, &mut s),
         _ => {
@@ -60,6 +65,9 @@ pub(crate) fn read(name: &str, text: &str) -> Result<Session, String> {
                 }
             }
         }
+    }
+    if s.events.is_empty() && kind == "hookhost audit log" {
+        return Err(format!("{name}: an audit log, but none of its records keeps its event; set audit_events = true in the config for the records to keep them (they then hold prompts and tool output: keep the log as you keep sessions)"));
     }
     if s.events.is_empty() {
         return Err(format!(
@@ -72,6 +80,9 @@ pub(crate) fn read(name: &str, text: &str) -> Result<Session, String> {
 }
 
 fn kind_of(v: &Value) -> Option<&'static str> {
+    if v.get("hook_id").is_some() && v.get("plugin_sha256").is_some() {
+        return Some("hookhost audit log");
+    }
     let ty = v.get("type")?.as_str()?;
     if v.get("payload").is_some() && matches!(ty, "session_meta" | "response_item" | "event_msg" | "turn_context") {
         return Some("Codex rollout");
@@ -120,6 +131,20 @@ fn object(v: Value) -> Map<String, Value> {
     match v {
         Value::Object(m) => m,
         _ => Map::new(),
+    }
+}
+
+fn audit_log(name: &str, text: &str, s: &mut Session) {
+    let lines: Vec<(usize, Value)> = json_lines(name, text, s).collect();
+    for (line, v) in lines {
+        match v.get("event_data") {
+            Some(event) => match HookEvent::from_value(event.clone()) {
+                Ok(ev) => s.events.push((line, ev)),
+                Err(e) => s.skipped.push(format!("{name}:{line}: event_data: {e}")),
+            },
+            None if v.get("hook_id").is_some() => *s.other.entry("hook record".into()).or_default() += 1,
+            None => *s.other.entry("recovery note".into()).or_default() += 1,
+        }
     }
 }
 

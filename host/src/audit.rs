@@ -65,6 +65,10 @@ pub struct AuditRecord {
     /// Set for a hook in `observe` mode: its decision and effects were recorded, not applied.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub observed: bool,
+    /// The event as the runtime sent it, in the first record of each dispatch when the config
+    /// sets `audit_events = true` (what `hookhost diff` replays).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_data: Option<serde_json::Value>,
 }
 
 /// `prev` of the first record.

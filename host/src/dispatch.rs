@@ -313,7 +313,10 @@ impl Host {
             Err(e) => (on_error(&hook.spec, &e, ev), Some(format!("{} {e}", hook.plugin.name))),
         };
         let ignored = !can_block && decision.verdict.kind != VerdictKind::Pass;
-        if let Err(e) = self.record(ev, hook, &decision, ignored, error.as_deref(), usage, recheck) {
+        // The first record of a dispatch keeps the event as received, when asked to: no hook
+        // has rewritten it yet.
+        let keep_event = self.audit_events && outcome.hooks.is_empty() && !hook.spec.background && !recheck;
+        if let Err(e) = self.record(ev, hook, &decision, ignored, error.as_deref(), usage, recheck, keep_event) {
             audit_error.get_or_insert(e);
         }
         // Observe mode: recorded (above, and in the trace), never applied — not its verdict,
@@ -408,7 +411,7 @@ impl Host {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn record(&self, ev: &HookEvent, hook: &LoadedHook, d: &Decision, ignored: bool, error: Option<&str>, usage: Usage, recheck: bool) -> Result<(), String> {
+    fn record(&self, ev: &HookEvent, hook: &LoadedHook, d: &Decision, ignored: bool, error: Option<&str>, usage: Usage, recheck: bool, keep_event: bool) -> Result<(), String> {
         tracing::debug!(
             name: "hook.completed",
             hook_id = %hook.spec.id,
@@ -442,6 +445,7 @@ impl Host {
             on_error: error.map(|_| hook.spec.on_error.as_str()),
             recheck,
             observed: hook.spec.mode == Mode::Observe,
+            event_data: keep_event.then(|| ev.to_value()),
         }, durable && hook.spec.mode == Mode::Enforce)
     }
 }

@@ -57,6 +57,8 @@ pub struct Host {
     pub(crate) audit: Option<AuditLog>,
     /// What a dispatch does when its audit record cannot be written.
     pub(crate) audit_failure: AuditFailure,
+    /// Audit records keep their event (`audit_events`).
+    pub(crate) audit_events: bool,
     /// Consecutive stop blocks allowed per session (0 = no cap).
     pub(crate) stop_loop_cap: u32,
     /// Consecutive stop blocks so far, per session (across processes when there is a cache).
@@ -375,6 +377,7 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         hooks,
         audit,
         audit_failure: plan.settings().audit_failure,
+        audit_events: plan.settings().audit_events,
         stop_loop_cap: plan.settings().stop_loop_cap,
         stop_blocks,
         once_runs,

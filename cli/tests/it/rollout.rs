@@ -146,3 +146,32 @@ fn the_org_rollout_walkthrough_runs_as_written() {
     let stats = String::from_utf8_lossy(&hookhost(d, &["audit", "stats", "audit.jsonl"], "").stdout).to_string();
     assert!(stats.lines().any(|l| normal(l).starts_with("user:strict_rm observe 2 0 1")), "{stats}");
 }
+
+/// An audit log whose config kept the events (`audit_events = true`) replays in `diff`; one
+/// that did not is an error that says how to get them.
+#[test]
+fn diff_replays_an_audit_log_that_kept_its_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let keeping = format!("audit_log = \"kept.jsonl\"\naudit_events = true\n{OBSERVED_GUARD}");
+    std::fs::write(d.join("keeping.toml"), keeping).unwrap();
+    std::fs::write(d.join("plain.toml"), format!("audit_log = \"plain.jsonl\"\n{OBSERVED_GUARD}")).unwrap();
+    std::fs::write(d.join("old.toml"), OBSERVED_GUARD).unwrap();
+    std::fs::write(d.join("new.toml"), ENFORCED_GUARD).unwrap();
+    for config in ["keeping.toml", "plain.toml"] {
+        for command in ["rm -rf /", "ls"] {
+            let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash", "tool_input": {"command": command}}).to_string();
+            assert!(hookhost(d, &["run", "--no-project", "--config", config], &event).status.success());
+        }
+    }
+    let out = hookhost(d, &["diff", "--no-project", "--config", "old.toml", "--config", "new.toml", "kept.jsonl"], "");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.lines().nth(1).is_some_and(|l| l.starts_with("kept.jsonl:1 ") && l.contains("Bash: rm -rf /") && l.contains("pass → block")), "{stdout}");
+    assert_eq!(stdout.lines().count(), 2, "one difference: {stdout}");
+    let out = hookhost(d, &["diff", "--no-project", "--config", "old.toml", "--config", "new.toml", "plain.jsonl"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("plain.jsonl: an audit log, but none of its records keeps its event; set audit_events = true"), "{}", String::from_utf8_lossy(&out.stderr));
+    // The kept events do not break the log's chain.
+    assert!(hookhost(d, &["audit", "verify", "kept.jsonl"], "").status.success());
+}

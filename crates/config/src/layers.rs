@@ -451,6 +451,7 @@ fn setting(settings: &crate::HostSettings, name: &str) -> String {
     match name {
         "audit_log" => settings.audit_log.as_ref().map_or(String::new(), |p| p.display().to_string()),
         "audit_failure" => format!("{:?}", settings.audit_failure).to_lowercase(),
+        "audit_events" => settings.audit_events.to_string(),
         "cache_dir" => settings.cache_dir.as_ref().map_or(String::new(), |p| p.display().to_string()),
         "stop_loop_cap" => settings.stop_loop_cap.to_string(),
         "resolve_ttl" => format!("{}s", settings.resolve_ttl.as_secs()),

@@ -31,6 +31,10 @@ pub struct RawConfig {
     /// (log the failure and keep the hooks' decision).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_failure: Option<AuditFailure>,
+    /// Keep each event, as received, in the audit log (in the first record of its dispatch), so
+    /// `hookhost diff` can replay the log. Off by default: events carry prompts and tool output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_events: Option<bool>,
     /// Where compiled plugins are cached (default: `$HOOKHOST_CACHE_DIR`, else the user cache dir).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_dir: Option<PathBuf>,
@@ -304,6 +308,8 @@ pub struct HostSettings {
     pub audit_log: Option<PathBuf>,
     /// What a dispatch does when its audit record cannot be written.
     pub audit_failure: AuditFailure,
+    /// Whether audit records keep the event they were about (the first record of a dispatch).
+    pub audit_events: bool,
     /// The configured cache directory (see [`HostSettings::effective_cache_dir`]).
     pub cache_dir: Option<PathBuf>,
     /// Capabilities granted to plugins by name.
@@ -322,6 +328,7 @@ impl Default for HostSettings {
         HostSettings {
             audit_log: None,
             audit_failure: AuditFailure::default(),
+            audit_events: false,
             cache_dir: None,
             grants: Grants::default(),
             stop_loop_cap: DEFAULT_STOP_LOOP_CAP,

@@ -81,6 +81,7 @@ impl RawConfig {
         let written = [
             ("audit_log", self.audit_log.is_some()),
             ("audit_failure", self.audit_failure.is_some()),
+            ("audit_events", self.audit_events.is_some()),
             ("cache_dir", self.cache_dir.is_some()),
             ("stop_loop_cap", self.stop_loop_cap.is_some()),
             ("resolve_ttl", self.resolve_ttl.is_some()),
@@ -102,6 +103,7 @@ impl RawConfig {
             settings: HostSettings {
                 audit_log: self.audit_log.map(|p| base.join(p)),
                 audit_failure: self.audit_failure.unwrap_or_default(),
+                audit_events: self.audit_events.unwrap_or(false),
                 cache_dir: self.cache_dir.map(|p| base.join(p)),
                 grants,
                 stop_loop_cap: self.stop_loop_cap.unwrap_or(DEFAULT_STOP_LOOP_CAP),

@@ -5,6 +5,7 @@ use super::*;
 fn record(decision: &str) -> AuditRecord {
     AuditRecord {
         observed: false,
+        event_data: None,
         ts: "2026-01-01T00:00:00Z".into(),
         hook_id: "user:guard".into(),
         event: "pre_tool_use".into(),

@@ -101,6 +101,7 @@ impl Merge {
                         match *name {
                             "audit_log" => settings.audit_log = plan.settings.audit_log.clone(),
                             "audit_failure" => settings.audit_failure = plan.settings.audit_failure,
+                            "audit_events" => settings.audit_events = plan.settings.audit_events,
                             "cache_dir" => settings.cache_dir = plan.settings.cache_dir.clone(),
                             "stop_loop_cap" => settings.stop_loop_cap = plan.settings.stop_loop_cap,
                             "resolve_ttl" => settings.resolve_ttl = plan.settings.resolve_ttl,

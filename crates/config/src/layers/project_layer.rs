@@ -34,6 +34,7 @@ pub(super) fn load_project(found: &project::Project, snapshot: &project::Snapsho
     for (field, set) in [
         ("audit_log", raw.audit_log.take().is_some()),
         ("audit_failure", raw.audit_failure.take().is_some()),
+        ("audit_events", raw.audit_events.take().is_some()),
         ("cache_dir", raw.cache_dir.take().is_some()),
         ("stop_loop_cap", raw.stop_loop_cap.take().is_some()),
         ("resolve_ttl", raw.resolve_ttl.take().is_some()),
