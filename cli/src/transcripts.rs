@@ -134,6 +134,27 @@ fn object(v: Value) -> Map<String, Value> {
     }
 }
 
+/// The tool calls read so far, so that a result finds the call it answers: a call is a
+/// `PreToolUse`, its result a `PostToolUse` with the call's tool and input.
+#[derive(Default)]
+struct Calls(HashMap<String, (String, Value)>);
+
+impl Calls {
+    #[allow(clippy::too_many_arguments)]
+    fn call(&mut self, s: &mut Session, line: usize, id: &str, tool: String, input: Value, session: &str, cwd: Option<&str>) {
+        self.0.insert(id.to_string(), (tool.clone(), input.clone()));
+        event(s, line, object(json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": id})), session, cwd);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn result(&self, s: &mut Session, line: usize, id: &str, response: Value, session: &str, cwd: Option<&str>) {
+        match self.0.get(id).cloned() {
+            Some((tool, input)) => event(s, line, object(json!({"hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": input, "tool_response": response, "tool_use_id": id})), session, cwd),
+            None => s.skipped.push(format!("{}:{line}: the result of tool call {id:?}, whose call is not in the file", s.name)),
+        }
+    }
+}
+
 fn audit_log(name: &str, text: &str, s: &mut Session) {
     let lines: Vec<(usize, Value)> = json_lines(name, text, s).collect();
     for (line, v) in lines {
@@ -149,7 +170,7 @@ fn audit_log(name: &str, text: &str, s: &mut Session) {
 }
 
 fn claude_code(name: &str, text: &str, s: &mut Session) {
-    let mut calls: HashMap<String, (String, Value)> = HashMap::new();
+    let mut calls = Calls::default();
     let lines: Vec<(usize, Value)> = json_lines(name, text, s).collect();
     for (line, v) in lines {
         let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
@@ -166,20 +187,13 @@ fn claude_code(name: &str, text: &str, s: &mut Session) {
                 for b in blocks {
                     match b.get("type").and_then(Value::as_str) {
                         Some("tool_use") => {
-                            let id = b.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+                            let id = b.get("id").and_then(Value::as_str).unwrap_or("");
                             let tool = b.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-                            let input = b.get("input").cloned().unwrap_or(json!({}));
-                            calls.insert(id.clone(), (tool.clone(), input.clone()));
-                            event(s, line, object(json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": id})), &session, cwd.as_deref());
+                            calls.call(s, line, id, tool, b.get("input").cloned().unwrap_or(json!({})), &session, cwd.as_deref());
                         }
                         Some("tool_result") => {
                             let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
-                            let Some((tool, input)) = calls.get(id).cloned() else {
-                                s.skipped.push(format!("{name}:{line}: a tool_result for {id:?}, whose tool_use is not in the file"));
-                                continue;
-                            };
-                            let response = b.get("content").cloned().unwrap_or(Value::Null);
-                            event(s, line, object(json!({"hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": input, "tool_response": response, "tool_use_id": id})), &session, cwd.as_deref());
+                            calls.result(s, line, id, b.get("content").cloned().unwrap_or(Value::Null), &session, cwd.as_deref());
                         }
                         Some("text") if ty == "user" => texts.extend(b.get("text").and_then(Value::as_str).map(str::to_string)),
                         _ => {}
@@ -206,7 +220,7 @@ fn injected(text: &str) -> bool {
 fn codex(name: &str, text: &str, s: &mut Session) {
     let mut session = "rollout".to_string();
     let mut cwd: Option<String> = None;
-    let mut calls: HashMap<String, (String, Value)> = HashMap::new();
+    let mut calls = Calls::default();
     let lines: Vec<(usize, Value)> = json_lines(name, text, s).collect();
     for (line, v) in lines {
         let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
@@ -229,29 +243,18 @@ fn codex(name: &str, text: &str, s: &mut Session) {
                         event(s, line, object(json!({"hook_event_name": "UserPromptSubmit", "prompt": texts.join("\n")})), &session, cwd.as_deref());
                     }
                 }
-                Some("function_call") => {
-                    let call_id = p.get("call_id").and_then(Value::as_str).unwrap_or("").to_string();
-                    let tool = p.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-                    let args = p.get("arguments").and_then(Value::as_str).and_then(|a| serde_json::from_str::<Value>(a).ok()).unwrap_or(json!({}));
-                    let (tool, input) = codex_tool(&tool, args);
-                    calls.insert(call_id.clone(), (tool.clone(), input.clone()));
-                    event(s, line, object(json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": call_id})), &session, cwd.as_deref());
-                }
-                Some("custom_tool_call") => {
-                    let call_id = p.get("call_id").and_then(Value::as_str).unwrap_or("").to_string();
-                    let tool = p.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-                    let input = json!({"input": p.get("input").cloned().unwrap_or(Value::Null)});
-                    calls.insert(call_id.clone(), (tool.clone(), input.clone()));
-                    event(s, line, object(json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": call_id})), &session, cwd.as_deref());
+                Some(kind @ ("function_call" | "custom_tool_call")) => {
+                    let call_id = p.get("call_id").and_then(Value::as_str).unwrap_or("");
+                    let tool = p.get("name").and_then(Value::as_str).unwrap_or("");
+                    let (tool, input) = match kind {
+                        "function_call" => codex_tool(tool, p.get("arguments").and_then(Value::as_str).and_then(|a| serde_json::from_str::<Value>(a).ok()).unwrap_or(json!({}))),
+                        _ => (tool.to_string(), json!({"input": p.get("input").cloned().unwrap_or(Value::Null)})),
+                    };
+                    calls.call(s, line, call_id, tool, input, &session, cwd.as_deref());
                 }
                 Some("function_call_output" | "custom_tool_call_output") => {
                     let call_id = p.get("call_id").and_then(Value::as_str).unwrap_or("");
-                    let Some((tool, input)) = calls.get(call_id).cloned() else {
-                        s.skipped.push(format!("{name}:{line}: output of call {call_id:?}, whose call is not in the file"));
-                        continue;
-                    };
-                    let output = p.get("output").cloned().unwrap_or(Value::Null);
-                    event(s, line, object(json!({"hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": input, "tool_response": output, "tool_use_id": call_id})), &session, cwd.as_deref());
+                    calls.result(s, line, call_id, p.get("output").cloned().unwrap_or(Value::Null), &session, cwd.as_deref());
                 }
                 Some(other) => *s.other.entry(format!("response_item {other}")).or_default() += 1,
                 None => s.skipped.push(format!("{name}:{line}: a response_item without a payload type")),
@@ -308,7 +311,7 @@ mod tests {
         assert_eq!(s.events[1].1.session_id, "s1");
         assert_eq!(s.skipped.len(), 2, "{:?}", s.skipped);
         assert!(s.skipped[0].starts_with("t.jsonl:8: not JSON"), "{:?}", s.skipped);
-        assert_eq!(s.skipped[1], "t.jsonl:7: a tool_result for \"t9\", whose tool_use is not in the file");
+        assert_eq!(s.skipped[1], "t.jsonl:7: the result of tool call \"t9\", whose call is not in the file");
         assert_eq!(s.other.get("attachment"), Some(&1));
         assert_eq!(s.other.get("user (isMeta)"), Some(&1));
     }

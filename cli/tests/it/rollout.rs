@@ -2,20 +2,13 @@
 //! transcript and a Codex rollout, in the shapes those CLIs write) and `hookhost audit stats`
 //! over an observe-mode run.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use crate::common::hookhost_with;
+use std::process::{Command, Output};
 
 fn hookhost(dir: &std::path::Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+    hookhost_with(|c| {
+        c.args(args).current_dir(dir);
+    }, stdin.as_bytes())
 }
 
 const OBSERVED_GUARD: &str = "[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nmode = \"observe\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n";
