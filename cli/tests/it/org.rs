@@ -722,3 +722,22 @@ fn a_fifo_in_the_mounted_project_does_not_hold_the_answer() {
     assert_eq!(outcome["hooks"][0]["id"], "project:reader", "{outcome}");
     assert!(outcome["hooks"][0]["error"].as_str().is_some_and(|e| e.contains("time")), "{outcome}");
 }
+
+/// A layer decides the mode of its own hooks only: a user file in `observe` mode observes its
+/// own hooks, and the managed guard still enforces; the managed file's `observe` is its own.
+#[test]
+fn observe_mode_is_each_layers_own() {
+    let mut m = Machine::new();
+    m.managed(&hook("guard", "pre_tool_use", "builtin:guard-destructive", "on_error = \"block\""));
+    m.write("user.toml", "mode = \"observe\"\n[[hooks]]\nid = \"strict\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\", settings = { strict_rm = true } }\n");
+    std::fs::create_dir_all(m.path("work/app")).unwrap();
+    let (outcome, stderr) = m.dispatch("work/app", &["--config", "../../user.toml"], RM);
+    assert_eq!(outcome["decision"], "block", "{outcome}\n{stderr}");
+    let modes: Vec<(String, bool)> = outcome["hooks"].as_array().unwrap().iter().map(|h| (h["id"].as_str().unwrap().to_string(), h["observed"].as_bool().unwrap_or(false))).collect();
+    assert_eq!(modes.first(), Some(&("managed:guard".to_string(), false)), "the managed guard enforces: {outcome}");
+    // The managed file observing its own guard: the user's hooks decide.
+    m.managed(&format!("mode = \"observe\"\n{}", hook("guard", "pre_tool_use", "builtin:guard-destructive", "on_error = \"block\"")));
+    m.write("user.toml", "# no hooks\n");
+    let (outcome, _) = m.dispatch("work/app", &["--config", "../../user.toml"], RM);
+    assert_eq!((outcome["decision"].as_str(), outcome["hooks"][0]["observed"].as_bool()), (Some("pass"), Some(true)), "{outcome}");
+}
