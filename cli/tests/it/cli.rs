@@ -19,7 +19,11 @@ fn hookhost_with(args: &[&str], stdin: &str, env: &[(&str, &std::path::Path)]) -
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn hookhost");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    // A hookhost that fails before reading its input (a bad config) closes the pipe: what
+    // it printed and its exit code are what the test reads.
+    if let Err(e) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing hookhost's stdin: {e}");
+    }
     child.wait_with_output().unwrap()
 }
 

@@ -11,7 +11,11 @@ pub fn hookhost_with(configure: impl FnOnce(&mut Command), stdin: &[u8]) -> Outp
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
     configure(&mut cmd);
     let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn hookhost");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // A hookhost that fails before reading its input (a bad config) closes the pipe: what
+    // it printed and its exit code are what the test reads.
+    if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing hookhost's stdin: {e}");
+    }
     child.wait_with_output().unwrap()
 }
 
