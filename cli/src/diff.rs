@@ -17,12 +17,9 @@ fn decided(o: &Outcome) -> (String, String, String) {
 
 /// How one side reads in the table: the decision, `+rewrite(...)`, `+effects`.
 fn side(o: &Outcome) -> String {
-    let mut s = o.decision.as_str().to_string();
-    if let Some(patch) = &o.patch {
-        s.push_str(&format!(" +rewrite({})", patch.keys().cloned().collect::<Vec<_>>().join(",")));
-    }
+    let mut s = table::decision_cell(o);
     if !o.effects.is_empty() {
-        s.push_str(&format!(" +{}", o.effects.iter().map(|e| serde_json::to_value(e).ok().and_then(|v| v["type"].as_str().map(str::to_string)).unwrap_or_default()).collect::<Vec<_>>().join("+")));
+        s.push_str(&format!(" +{}", o.effects.iter().map(hookhost::Effect::name).collect::<Vec<_>>().join("+")));
     }
     s
 }

@@ -17,6 +17,15 @@ fn clip(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
+/// An outcome's decision as a cell: `pass`, `block`, `pass +rewrite(arguments)`.
+pub(crate) fn decision_cell(outcome: &Outcome) -> String {
+    let mut decision = outcome.decision.as_str().to_string();
+    if let Some(patch) = &outcome.patch {
+        decision.push_str(&format!(" +rewrite({})", patch.keys().cloned().collect::<Vec<_>>().join(",")));
+    }
+    decision
+}
+
 pub(crate) fn subject(ev: &HookEvent) -> String {
     if let Some(tool) = ev.tool_name() {
         let args = ev.arguments().map(|a| ["command", "cmd", "commands", "path"].iter().find_map(|k| a.get(*k).and_then(|v| v.as_str())).map(str::to_string).unwrap_or_else(|| a.to_string()));
@@ -56,10 +65,7 @@ impl Row {
             })
             .collect();
         let observed = if observed.is_empty() { "-".to_string() } else { observed.join(" ") };
-        let mut decision = outcome.decision.as_str().to_string();
-        if let Some(patch) = &outcome.patch {
-            decision.push_str(&format!(" +rewrite({})", patch.keys().cloned().collect::<Vec<_>>().join(",")));
-        }
+        let decision = decision_cell(outcome);
         let note = outcome
             .reason
             .clone()

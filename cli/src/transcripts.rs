@@ -45,24 +45,26 @@ pub(crate) struct Session {
 
 /// Read a recorded session, or say why it holds no event.
 pub(crate) fn read(name: &str, text: &str) -> Result<Session, String> {
-    let lines: Vec<(usize, Value)> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .filter_map(|(i, l)| serde_json::from_str::<Value>(l).ok().map(|v| (i + 1, v)))
-        .collect();
-    let kind = lines.iter().find_map(|(_, v)| kind_of(v)).unwrap_or("hookhost session");
+    // Each line parsed once: what the file is, then what it holds.
+    let parsed: Vec<(usize, &str, Result<Value, serde_json::Error>)> =
+        text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l, serde_json::from_str::<Value>(l))).collect();
+    let kind = parsed.iter().find_map(|(_, _, v)| v.as_ref().ok().and_then(kind_of)).unwrap_or("hookhost session");
     let mut s = Session { name: name.to_string(), kind, events: Vec::new(), skipped: Vec::new(), other: BTreeMap::new() };
     match kind {
-        "hookhost audit log" => audit_log(name, text, &mut s),
-        "Claude Code transcript" => claude_code(name, text, &mut s),
-        "Codex rollout" => codex(name, text, &mut s),
-        _ => {
-            for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-                match HookEvent::from_json(line) {
-                    Ok(ev) => s.events.push((i + 1, ev)),
-                    Err(e) => s.skipped.push(format!("{name}:{}: {e}", i + 1)),
+        "hookhost session" => {
+            for (line, text, _) in parsed {
+                match HookEvent::from_json(text) {
+                    Ok(ev) => s.events.push((line, ev)),
+                    Err(e) => s.skipped.push(format!("{name}:{line}: {e}")),
                 }
+            }
+        }
+        _ => {
+            let lines = objects(name, parsed, &mut s);
+            match kind {
+                "hookhost audit log" => audit_log(lines, &mut s),
+                "Claude Code transcript" => claude_code(name, lines, &mut s),
+                _ => codex(name, lines, &mut s),
             }
         }
     }
@@ -93,27 +95,17 @@ fn kind_of(v: &Value) -> Option<&'static str> {
     None
 }
 
-/// Each line as JSON, or a skip naming it.
-fn json_lines<'a>(name: &'a str, text: &'a str, s: &'a mut Session) -> impl Iterator<Item = (usize, Value)> + 'a {
-    let mut skipped = Vec::new();
-    let out: Vec<(usize, Value)> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .filter_map(|(i, l)| match serde_json::from_str::<Value>(l) {
-            Ok(v @ Value::Object(_)) => Some((i + 1, v)),
-            Ok(_) => {
-                skipped.push(format!("{name}:{}: not a JSON object", i + 1));
-                None
-            }
-            Err(e) => {
-                skipped.push(format!("{name}:{}: not JSON ({e})", i + 1));
-                None
-            }
-        })
-        .collect();
-    s.skipped.extend(skipped);
-    out.into_iter()
+/// The lines that are JSON objects; a skip naming each other one.
+fn objects(name: &str, parsed: Vec<(usize, &str, Result<Value, serde_json::Error>)>, s: &mut Session) -> Vec<(usize, Value)> {
+    let mut out = Vec::new();
+    for (line, _, v) in parsed {
+        match v {
+            Ok(v @ Value::Object(_)) => out.push((line, v)),
+            Ok(_) => s.skipped.push(format!("{name}:{line}: not a JSON object")),
+            Err(e) => s.skipped.push(format!("{name}:{line}: not JSON ({e})")),
+        }
+    }
+    out
 }
 
 fn event(s: &mut Session, line: usize, mut fields: Map<String, Value>, session: &str, cwd: Option<&str>) {
@@ -155,13 +147,12 @@ impl Calls {
     }
 }
 
-fn audit_log(name: &str, text: &str, s: &mut Session) {
-    let lines: Vec<(usize, Value)> = json_lines(name, text, s).collect();
+fn audit_log(lines: Vec<(usize, Value)>, s: &mut Session) {
     for (line, v) in lines {
         match v.get("event_data") {
             Some(event) => match HookEvent::from_value(event.clone()) {
                 Ok(ev) => s.events.push((line, ev)),
-                Err(e) => s.skipped.push(format!("{name}:{line}: event_data: {e}")),
+                Err(e) => s.skipped.push(format!("{}:{line}: event_data: {e}", s.name)),
             },
             None if v.get("hook_id").is_some() => *s.other.entry("hook record".into()).or_default() += 1,
             None => *s.other.entry("recovery note".into()).or_default() += 1,
@@ -169,9 +160,8 @@ fn audit_log(name: &str, text: &str, s: &mut Session) {
     }
 }
 
-fn claude_code(name: &str, text: &str, s: &mut Session) {
+fn claude_code(name: &str, lines: Vec<(usize, Value)>, s: &mut Session) {
     let mut calls = Calls::default();
-    let lines: Vec<(usize, Value)> = json_lines(name, text, s).collect();
     for (line, v) in lines {
         let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
         let session = v.get("sessionId").and_then(Value::as_str).unwrap_or("transcript").to_string();
@@ -217,11 +207,10 @@ fn injected(text: &str) -> bool {
     !tag.is_empty() && t.ends_with(&format!("</{tag}>"))
 }
 
-fn codex(name: &str, text: &str, s: &mut Session) {
+fn codex(name: &str, lines: Vec<(usize, Value)>, s: &mut Session) {
     let mut session = "rollout".to_string();
     let mut cwd: Option<String> = None;
     let mut calls = Calls::default();
-    let lines: Vec<(usize, Value)> = json_lines(name, text, s).collect();
     for (line, v) in lines {
         let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
         let p = v.get("payload").cloned().unwrap_or(Value::Null);

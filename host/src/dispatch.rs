@@ -321,26 +321,13 @@ impl Host {
         }
         // Observe mode: recorded (above, and in the trace), never applied — not its verdict,
         // not its effects, not what its on_error made of a failure.
-        if hook.spec.mode == Mode::Observe {
-            tracing::info!(name: "hook.observed", hook_id = %hook.spec.id, event = %ev.name, decision = decision.verdict.kind.as_str(), "observe mode: not applied");
-            outcome.hooks.push(HookTrace {
-                id: hook.spec.id.clone(),
-                decision: decision.verdict.kind,
-                reason: decision.verdict.reason.clone(),
-                ignored,
-                recheck,
-                observed: true,
-                effects: decision.effects.iter().map(Effect::name).collect(),
-                duration_us: usage.duration.as_micros() as u64,
-                fuel: usage.fuel,
-                error,
-            });
-            return Step { rewrote: false, stops: false };
-        }
+        let observed = hook.spec.mode == Mode::Observe;
         let mut rewrote = false;
-        for effect in &decision.effects {
-            if effect.is_rewrite() || !recheck {
-                rewrote |= apply(effect, ev, patch, &mut outcome.effects);
+        if !observed {
+            for effect in &decision.effects {
+                if effect.is_rewrite() || !recheck {
+                    rewrote |= apply(effect, ev, patch, &mut outcome.effects);
+                }
             }
         }
         let verdict = decision.verdict;
@@ -350,12 +337,16 @@ impl Host {
             reason: verdict.reason.clone(),
             ignored,
             recheck,
-            observed: false,
-            effects: Vec::new(),
+            observed,
+            effects: if observed { decision.effects.iter().map(Effect::name).collect() } else { Vec::new() },
             duration_us: usage.duration.as_micros() as u64,
             fuel: usage.fuel,
             error,
         });
+        if observed {
+            tracing::info!(name: "hook.observed", hook_id = %hook.spec.id, event = %ev.name, decision = verdict.kind.as_str(), "observe mode: not applied");
+            return Step { rewrote: false, stops: false };
+        }
         if ignored {
             if verdict.kind == VerdictKind::Block {
                 tracing::info!(hook_id = %hook.spec.id, event = %ev.name, "block ignored on an advisory event");

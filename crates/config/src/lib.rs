@@ -387,9 +387,11 @@ impl ConfigFile {
 
     /// Validate one hook spec contributed by a bundle (HookId `{prefix}:{name}`, plugins as
     /// the bundle names them); `None` with its problems pushed.
-    /// `mode`: the bundle reference's (a bundle's own hooks in `observe` stay so).
-    pub fn validate_bundle_hook(&self, raw: RawHook, prefix: &str, index: usize, at: &str, mode: Mode, problems: &mut Vec<String>) -> Option<HookSpec> {
-        let mode = if raw.mode == Some(Mode::Observe) { Mode::Observe } else { mode };
+    /// `mode`: the bundle reference's. A hook is observed when the reference or the bundle's
+    /// own manifest says so: a bundle cannot enforce what its consumer observes.
+    pub fn validate_bundle_hook(&self, mut raw: RawHook, prefix: &str, index: usize, at: &str, mode: Mode, problems: &mut Vec<String>) -> Option<HookSpec> {
+        let observed = mode == Mode::Observe || raw.mode == Some(Mode::Observe);
+        raw.mode = Some(if observed { Mode::Observe } else { Mode::Enforce });
         validate::hook(raw, prefix, index, at, Path::new(""), self.defaults, mode, problems)
     }
 }

@@ -109,3 +109,16 @@ fn a_peer_files_project_is_the_directory_holding_its_runtimes_config_directory()
         }
     }
 }
+
+/// A bundle's hook is observed when its consumer's reference or its own manifest says so: a
+/// manifest's `mode = "enforce"` cannot override a reference in observe.
+#[test]
+fn a_bundle_hook_is_observed_when_either_side_says_so() {
+    let config = parse("# none\n").unwrap();
+    let raw = |mode: Option<Mode>| RawHook { mode, ..toml::from_str::<RawHook>("event = \"pre_tool_use\"\nexecutor = { plugin = \"g.wasm\" }\n").unwrap() };
+    let mode_of = |raw: RawHook, reference: Mode| config.validate_bundle_hook(raw, "acme", 0, "hooks[0]", reference, &mut Vec::new()).unwrap().mode;
+    assert_eq!(mode_of(raw(Some(Mode::Enforce)), Mode::Observe), Mode::Observe);
+    assert_eq!(mode_of(raw(None), Mode::Observe), Mode::Observe);
+    assert_eq!(mode_of(raw(Some(Mode::Observe)), Mode::Enforce), Mode::Observe);
+    assert_eq!(mode_of(raw(None), Mode::Enforce), Mode::Enforce);
+}

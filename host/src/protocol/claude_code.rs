@@ -12,34 +12,27 @@ pub(super) fn claude(protocol: Protocol, p: &Parts, notes: &mut Vec<String>) -> 
     let mut out = Map::new();
     let mut specific = Map::new();
     let mut decision = Map::new(); // PermissionRequest's `decision` object
+    let halt = p.kind == VerdictKind::Halt;
+    if halt {
+        put(&mut out, "continue", false);
+        put(&mut out, "stopReason", p.reason_or("stopped by a hook"));
+    }
     match (p.kind, p.event) {
-        (VerdictKind::Halt, event) => {
-            put(&mut out, "continue", false);
-            put(&mut out, "stopReason", p.reason_or("stopped by a hook"));
-            // `continue: false` stops the agent after the tool it was about to run, not before
-            // (seen with the real Claude Code 2.1.332: the command ran, then the turn ended), so
-            // a halt before a tool also denies the tool.
-            match event {
-                E::PreToolUse => {
-                    put(&mut specific, "permissionDecision", "deny");
-                    put(&mut specific, "permissionDecisionReason", p.reason_or("stopped by a hook"));
-                }
-                E::PermissionRequest => {
-                    put(&mut decision, "behavior", "deny");
-                    put(&mut decision, "message", p.reason_or("stopped by a hook"));
-                    put(&mut decision, "interrupt", true);
-                }
-                _ => {}
+        // `continue: false` stops the agent after the tool it was about to run, not before
+        // (seen with the real Claude Code 2.1.332: the command ran, then the turn ended), so a
+        // halt before a tool denies the tool as a block does.
+        (VerdictKind::Halt | VerdictKind::Block, E::PreToolUse) => {
+            put(&mut specific, "permissionDecision", "deny");
+            put(&mut specific, "permissionDecisionReason", p.reason_or(if halt { "stopped by a hook" } else { "blocked by a hook" }));
+        }
+        (VerdictKind::Halt | VerdictKind::Block, E::PermissionRequest) => {
+            put(&mut decision, "behavior", "deny");
+            put(&mut decision, "message", p.reason_or(if halt { "stopped by a hook" } else { "denied by a hook" }));
+            if halt {
+                put(&mut decision, "interrupt", true);
             }
         }
-        (VerdictKind::Block, E::PreToolUse) => {
-            put(&mut specific, "permissionDecision", "deny");
-            put(&mut specific, "permissionDecisionReason", p.reason_or("blocked by a hook"));
-        }
-        (VerdictKind::Block, E::PermissionRequest) => {
-            put(&mut decision, "behavior", "deny");
-            put(&mut decision, "message", p.reason_or("denied by a hook"));
-        }
+        (VerdictKind::Halt, _) => {}
         (VerdictKind::Block, _) => {
             put(&mut out, "decision", "block");
             put(&mut out, "reason", p.reason_or("blocked by a hook"));

@@ -87,28 +87,11 @@ pub fn check_call(tool: &str, arguments: &Value, cwd: Option<&str>) -> Option<St
             }
         }
     }
-    for key in ["command", "cmd", "commands", "script"] {
-        match arguments.get(key) {
-            Some(Value::String(s)) => {
-                if let Some(why) = check_script(s, cwd, 0) {
-                    return Some(why);
-                }
-            }
-            Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
-                let argv: Vec<String> = items.iter().filter_map(Value::as_str).map(str::to_string).collect();
-                if let Some(why) = check_command(&argv, cwd, 0, false) {
-                    return Some(why);
-                }
-            }
-            Some(Value::Array(items)) => {
-                if let Some(why) = items.iter().filter_map(Value::as_str).find_map(|s| check_script(s, cwd, 0)) {
-                    return Some(why);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    // What it asks the shell to run: the destructive checks' reading of the arguments.
+    super::shell_of(arguments).into_iter().find_map(|s| match s {
+        super::Shell::Script(text) => check_script(text, cwd, 0),
+        super::Shell::Argv(argv) => check_command(&argv, cwd, 0, false),
+    })
 }
 
 /// Whether a tool's name says it writes files (`Write`, `MultiEdit`, `apply_patch`,
@@ -127,14 +110,8 @@ fn check_patch(text: &str, cwd: Option<&str>) -> Option<String> {
     })
 }
 
-/// Whether any of [`NEEDLES`] occurs in `script`, in one pass (a searcher per needle would cost
-/// more than the rest of a harmless line's check).
-fn mentions_a_needle(script: &[u8]) -> bool {
-    (0..script.len()).any(|i| NEEDLES.iter().any(|n| script[i..].starts_with(n.as_bytes())))
-}
-
 fn check_script(script: &str, cwd: Option<&str>, depth: usize) -> Option<String> {
-    if depth > 8 || !mentions_a_needle(script.as_bytes()) {
+    if depth > 8 || !super::mentions_any(script.as_bytes(), NEEDLES) {
         return None;
     }
     // A patch fed to the shell (`apply_patch <<'EOF' ... EOF`).
