@@ -342,6 +342,10 @@ class Run:
         if self.scenario.reaches_model and not self.model_requests():
             problems.append("the client never called the model")
         self.latencies = self.client.latencies(self)
+        if not problems and not self.suite.keep:
+            # A passing run's directory goes at once: the suite's disk stays that of the runs in
+            # flight (and the failed ones, kept for reading), not of all of them.
+            shutil.rmtree(self.dir, ignore_errors=True)
         return problems
 
 
@@ -537,6 +541,20 @@ class Copilot(Client):
     name, section = "copilot", "GitHub Copilot CLI"
     hooks_file = ".github/hooks/hookhost.json"
 
+    def __init__(self, suite):
+        super().__init__(suite)
+        # Copilot's native binary unpacks its 235 MB JavaScript package under ~/.cache on first
+        # start; every run has a home of its own, so the package gets one shared place beside the
+        # installed CLIs (COPILOT_PKG_CACHE_HOME), unpacked once here rather than by each run.
+        self.pkg = suite.clients / "copilot-pkg"
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(suite.work),
+               "COPILOT_PKG_CACHE_HOME": str(self.pkg), "COPILOT_SEA_EXTRACT_ONLY": "1"}
+        done = subprocess.run([self.bin("copilot"), "--binary-version"], env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"suite: Copilot CLI could not unpack its package into {self.pkg}:\n"
+                             f"{done.stdout}{done.stderr}")
+
     def prepare(self, run):
         self.write(run.proj / ".github" / "hooks" / "hookhost.json", run.hooks(self.base))
         # Copilot runs a repository's hooks in prompt mode only for a trusted folder.
@@ -550,6 +568,8 @@ class Copilot(Client):
         env["COPILOT_PROVIDER_BASE_URL"] = f"{run.base_url}/v1"
         env["COPILOT_PROVIDER_API_KEY"] = "fake"
         env["COPILOT_MODEL"] = "fake-model"
+        env["COPILOT_PKG_CACHE_HOME"] = str(self.pkg)
+        env["COPILOT_AUTO_UPDATE"] = "false"
         return env
 
     def latencies(self, run):
