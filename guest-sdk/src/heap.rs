@@ -17,9 +17,9 @@ use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, Ordering};
 use dlmalloc::{Allocator, Dlmalloc};
 
-/// Heap the instance starts with. Untouched pages cost nothing per call (they stay the
-/// zero pages of the memory image); 256 KiB covers the built-in hooks' calls several times.
-const ARENA_BYTES: usize = 256 << 10;
+/// Heap the instance starts with. Every page of a fresh instance's memory is reset per call
+/// (wasmtime 50, docs/PERFORMANCE.md), so it is small: 64 KiB covers the built-ins' usual calls.
+const ARENA_BYTES: usize = 64 << 10;
 const WASM_PAGE: usize = 64 << 10;
 
 #[repr(C, align(16))]

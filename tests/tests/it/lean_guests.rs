@@ -43,7 +43,7 @@ async fn a_lean_guest_decides_and_its_heap_grows_past_the_arena_within_the_limit
     assert_eq!((out.decision, out.reason.as_deref()), (VerdictKind::Block, Some("lean guest blocks: rm -rf build")), "{out:?}");
     assert_eq!(host.dispatch(&bash("ls")).await.decision, VerdictKind::Pass);
 
-    // 4 MiB is far past the 256 KiB arena: dlmalloc goes on with memory.grow.
+    // 4 MiB is far past the 64 KiB arena: dlmalloc goes on with memory.grow.
     let out = host.dispatch(&bash("grow 4")).await;
     let sum: u64 = (1..=4).map(|fill| fill << 20).sum();
     assert_eq!((out.decision, out.reason.as_deref()), (VerdictKind::Allow, Some(format!("grew 4 MiB, sum {sum}").as_str())), "{out:?}");
