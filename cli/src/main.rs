@@ -510,6 +510,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", table::check_report(&loaded.report().await, loaded.not_run(), loaded.warnings()));
             print!("{}", table::restrictions(loaded.restrictions()));
             if host.verbose {
+                print!("{}", table::guard_rules(&loaded.report().await));
                 print!("{}", table::profile(&loaded.profile().await));
             }
             Ok(ExitCode::SUCCESS)

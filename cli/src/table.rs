@@ -269,6 +269,31 @@ pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config
     out
 }
 
+/// The rules each built-in guard hook enforces, as its `packs` and `allow` settings leave them
+/// (`hookhost check -v`).
+pub fn guard_rules(report: &[hookhost::HookReport]) -> String {
+    use guard_destructive::{Verdict, PACKS};
+    let mut out = String::new();
+    for r in report.iter().filter(|r| r.plugin == "builtin:guard-destructive") {
+        let settings: serde_json::Value = serde_json::from_str(&r.settings).unwrap_or_default();
+        let strings = |key: &str| -> Option<Vec<String>> { settings.get(key)?.as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()) };
+        let packs = strings("packs").unwrap_or_else(|| vec!["core".into()]);
+        let core = packs.iter().any(|p| p == "core" || p == "all");
+        let rules: Vec<&guard_destructive::Rule> = if core { guard_destructive::fs::RULES.iter().chain(guard_destructive::git::RULES).collect() } else { Vec::new() };
+        let strict = settings.get("strict_rm").and_then(serde_json::Value::as_bool) == Some(true);
+        let on: Vec<&&guard_destructive::Rule> = rules.iter().filter(|rule| strict || rule.name != "fs.strict-rm").collect();
+        out.push_str(&format!("\nguard {}: packs {} (of {}); {} rule(s) in force\n", r.id, if packs.is_empty() { "none".to_string() } else { packs.join(", ") }, PACKS.join(", "), on.len()));
+        for rule in on {
+            let verdict = if rule.verdict == Verdict::Block { "block" } else { "ask" };
+            out.push_str(&format!("  {verdict:5} {:27} {}\n", rule.name, rule.what));
+        }
+        if let Some(allow) = strings("allow").filter(|a| !a.is_empty()) {
+            out.push_str(&format!("  allowed: {}\n", allow.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")));
+        }
+    }
+    out
+}
+
 /// `check -v`: what each hook's plugin costs, against its limits.
 pub fn profile(profiles: &[hookhost::HookProfile]) -> String {
     let mut out = String::from("\nplugins (a fresh instance on a sample event of each hook's kind):\n");

@@ -219,7 +219,7 @@ fn bundle_hooks_join_the_chain_before_user_hooks_and_can_be_muted() {
     assert_eq!(shown["hooks"][0]["plugin"], "acme/guard:guard.wasm");
     let v = run_json(&w, "hooks.toml");
     assert_eq!(v["decision"], "block");
-    assert_eq!(v["reason"], "destructive command blocked: recursive delete of /");
+    assert_eq!(v["reason"], "destructive command blocked: recursive delete of / (rule fs.rm-root); instead: delete the specific paths you mean, by name");
     assert_eq!(v["hooks"][0]["id"], "acme/guard:no-rm");
     w.write("hooks.toml", format!("bundles = [\"local/acme/guard@1.0.0\"]\ndisabled_contributions = [\"acme/guard:no-rm\"]\n{base}"));
     assert_eq!(w.ok(&["check", "--config", "hooks.toml"]).lines().next().unwrap_or_default(), "ok: 1 hook(s) loaded: user:mine");
@@ -242,15 +242,16 @@ fn the_readme_walkthrough_with_the_example_bundle() {
     w.ok(&["bundle", "sign", "--key", "acme.key", "policy.hhb"]);
     w.ok(&["registry", "push", "policy.hhb", "registry"]);
     w.write("hooks.toml", format!("bundles = [\"local/acme/shell-policy@1.0.0\"]\n[registries.local]\npath = \"registry\"\n{}", trust_toml("acme.pub", "acme/*")));
-    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]).lines().next().unwrap_or_default(), "ok: 2 hook(s) loaded: acme/shell-policy:no-rm-rf, acme/shell-policy:no-force-push-main");
-    for (command, hook, reason) in [("git push --force origin main", 1, "acme policy: no force-push to main"), ("rm -rf build", 0, "destructive command blocked: rm -rf is not allowed")] {
+    assert_eq!(w.ok(&["check", "--config", "hooks.toml"]).lines().next().unwrap_or_default(), "ok: 2 hook(s) loaded: acme/shell-policy:no-rm-rf, acme/shell-policy:no-push-main");
+    let force = "destructive command blocked: git push --force (-f, +refspec, --mirror) overwrites the remote branch and can drop commits others pushed (rule git.push-force); instead: `git push --force-with-lease`, which refuses when the remote moved";
+    for (command, hook, reason) in [("git push origin main", 1, "acme policy: main changes through a pull request"), ("rm -rf build", 0, "destructive command blocked: rm -rf is not allowed (rule fs.strict-rm); instead: delete files by name, without -rf"), ("git push --force origin feature", 0, force)] {
         w.write("ev.json", format!(r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"{command}"}}}}"#));
         let v: serde_json::Value = serde_json::from_str(&w.ok(&["run", "--config", "hooks.toml", "--event", "ev.json"])).unwrap();
         assert_eq!(v["decision"], "block", "{command}: {v}");
         assert_eq!(v["reason"], reason);
         assert_eq!(v["hooks"][hook]["decision"], "block");
     }
-    w.write("ev.json", r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin main"}}"#);
+    w.write("ev.json", r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin feature"}}"#);
     let v: serde_json::Value = serde_json::from_str(&w.ok(&["run", "--config", "hooks.toml", "--event", "ev.json"])).unwrap();
     assert_eq!(v["decision"], "pass", "{v}");
 }

@@ -43,7 +43,7 @@ fn run_prints_the_outcome_json_of_the_embedded_default() {
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["decision"], "block");
-    assert_eq!(v["reason"], "destructive command blocked: mkfs.ext4 formats a filesystem");
+    assert_eq!(v["reason"], "destructive command blocked: mkfs.ext4 formats a filesystem (rule fs.mkfs); instead: nothing: run it yourself if you mean it");
     assert_eq!(v["user_message"], "That command is blocked by policy.");
     assert_eq!(v["hooks"][0]["id"], "user:guard_destructive");
     assert_eq!(v["hooks"][0]["error"], serde_json::Value::Null);
@@ -308,7 +308,7 @@ fn native_guard_follows_the_claude_code_contract() {
     };
     let out = guard(r#"{"tool_name":"Bash","tool_input":{"command":"mkfs.ext4 /dev/sda"}}"#);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(stderr(&out), "destructive command blocked: mkfs.ext4 formats a filesystem");
+    assert_eq!(stderr(&out), "destructive command blocked: mkfs.ext4 formats a filesystem (rule fs.mkfs); instead: nothing: run it yourself if you mean it");
     let out = guard(r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#);
     assert_eq!(out.status.code(), Some(0));
     let out = guard(r#"{"tool_name":"Read","tool_input":{"path":"x"}}"#);
@@ -554,4 +554,27 @@ fn check_verbose_profiles_each_plugin() {
     }
     let plain = hookhost(&["check"], "");
     assert!(!String::from_utf8_lossy(&plain.stdout).contains("plugins (a fresh instance"), "only with -v");
+}
+
+/// `check -v` lists the guard's packs and the rules in force, as its settings leave them.
+#[test]
+fn check_verbose_lists_the_guards_rules() {
+    let out = hookhost(&["check", "-v"], "");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let section = text.split_once("\nguard user:guard_destructive: ").map(|(_, s)| s).unwrap_or_else(|| panic!("{text}"));
+    let (head, rules) = section.split_once('\n').unwrap();
+    let listed: Vec<&str> = rules.lines().take_while(|l| l.starts_with("  ")).collect();
+    assert_eq!(head, format!("packs core (of core); {} rule(s) in force", listed.len()), "{section}");
+    assert!(listed.len() >= 30, "{section}");
+    for (verdict, rule) in [("block", "fs.rm-root"), ("ask", "fs.rm-in-project"), ("block", "git.reset-hard"), ("ask", "git.push-force-with-lease")] {
+        assert!(listed.iter().any(|l| l.starts_with(&format!("  {verdict:5} {rule} "))), "{rule}: {section}");
+    }
+    assert!(!listed.iter().any(|l| l.contains("fs.strict-rm")), "strict_rm is off by default: {section}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hooks.toml");
+    std::fs::write(&config, "[[hooks]]\nid = \"g\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\", settings = { packs = [], allow = [\"git push --force origin my-*\"] } }\n").unwrap();
+    let out = hookhost(&["check", "-v", "--config", config.to_str().unwrap()], "");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\nguard user:g: packs none (of core); 0 rule(s) in force\n  allowed: \"git push --force origin my-*\"\n"), "{text}");
 }

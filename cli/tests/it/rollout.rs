@@ -16,14 +16,14 @@ const ENFORCED_GUARD: &str = "[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\
 
 /// Lines as Claude Code 2.1.332 writes them (trimmed to the fields read), and one it would not.
 const CLAUDE_TRANSCRIPT: &str = r#"{"type":"queue-operation","operation":"enqueue","timestamp":"2026-11-26T08:36:27.512Z","sessionId":"0dcc0f1a"}
-{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"Please clean up"},"uuid":"a1","timestamp":"2026-11-26T08:36:27.530Z","cwd":"/tmp/p","sessionId":"0dcc0f1a","version":"2.1.332"}
-{"parentUuid":"a1","isSidechain":false,"type":"assistant","message":{"id":"msg_0001","type":"message","role":"assistant","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"toolu_0001","name":"Bash","input":{"command":"rm -rf ."}}],"stop_reason":"tool_use"},"uuid":"a2","timestamp":"2026-11-26T08:36:27.600Z","cwd":"/tmp/p","sessionId":"0dcc0f1a"}
-{"parentUuid":"a2","isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_0002","name":"Bash","input":{"command":"ls -la"}}]},"uuid":"a3","cwd":"/tmp/p","sessionId":"0dcc0f1a"}
+{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"Please clean up"},"uuid":"a1","timestamp":"2026-11-26T08:36:27.530Z","cwd":"/home/dev/p","sessionId":"0dcc0f1a","version":"2.1.332"}
+{"parentUuid":"a1","isSidechain":false,"type":"assistant","message":{"id":"msg_0001","type":"message","role":"assistant","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"toolu_0001","name":"Bash","input":{"command":"rm -rf ."}}],"stop_reason":"tool_use"},"uuid":"a2","timestamp":"2026-11-26T08:36:27.600Z","cwd":"/home/dev/p","sessionId":"0dcc0f1a"}
+{"parentUuid":"a2","isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_0002","name":"Bash","input":{"command":"ls -la"}}]},"uuid":"a3","cwd":"/home/dev/p","sessionId":"0dcc0f1a"}
 this line is not JSON
 "#;
 
-const CODEX_ROLLOUT: &str = r#"{"timestamp":"2026-11-26T08:35:53.038Z","type":"session_meta","payload":{"id":"01a216ff","cwd":"/tmp/p","originator":"codex_exec","cli_version":"0.169.0"}}
-{"timestamp":"2026-11-26T08:35:53.079Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/tmp/p</cwd>\n</environment_context>"}]}}
+const CODEX_ROLLOUT: &str = r#"{"timestamp":"2026-11-26T08:35:53.038Z","type":"session_meta","payload":{"id":"01a216ff","cwd":"/home/dev/p","originator":"codex_exec","cli_version":"0.169.0"}}
+{"timestamp":"2026-11-26T08:35:53.079Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/home/dev/p</cwd>\n</environment_context>"}]}}
 {"timestamp":"2026-11-26T08:35:53.100Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Please clean up"}]}}
 {"timestamp":"2026-11-26T08:35:53.600Z","type":"response_item","payload":{"type":"function_call","status":"completed","id":"fc_0003","name":"exec_command","arguments":"{\"cmd\": \"rm -rf .\"}","call_id":"call_0003"}}
 {"timestamp":"2026-11-26T08:35:53.660Z","type":"event_msg","payload":{"type":"token_count"}}

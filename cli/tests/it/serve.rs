@@ -375,7 +375,7 @@ fn each_event_runs_with_the_project_of_its_own_cwd() {
     // In the project: its strict rm hook decides, as `hookhost run` there would.
     let (_, body) = d.request("POST", "/v1/events", &[], &event(&project.join("src")));
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-    assert_eq!((v["decision"].as_str(), v["reason"].as_str()), (Some("block"), Some("destructive command blocked: rm -rf is not allowed")), "{body}");
+    assert_eq!((v["decision"].as_str(), v["reason"].as_str()), (Some("block"), Some("destructive command blocked: rm -rf is not allowed (rule fs.strict-rm); instead: delete files by name, without -rf")), "{body}");
     let run = common::hookhost_with(|c| {
         env(c);
         c.current_dir(&project).args(["run"]);
@@ -436,7 +436,7 @@ fn a_guard_in_observe_mode_lets_it_through_and_says_it_would_have_blocked() {
     assert_eq!(d.request("POST", "/v1/hooks/claude-code", &[], &bash("rm -rf /")), (200, "{}".into()), "observed: the runtime's pass");
     let record: serde_json::Value = serde_json::from_str(std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!((record["decision"].as_str(), record["observed"].as_bool()), (Some("block"), Some(true)), "{record}");
-    assert_eq!(record["reason"], "destructive command blocked: recursive delete of /");
+    assert_eq!(record["reason"], "destructive command blocked: recursive delete of / (rule fs.rm-root); instead: delete the specific paths you mean, by name");
     let metrics = d.request("GET", "/metrics", &[], "").1;
     assert!(metrics.contains("hookhost_hook_observed_total{hook=\"user:guard\",decision=\"block\"} 1"), "{metrics}");
     assert!(!metrics.contains("hookhost_hook_decisions_total{hook=\"user:guard\""), "nothing of it applied:\n{metrics}");

@@ -61,6 +61,7 @@ impl Host {
                 id: hook.spec.id.clone(),
                 event: hook.spec.event.config_name(),
                 plugin: hook.plugin.name.clone(),
+                settings: hook.settings_json.clone(),
                 runs,
                 runnable,
                 needs: needs.or_else(|| (!runnable).then(|| "process:exec".to_string())),
@@ -109,6 +110,8 @@ pub struct HookReport {
     pub event: String,
     /// Its plugin.
     pub plugin: String,
+    /// Its settings, as the plugin receives them (JSON).
+    pub settings: String,
     /// Where it runs.
     pub runs: Runs,
     /// False when it cannot run where it would (its first note says why).

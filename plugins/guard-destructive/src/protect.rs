@@ -20,6 +20,8 @@ use hookhost_sdk::prelude::*;
 use hookhost_sdk::serde_json;
 use hookhost_shell_parse as shell;
 
+use crate::paths::{components, wildcard};
+
 /// Hook configuration a project or a user keeps, as trailing path components (any directory).
 const FILES: &[&str] = &[
     ".claude/settings.json",
@@ -200,57 +202,12 @@ pub fn protected(path: &str, cwd: Option<&str>, tree: bool) -> Option<String> {
     None
 }
 
-/// A path's components, lexically resolved against `cwd` (`..` and `.` folded; `~`, `$HOME`
-/// kept as the home marker `~`). Absolute paths start with `/`.
-fn components(path: &str, cwd: Option<&str>) -> Vec<String> {
-    let path = path.trim();
-    if path.is_empty() {
-        return Vec::new();
-    }
-    let (mut out, rest): (Vec<String>, &str) = if let Some(r) = path.strip_prefix('/') {
-        (vec!["/".into()], r)
-    } else if let Some(r) = ["~", "$HOME", "${HOME}"].iter().find_map(|h| path.strip_prefix(h).filter(|r| r.is_empty() || r.starts_with('/'))) {
-        (vec!["~".into()], r)
-    } else {
-        match cwd {
-            Some(c) if c.starts_with('/') => (components(c, None), path),
-            _ => (Vec::new(), path),
-        }
-    };
-    for part in rest.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if out.len() > 1 || out.first().is_some_and(|f| f != "/") {
-                    out.pop();
-                }
-            }
-            p => out.push(p.to_string()),
-        }
-    }
-    out
-}
-
 fn starts_with(parts: &[String], pattern: &[&str]) -> bool {
-    parts.len() >= pattern.len() && parts.iter().zip(pattern).all(|(part, pat)| glob(part, pat))
+    parts.len() >= pattern.len() && parts.iter().zip(pattern).all(|(part, pat)| wildcard(part, pat))
 }
 
 fn ends_with(parts: &[String], pattern: &[&str]) -> bool {
     parts.len() >= pattern.len() && starts_with(&parts[parts.len() - pattern.len()..], pattern)
-}
-
-/// Whether a path component as written (which may hold `*`, `?`) can name `literal`.
-fn glob(written: &str, literal: &str) -> bool {
-    fn go(w: &[u8], l: &[u8]) -> bool {
-        match (w.first(), l.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => go(&w[1..], l) || (!l.is_empty() && go(w, &l[1..])),
-            (Some(b'?'), Some(_)) => go(&w[1..], &l[1..]),
-            (Some(a), Some(b)) if a == b => go(&w[1..], &l[1..]),
-            _ => false,
-        }
-    }
-    go(written.as_bytes(), literal.as_bytes())
 }
 
 #[cfg(test)]

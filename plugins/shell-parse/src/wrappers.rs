@@ -19,6 +19,12 @@ fn value_options(prog: &str) -> Option<&'static [&'static str]> {
         "stdbuf" => &["-i", "-o", "-e", "--input", "--output", "--error"],
         "ionice" => &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
         "xargs" => &["-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace"],
+        "parallel" => &["-j", "-P", "--jobs", "-S", "--sshlogin", "-N", "-n", "--max-args", "-d", "--delimiter", "-I", "--colsep", "-a", "--arg-file", "--joblog", "--tmpdir", "--results"],
+        "watch" => &["-n", "--interval", "-q", "--equexit"],
+        "flock" => &["-w", "--timeout", "-E", "--conflict-exit-code"],
+        "chroot" => &["--userspec", "--groups"],
+        "ssh" => &["-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"],
+        "su" => &["-g", "-G", "-s", "-w", "--group", "--supp-group", "--shell", "--whitelist-environment"],
         _ => return None,
     })
 }
@@ -54,6 +60,27 @@ pub fn runs<'a>(prog: &str, args: &'a [String]) -> Option<Runs<'a>> {
             Some(Runs::Script(args.get(pos + 1)?.clone()))
         }
         "eval" => Some(Runs::Script(args.join(" "))),
+        // `su [user] -c STRING`, `flock FILE -c STRING`.
+        "su" | "flock" if args.iter().any(|a| a == "-c" || a == "--command") => {
+            let pos = args.iter().position(|a| a == "-c" || a == "--command")?;
+            Some(Runs::Script(args.get(pos + 1)?.clone()))
+        }
+        "su" => Some(Runs::Argv(&[])),
+        // The remote command: the words after the host, which ssh joins for the remote shell.
+        "ssh" => {
+            let rest = unwrap(prog, args);
+            Some(Runs::Script(rest.get(1..).unwrap_or(&[]).join(" ")))
+        }
+        // `watch` and `parallel` hand their command to a shell: one quoted word or several.
+        "watch" if !args.iter().any(|a| a == "-x" || a == "--exec") => Some(Runs::Script(unwrap(prog, args).join(" "))),
+        "parallel" => {
+            let command = unwrap(prog, args);
+            let command = &command[..command.iter().position(|a| a.starts_with(":::") || a.starts_with("::::")).unwrap_or(command.len())];
+            match command {
+                [one] if one.contains(char::is_whitespace) => Some(Runs::Script(one.clone())),
+                _ => Some(Runs::Argv(command)),
+            }
+        }
         _ => value_options(prog).map(|_| Runs::Argv(unwrap(prog, args))),
     }
 }
@@ -85,6 +112,8 @@ fn unwrap<'a>(prog: &str, args: &'a [String]) -> &'a [String] {
         "timeout" => rest.get(1..).unwrap_or(&[]),
         // `command -v rm` only looks rm up.
         "command" if args.iter().take_while(|a| a.starts_with('-')).any(|a| a.contains('v') || a.contains('V')) => &[],
+        // The lock file, the new root come first.
+        "flock" | "chroot" => rest.get(1..).unwrap_or(&[]),
         _ => rest,
     }
 }
@@ -147,5 +176,17 @@ mod tests {
         assert_eq!(lines("find . | xargs -n1 rm -rf"), ["find .", "xargs -n1 rm -rf", "rm -rf"]);
         assert_eq!(lines("env -S 'rm -rf x'"), ["env -S rm -rf x", "rm -rf x"]);
         assert!(every_command(&"sh -c \"".repeat(1)).is_err());
+        assert_eq!(lines("watch -n 5 'rm -rf x'"), ["watch -n 5 rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("watch -x rm -rf x"), ["watch -x rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("parallel -j4 rm -rf ::: a b"), ["parallel -j4 rm -rf ::: a b", "rm -rf"]);
+        assert_eq!(lines("parallel 'rm -rf {}' ::: a"), ["parallel rm -rf {} ::: a", "rm -rf {}"]);
+        assert_eq!(lines("flock -w 5 /tmp/l rm -rf x"), ["flock -w 5 /tmp/l rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("flock /tmp/l -c 'rm -rf x'"), ["flock /tmp/l -c rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("chroot /srv/root rm -rf x"), ["chroot /srv/root rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("su - root -c 'rm -rf x'"), ["su - root -c rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("su root"), ["su root"]);
+        assert_eq!(lines("ssh -i k.pem -p 22 me@host 'rm -rf x'"), ["ssh -i k.pem -p 22 me@host rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("ssh host rm -rf x"), ["ssh host rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("ssh host"), ["ssh host"]);
     }
 }

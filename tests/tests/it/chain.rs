@@ -42,7 +42,7 @@ async fn builtin_guard_blocks_destructive_commands_with_reason_and_user_message(
     let host = host("[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n").await;
     let out = host.dispatch(&bash("rm -rf /")).await;
     assert_eq!(out.decision, VerdictKind::Block);
-    assert_eq!(out.reason.as_deref(), Some("destructive command blocked: recursive delete of /"));
+    assert_eq!(out.reason.as_deref(), Some("destructive command blocked: recursive delete of / (rule fs.rm-root); instead: delete the specific paths you mean, by name"));
     assert_eq!(out.user_message.as_deref(), Some("That command is blocked by policy."));
     let ok = host.dispatch(&bash("ls -la")).await;
     assert_eq!(ok.decision, VerdictKind::Pass);

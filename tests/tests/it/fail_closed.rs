@@ -159,7 +159,7 @@ async fn a_rewrite_cannot_launder_a_blocked_action() {
     let host = host(&guard_then_rewriter(r#"{ replace_in_command = ["-----BEGIN PRIVATE KEY----- '-----END K-----", "[REDACTED PRIVATE KEY]"] }"#)).await;
     let out = host.dispatch(&bash(LAUNDER)).await;
     assert_eq!(out.decision, VerdictKind::Block, "{out:?}");
-    assert_eq!(out.reason.as_deref(), Some("destructive command blocked: recursive delete of ~"));
+    assert_eq!(out.reason.as_deref(), Some("destructive command blocked: recursive delete of ~ (rule fs.rm-root); instead: delete the specific paths you mean, by name"));
     let trace: Vec<(&str, VerdictKind, bool)> = out.hooks.iter().map(|h| (h.id.as_str(), h.decision, h.recheck)).collect();
     assert_eq!(trace, [("user:guard", VerdictKind::Pass, false), ("user:rewriter", VerdictKind::Pass, false), ("user:guard", VerdictKind::Block, true)]);
 }
