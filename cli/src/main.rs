@@ -1,6 +1,6 @@
 //! The `hookhost` command line: a thin layer over the library.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use hookhost::protocol::Protocol;
 use hookhost::HookEvent;
@@ -242,7 +242,12 @@ enum Command {
     LoadTest(loadtest::LoadArgs),
     /// Measure one policy (block destructive shell commands) four ways side by side: wasm hook,
     /// bash adapter sandbox, bash + jq spawned per call, native binary spawned per call.
+    /// `hookhost bench guard`: run the guard's corpus through the guard component and print how
+    /// many cases each corpus file's rules decide as written (exit 1 on any other decision).
     Bench {
+        /// `guard`: the guard's corpus instead of the four-way comparison.
+        #[arg(value_parser = ["guard"])]
+        what: Option<String>,
         /// Seconds to spend on each way (at least one round of the payload mix runs).
         #[arg(long, default_value_t = 3.0, value_parser = positive_seconds, allow_negative_numbers = true)]
         seconds: f64,
@@ -456,7 +461,20 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        Command::Bench { seconds, json, plugin } => {
+        Command::Bench { what: Some(_), json, plugin, .. } => {
+            if plugin.len() > 1 {
+                bail!("hookhost bench guard takes one --plugin (a guard component to check instead of the built-in one)");
+            }
+            let files = bench::guard(plugin.first().map(PathBuf::as_path)).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&files)?);
+            } else {
+                let name = plugin.first().map_or("builtin:guard-destructive".to_string(), |p| p.display().to_string());
+                print!("{}", bench::render_guard(&files, &name));
+            }
+            Ok(if files.iter().all(|f| f.agree == f.cases) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Bench { seconds, json, plugin, .. } => {
             let report = bench::run(seconds, &plugin).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);

@@ -578,3 +578,36 @@ fn check_verbose_lists_the_guards_rules() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("\nguard user:g: packs none (of core); 0 rule(s) in force\n  allowed: \"git push --force origin my-*\"\n"), "{text}");
 }
+
+/// `hookhost bench guard` runs the guard's whole corpus through the built-in component and
+/// prints the agreement per corpus file; a guard that decides otherwise exits 1 and names the
+/// cases.
+#[test]
+fn bench_guard_runs_the_corpus_through_the_component() {
+    let out = hookhost(&["bench", "guard"], "");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    let total = text.lines().find(|l| l.starts_with("all ")).unwrap_or_else(|| panic!("{text}"));
+    let cases: usize = total.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(cases >= 900, "{text}");
+    assert!(total.contains("(100.0%)"), "{text}");
+    for file in ["core-fs.txt", "core-git.txt", "core-interpreters.txt", "core-wrappers.txt"] {
+        assert!(text.lines().any(|l| l.starts_with(file) && l.contains("(100.0%)") && l.ends_with(" µs")), "{file}: {text}");
+    }
+
+    // A component that lets every command through (the redactor) disagrees on every destructive
+    // case: exit 1, the cases named.
+    let redactor = concat!(env!("CARGO_MANIFEST_DIR"), "/../host/builtins/redact-secrets.wasm");
+    let out = hookhost(&["bench", "guard", "--plugin", redactor], "");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
+    assert!(text.contains(" decided otherwise:\n") && text.contains(": \"rm -rf /\": want block by fs.rm-root, got allow: -\n"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.wasm");
+    std::fs::write(&junk, "not a component").unwrap();
+    let out = hookhost(&["bench", "guard", "--plugin", junk.to_str().unwrap()], "");
+    assert!(!out.status.success() && stderr(&out).contains("junk.wasm"), "a file that is no component is refused: {}", stderr(&out));
+    let out = hookhost(&["bench", "guard", "--plugin", "a.wasm", "--plugin", "b.wasm"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("hookhost bench guard takes one --plugin"), "{}", stderr(&out));
+}

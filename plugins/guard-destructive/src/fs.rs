@@ -237,7 +237,7 @@ fn home_of(cwd: &[String]) -> Option<Vec<String>> {
 }
 
 /// The finding for deleting `target` recursively (rm) at `place`.
-fn rm_finding(target: &str, place: Place) -> Option<Finding> {
+pub(crate) fn rm_finding(target: &str, place: Place) -> Option<Finding> {
     Some(match place {
         Place::Temp | Place::Regenerable | Place::ProjectFile => return None,
         Place::Root | Place::ProjectWhole => RM_ROOT.finding_for(format!("recursive delete of {target}")),

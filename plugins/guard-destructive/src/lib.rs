@@ -38,8 +38,10 @@ use hookhost_sdk::serde_json;
 
 use hookhost_shell_parse as shell;
 
+pub mod corpus;
 pub mod fs;
 pub mod git;
+pub mod interp;
 mod paths;
 pub mod protect;
 
@@ -152,7 +154,9 @@ pub fn check_line(command: &str, policy: &Policy) -> Option<Finding> {
 }
 
 /// Every program name the guard acts on, wrappers that run a string, and fork bombs' `(`.
-const NEEDLES: &[&str] = &["rm", "mkfs", "dd", "find", "chmod", "chown", "shred", "xargs", "git", "eval", "sh", "env", "exec"];
+const NEEDLES: &[&str] = &[
+    "rm", "mkfs", "dd", "find", "chmod", "chown", "shred", "xargs", "git", "eval", "sh", "env", "exec", "python", "pypy", "node", "bun", "deno", "perl", "ruby", "php",
+];
 
 /// A line that cannot run anything the guard blocks, decided without parsing (the parse is most
 /// of the guard's cost): none of the program names it acts on appears, and nothing that could
@@ -177,10 +181,23 @@ fn check_script(script: &str, policy: &Policy, depth: usize) -> Option<Finding> 
     if shell::has_fork_bomb(script) {
         return Some(fs::FORK_BOMB.finding_for("fork bomb".into()));
     }
-    match shell::commands(script) {
-        Ok(commands) => first_block_else_ask(commands.iter().map(|words| check_command(words, policy, depth, false))),
+    match shell::parse(script) {
+        Ok(parsed) => first_block_else_ask(parsed.commands.iter().enumerate().map(|(i, words)| {
+            let stdin = parsed.inputs.iter().find(|(at, _)| *at == i).map(|(_, text)| text.as_str());
+            check_command(words, policy, depth, false, stdin)
+        })),
         Err(_) => unparseable(script).map(|why| guard::UNPARSEABLE.finding_for(why)),
     }
+}
+
+/// [`check_script`] for code that runs a shell line (`os.system("…")`).
+pub(crate) fn check_script_at(script: &str, policy: &Policy, depth: usize) -> Option<Finding> {
+    check_script(script, policy, depth)
+}
+
+/// [`check_command`] for code that runs an argv (`subprocess.run(["rm", …])`).
+pub(crate) fn check_argv_at(argv: &[String], policy: &Policy, depth: usize) -> Option<Finding> {
+    check_command(argv, policy, depth, false, None)
 }
 
 /// The first block among `findings`, else the first ask: a later `rm -rf /` outranks an
@@ -210,11 +227,12 @@ pub fn check_argv(argv: &[String], policy: &Policy) -> Option<Finding> {
     if !policy.core {
         return None;
     }
-    check_command(argv, policy, 0, false)
+    check_command(argv, policy, 0, false, None)
 }
 
 /// `from_input`: the command's arguments are extended with words read from input (`xargs`).
-fn check_command(words: &[String], policy: &Policy, depth: usize, from_input: bool) -> Option<Finding> {
+/// `stdin`: the here-document or here-string it reads, when the line gives it one.
+fn check_command(words: &[String], policy: &Policy, depth: usize, from_input: bool, stdin: Option<&str>) -> Option<Finding> {
     if depth > MAX_NESTING {
         return Some(guard::TOO_DEEP.finding_for("commands nested too deep to check".into()));
     }
@@ -226,9 +244,16 @@ fn check_command(words: &[String], policy: &Policy, depth: usize, from_input: bo
     // Wrappers and shells given a string: what they run is checked (the same table the host's
     // `if` rules unwrap with).
     match shell::runs(prog, args) {
-        Some(shell::Runs::Argv(inner)) => return check_command(inner, policy, depth + 1, from_input || matches!(prog, "xargs" | "parallel")),
+        Some(shell::Runs::Argv(inner)) => return check_command(inner, policy, depth + 1, from_input || matches!(prog, "xargs" | "parallel"), stdin),
         Some(shell::Runs::Script(text)) => return check_script(&text, policy, depth + 1),
         None => {}
+    }
+    if let Some(lang) = interp::lang_of(prog) {
+        return match (interp::source(lang, args), stdin) {
+            (interp::Source::Inline(code), _) | (interp::Source::Stdin, Some(code)) => interp::check_code(lang, code, policy, depth),
+            (interp::Source::Stdin, None) => Some(interp::STDIN_SCRIPT.finding_for(format!("{prog} runs a script from its input"))),
+            (interp::Source::File, _) => None,
+        };
     }
     if prog == "git" {
         if let Some(script) = git::foreach_script(args) {
@@ -504,48 +529,11 @@ mod tests {
         }
     }
 
-    /// The corpus files (corpus/*.txt): every case decided as written, by the rule written.
-    const CORPUS: &[(&str, &str)] = &[
-        ("core-fs.txt", include_str!("../corpus/core-fs.txt")),
-        ("core-git.txt", include_str!("../corpus/core-git.txt")),
-        ("core-wrappers.txt", include_str!("../corpus/core-wrappers.txt")),
-    ];
-
-    /// One corpus case: (file, line number, expected verdict, rule, command, cwd).
-    type Case = (&'static str, usize, Option<Verdict>, &'static str, &'static str, Option<&'static str>);
-
-    fn corpus_cases() -> Vec<Case> {
-        let mut cases = Vec::new();
-        for (file, text) in CORPUS {
-            let mut cwd = None;
-            for (n, line) in text.lines().enumerate() {
-                if line.trim().is_empty() || line.starts_with('#') {
-                    continue;
-                }
-                if let Some(dir) = line.strip_prefix("@cwd ") {
-                    cwd = (dir != "-").then_some(dir);
-                    continue;
-                }
-                let mut parts = line.splitn(3, ' ');
-                let (expect, rule, command) = (parts.next().unwrap(), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-                let verdict = match expect {
-                    "block" => Some(Verdict::Block),
-                    "ask" => Some(Verdict::Ask),
-                    "allow" => None,
-                    other => panic!("{file}:{}: {other:?} is not block, ask or allow", n + 1),
-                };
-                assert!(!command.is_empty(), "{file}:{}: no command", n + 1);
-                cases.push((*file, n + 1, verdict, rule, command, cwd));
-            }
-        }
-        cases
-    }
-
     #[test]
     fn corpus() {
-        let cases = corpus_cases();
+        let cases = corpus::cases().unwrap();
         let mut wrong = Vec::new();
-        for (file, line, want, rule, command, cwd) in &cases {
+        for corpus::Case { file, line, expect: want, rule, command, cwd } in &cases {
             let got = check_line(command, &Policy { cwd: cwd.map(str::to_string), ..Policy::default() });
             let ok = match (want, &got) {
                 (None, None) => true,
@@ -556,17 +544,17 @@ mod tests {
                 wrong.push(format!("{file}:{line}: {command:?}: want {want:?} by {rule}, got {got:?}"));
             }
         }
-        let harmless = cases.iter().filter(|c| c.2.is_none()).count();
+        let harmless = cases.iter().filter(|c| c.expect.is_none()).count();
         assert!(wrong.is_empty(), "{} of {} corpus cases wrong:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
         assert!(harmless * 3 >= cases.len(), "a third of the corpus is harmless look-alikes: {harmless} of {}", cases.len());
     }
 
     #[test]
     fn every_rule_is_in_the_corpus() {
-        let cases = corpus_cases();
+        let cases = corpus::cases().unwrap();
         // strict_rm is a setting the corpus (the default policy) leaves off: its own test has it.
-        for rule in git::RULES.iter().chain(fs::RULES).chain([&guard::UNPARSEABLE]).filter(|r| r.name != fs::STRICT_RM.name) {
-            assert!(cases.iter().any(|c| c.3 == rule.name), "no corpus case for {}", rule.name);
+        for rule in git::RULES.iter().chain(fs::RULES).chain(interp::RULES).chain([&guard::UNPARSEABLE]).filter(|r| r.name != fs::STRICT_RM.name) {
+            assert!(cases.iter().any(|c| c.rule == rule.name), "no corpus case for {}", rule.name);
             assert!(!rule.what.is_empty() && !rule.instead.is_empty(), "{}", rule.name);
         }
         for rule in git::RULES {

@@ -36,6 +36,9 @@ pub struct Script {
     /// The files its redirections write (`>`, `>>`, `>|`, `&>`, `&>>`, `<>`), as the guard
     /// reads words.
     pub writes: Vec<String>,
+    /// What a command reads from a here-document or here-string (`python3 <<'EOF' … EOF`,
+    /// `bash <<< "…"`), by its index in `commands`.
+    pub inputs: Vec<(usize, String)>,
 }
 
 /// Parse a script, or say why it cannot be parsed.
@@ -86,7 +89,11 @@ fn walk(cmd: &Command, out: &mut Script) {
             }
             let words: Vec<String> = std::iter::once(&s.name).chain(&s.args).flat_map(expand).filter(|w| !w.is_empty()).collect();
             if !words.is_empty() {
+                let at = out.commands.len();
                 out.commands.push(words);
+                for r in s.redirects.iter().filter(|r| matches!(r.kind, RedirectKind::HereDoc | RedirectKind::HereDocStrip | RedirectKind::HereString)) {
+                    out.inputs.push((at, text(&r.target)));
+                }
             }
         }
         Command::Pipeline(p) => walk_all(&p.commands, out),
@@ -168,8 +175,8 @@ fn substitutions(word: &Word, out: &mut Script) {
 }
 
 /// A word's text as the guard reads it: literals as written, `$NAME` / `${NAME...}` as `$NAME`,
-/// anything computed as `$(…)`. Unquoted words get brace expansion.
-fn expand(word: &Word) -> Vec<String> {
+/// anything computed as `$(…)`.
+fn text(word: &Word) -> String {
     let mut text = String::new();
     for part in &word.parts {
         match part {
@@ -181,6 +188,12 @@ fn expand(word: &Word) -> Vec<String> {
             _ => text.push_str("$(…)"),
         }
     }
+    text
+}
+
+/// A word as [`text`] reads it; unquoted words get brace expansion.
+fn expand(word: &Word) -> Vec<String> {
+    let text = text(word);
     if word.quoted || !text.contains('{') {
         return vec![text];
     }
@@ -279,6 +292,16 @@ mod tests {
         assert_eq!(writes("{ echo x; } > f; (echo y) >> g; exec 3<> h"), vec!["f", "g", "h"]);
         assert_eq!(writes("cat < in; echo $(date > inner)"), vec!["inner"], "reads are not writes; substitutions count");
         assert_eq!(writes("echo > ~/{a,b}"), vec!["~/a", "~/b"]);
+    }
+
+    #[test]
+    fn here_documents_and_strings_are_what_their_command_reads() {
+        let s = parse("ls; python3 <<'EOF'\nimport os\nos.system('rm -rf {a,b}')\nEOF\nbash <<< 'rm -rf x'").unwrap();
+        assert_eq!(s.commands, vec![vec!["ls"], vec!["python3"], vec!["bash"]]);
+        assert_eq!(s.inputs.len(), 2, "{:?}", s.inputs);
+        assert_eq!(s.inputs[0].0, 1);
+        assert!(s.inputs[0].1.contains("os.system('rm -rf {a,b}')"), "{:?}", s.inputs);
+        assert_eq!(s.inputs[1], (2, "rm -rf x".to_string()));
     }
 
     #[test]

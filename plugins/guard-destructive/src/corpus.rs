@@ -1,0 +1,62 @@
+//! The cases the guard's rules are held to (`corpus/*.txt`), one a line:
+//! `block|ask|allow RULE COMMAND`, with `@cwd PATH` (or `@cwd -`) setting the working directory
+//! of the cases after it and `\n` in a command standing for a line break. `cargo test` checks
+//! every case against the rules natively; `hookhost bench guard` runs them through the built
+//! guard component and prints the agreement per file.
+
+use crate::Verdict;
+
+/// The corpus files, by name: the `core` pack's areas.
+pub const FILES: &[(&str, &str)] = &[
+    ("core-fs.txt", include_str!("../corpus/core-fs.txt")),
+    ("core-git.txt", include_str!("../corpus/core-git.txt")),
+    ("core-interpreters.txt", include_str!("../corpus/core-interpreters.txt")),
+    ("core-wrappers.txt", include_str!("../corpus/core-wrappers.txt")),
+];
+
+/// One case.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// The file it is in.
+    pub file: &'static str,
+    /// Its line there.
+    pub line: usize,
+    /// Block, ask, or `None`: allowed.
+    pub expect: Option<Verdict>,
+    /// The rule that decides (`-` when allowed).
+    pub rule: &'static str,
+    /// The command line.
+    pub command: String,
+    /// The working directory the event names, if any.
+    pub cwd: Option<&'static str>,
+}
+
+/// Every case of every file, or what is wrong with a line.
+pub fn cases() -> Result<Vec<Case>, String> {
+    let mut cases = Vec::new();
+    for (file, text) in FILES {
+        let mut cwd = None;
+        for (n, line) in text.lines().enumerate() {
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if let Some(dir) = line.strip_prefix("@cwd ") {
+                cwd = (dir != "-").then_some(dir);
+                continue;
+            }
+            let mut parts = line.splitn(3, ' ');
+            let (expect, rule, command) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            let expect = match expect {
+                "block" => Some(Verdict::Block),
+                "ask" => Some(Verdict::Ask),
+                "allow" => None,
+                other => return Err(format!("{file}:{}: {other:?} is not block, ask or allow", n + 1)),
+            };
+            if command.is_empty() {
+                return Err(format!("{file}:{}: no command", n + 1));
+            }
+            cases.push(Case { file, line: n + 1, expect, rule, command: command.replace("\\n", "\n"), cwd });
+        }
+    }
+    Ok(cases)
+}
