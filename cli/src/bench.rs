@@ -425,17 +425,35 @@ pub struct GuardFile {
 /// per file, how many it decides as written.
 pub async fn guard(plugin: Option<&Path>) -> Result<Vec<GuardFile>> {
     use guard_destructive::Verdict;
-    let executor = match plugin {
-        Some(p) => {
-            let path = std::fs::canonicalize(p).with_context(|| format!("--plugin {}", p.display()))?;
-            format!("executor = {{ plugin = {} }}", toml_string(&path.to_string_lossy()))
-        }
-        // The corpus is the packs' rules; self-protection (a setting of its own, with its own
-        // tests) is left out of it.
-        None => "executor = { plugin = \"builtin:guard-destructive\", settings = { protect_hooks = false } }".to_string(),
+    let plugin = match plugin {
+        Some(p) => Some(std::fs::canonicalize(p).with_context(|| format!("--plugin {}", p.display()))?),
+        None => None,
     };
-    let host = host(&executor).await?;
+    // One host per `packs` setting the corpus asks for. The corpus is the packs' rules;
+    // self-protection (a setting of its own, with its own tests) is left out of it.
+    // A `--plugin` that refuses a `packs` setting disagrees on those cases; the rest still run.
+    let mut hosts: Vec<(Option<Vec<&str>>, Result<Host, String>)> = Vec::new();
     let cases = guard_destructive::corpus::cases().map_err(anyhow::Error::msg)?;
+    for case in &cases {
+        if hosts.iter().any(|(packs, _)| *packs == case.packs) {
+            continue;
+        }
+        let mut settings = Vec::new();
+        if plugin.is_none() {
+            settings.push("protect_hooks = false".to_string());
+        }
+        if let Some(packs) = &case.packs {
+            settings.push(format!("packs = [{}]", packs.iter().map(|p| toml_string(p)).collect::<Vec<_>>().join(", ")));
+        }
+        let name = plugin.as_ref().map_or("\"builtin:guard-destructive\"".to_string(), |p| toml_string(&p.to_string_lossy()));
+        let loaded = host(&format!("executor = {{ plugin = {name}, settings = {{ {} }} }}", settings.join(", "))).await;
+        if case.packs.is_none() || plugin.is_none() {
+            // The plain host must load: without it nothing runs.
+            hosts.push((case.packs.clone(), Ok(loaded?)));
+        } else {
+            hosts.push((case.packs.clone(), loaded.map_err(|e| format!("{e:#}"))));
+        }
+    }
     let mut files: Vec<GuardFile> = Vec::new();
     let mut samples: Vec<Vec<Duration>> = Vec::new();
     for case in &cases {
@@ -446,6 +464,20 @@ pub async fn guard(plugin: Option<&Path>) -> Result<Vec<GuardFile>> {
         let (file, times) = (files.last_mut().unwrap(), samples.last_mut().unwrap());
         let mut event = HookEvent::pre_tool_use("Bash", json!({ "command": case.command }));
         event.cwd = case.cwd.map(str::to_string);
+        let want = match case.expect {
+            Some(Verdict::Block) => "block",
+            Some(Verdict::Ask) => "ask",
+            None => "allow",
+        };
+        file.cases += 1;
+        file.expect[match want { "block" => 0, "ask" => 1, _ => 2 }] += 1;
+        let host = match &hosts.iter().find(|(packs, _)| *packs == case.packs).expect("a host for every packs setting").1 {
+            Ok(host) => host,
+            Err(e) => {
+                file.disagreements.push(format!("{}:{}: {:?}: not run: with packs = {:?} the plugin does not load: {e}", case.file, case.line, case.command, case.packs.as_deref().unwrap_or_default()));
+                continue;
+            }
+        };
         let started = Instant::now();
         let outcome = host.dispatch(&event).await;
         times.push(started.elapsed());
@@ -454,13 +486,6 @@ pub async fn guard(plugin: Option<&Path>) -> Result<Vec<GuardFile>> {
             hookhost::VerdictKind::Ask => "ask",
             _ => "allow",
         };
-        let want = match case.expect {
-            Some(Verdict::Block) => "block",
-            Some(Verdict::Ask) => "ask",
-            None => "allow",
-        };
-        file.cases += 1;
-        file.expect[match want { "block" => 0, "ask" => 1, _ => 2 }] += 1;
         let rule_ok = want == "allow" || outcome.reason.as_deref().is_some_and(|r| r.contains(&format!("(rule {})", case.rule)));
         if got == want && rule_ok && outcome.hooks.iter().all(|h| h.error.is_none()) {
             file.agree += 1;

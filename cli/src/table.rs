@@ -279,7 +279,10 @@ pub fn guard_rules(report: &[hookhost::HookReport]) -> String {
         let strings = |key: &str| -> Option<Vec<String>> { settings.get(key)?.as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()) };
         let packs = strings("packs").unwrap_or_else(|| vec!["core".into()]);
         let core = packs.iter().any(|p| p == "core" || p == "all");
-        let rules: Vec<&guard_destructive::Rule> = if core { guard_destructive::fs::RULES.iter().chain(guard_destructive::git::RULES).collect() } else { Vec::new() };
+        let mut rules: Vec<&guard_destructive::Rule> = if core { guard_destructive::fs::RULES.iter().chain(guard_destructive::git::RULES).chain(guard_destructive::interp::RULES).chain(guard_destructive::guard::RULES).collect() } else { Vec::new() };
+        // An opt-in pack's rules are named after it (`database.drop`).
+        let all = packs.iter().any(|p| p == "all");
+        rules.extend(guard_destructive::packs::RULES.iter().filter(|r| all || packs.iter().any(|p| r.name.split('.').next() == Some(p.as_str()))));
         let strict = settings.get("strict_rm").and_then(serde_json::Value::as_bool) == Some(true);
         let on: Vec<&&guard_destructive::Rule> = rules.iter().filter(|rule| strict || rule.name != "fs.strict-rm").collect();
         out.push_str(&format!("\nguard {}: packs {} (of {}); {} rule(s) in force\n", r.id, if packs.is_empty() { "none".to_string() } else { packs.join(", ") }, PACKS.join(", "), on.len()));

@@ -564,19 +564,26 @@ fn check_verbose_lists_the_guards_rules() {
     let section = text.split_once("\nguard user:guard_destructive: ").map(|(_, s)| s).unwrap_or_else(|| panic!("{text}"));
     let (head, rules) = section.split_once('\n').unwrap();
     let listed: Vec<&str> = rules.lines().take_while(|l| l.starts_with("  ")).collect();
-    assert_eq!(head, format!("packs core (of core); {} rule(s) in force", listed.len()), "{section}");
+    const ALL: &str = "core, database, containers, kubernetes, cloud, infrastructure, storage, backup, platform, secrets";
+    assert_eq!(head, format!("packs core (of {ALL}); {} rule(s) in force", listed.len()), "{section}");
     assert!(listed.len() >= 30, "{section}");
     for (verdict, rule) in [("block", "fs.rm-root"), ("ask", "fs.rm-in-project"), ("block", "git.reset-hard"), ("ask", "git.push-force-with-lease")] {
         assert!(listed.iter().any(|l| l.starts_with(&format!("  {verdict:5} {rule} "))), "{rule}: {section}");
     }
     assert!(!listed.iter().any(|l| l.contains("fs.strict-rm")), "strict_rm is off by default: {section}");
+    assert!(!listed.iter().any(|l| l.contains("database.")), "opt-in packs are off by default: {section}");
 
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("hooks.toml");
     std::fs::write(&config, "[[hooks]]\nid = \"g\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\", settings = { packs = [], allow = [\"git push --force origin my-*\"] } }\n").unwrap();
     let out = hookhost(&["check", "-v", "--config", config.to_str().unwrap()], "");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("\nguard user:g: packs none (of core); 0 rule(s) in force\n  allowed: \"git push --force origin my-*\"\n"), "{text}");
+    assert!(text.contains(&format!("\nguard user:g: packs none (of {ALL}); 0 rule(s) in force\n  allowed: \"git push --force origin my-*\"\n")), "{text}");
+    std::fs::write(&config, "[[hooks]]\nid = \"g\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\", settings = { packs = [\"database\"] } }\n").unwrap();
+    let out = hookhost(&["check", "-v", "--config", config.to_str().unwrap()], "");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("\nguard user:g: packs database (of {ALL}); 6 rule(s) in force\n  block database.drop ")), "{text}");
+    assert!(!text.contains("git.reset-hard"), "core is off when packs leaves it out: {text}");
 }
 
 /// `hookhost bench guard` runs the guard's whole corpus through the built-in component and
@@ -591,7 +598,7 @@ fn bench_guard_runs_the_corpus_through_the_component() {
     let cases: usize = total.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!(cases >= 900, "{text}");
     assert!(total.contains("(100.0%)"), "{text}");
-    for file in ["core-fs.txt", "core-git.txt", "core-interpreters.txt", "core-wrappers.txt"] {
+    for file in ["core-fs.txt", "core-git.txt", "core-interpreters.txt", "core-wrappers.txt", "opt-in-packs.txt"] {
         assert!(text.lines().any(|l| l.starts_with(file) && l.contains("(100.0%)") && l.ends_with(" µs")), "{file}: {text}");
     }
 

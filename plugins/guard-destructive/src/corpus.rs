@@ -1,6 +1,7 @@
 //! The cases the guard's rules are held to (`corpus/*.txt`), one a line:
 //! `block|ask|allow RULE COMMAND`, with `@cwd PATH` (or `@cwd -`) setting the working directory
-//! of the cases after it and `\n` in a command standing for a line break. `cargo test` checks
+//! of the cases after it, `@packs a,b` (or `@packs -`, the default `core`) the guard's `packs`
+//! for them, and `\n` in a command standing for a line break. `cargo test` checks
 //! every case against the rules natively; `hookhost bench guard` runs them through the built
 //! guard component and prints the agreement per file.
 
@@ -12,6 +13,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("core-git.txt", include_str!("../corpus/core-git.txt")),
     ("core-interpreters.txt", include_str!("../corpus/core-interpreters.txt")),
     ("core-wrappers.txt", include_str!("../corpus/core-wrappers.txt")),
+    ("opt-in-packs.txt", include_str!("../corpus/opt-in-packs.txt")),
 ];
 
 /// One case.
@@ -29,6 +31,8 @@ pub struct Case {
     pub command: String,
     /// The working directory the event names, if any.
     pub cwd: Option<&'static str>,
+    /// The guard's `packs` setting for it (`None`: the default, `core`).
+    pub packs: Option<Vec<&'static str>>,
 }
 
 /// Every case of every file, or what is wrong with a line.
@@ -36,12 +40,17 @@ pub fn cases() -> Result<Vec<Case>, String> {
     let mut cases = Vec::new();
     for (file, text) in FILES {
         let mut cwd = None;
+        let mut packs: Option<Vec<&'static str>> = None;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
             }
             if let Some(dir) = line.strip_prefix("@cwd ") {
                 cwd = (dir != "-").then_some(dir);
+                continue;
+            }
+            if let Some(list) = line.strip_prefix("@packs ") {
+                packs = (list != "-").then(|| list.split(',').map(str::trim).collect());
                 continue;
             }
             let mut parts = line.splitn(3, ' ');
@@ -55,7 +64,7 @@ pub fn cases() -> Result<Vec<Case>, String> {
             if command.is_empty() {
                 return Err(format!("{file}:{}: no command", n + 1));
             }
-            cases.push(Case { file, line: n + 1, expect, rule, command: command.replace("\\n", "\n"), cwd });
+            cases.push(Case { file, line: n + 1, expect, rule, command: command.replace("\\n", "\n"), cwd, packs: packs.clone() });
         }
     }
     Ok(cases)

@@ -11,15 +11,7 @@
 //! Read from coreutils' rm(1), shred(1), chmod(1), chown(1), dd(1) and findutils' find(1).
 
 use crate::paths::components;
-use crate::{Finding, Rule, Verdict};
-
-macro_rules! rules {
-    ($($id:ident = $name:literal, $verdict:ident, $what:literal, $instead:literal;)*) => {
-        $(pub(crate) const $id: Rule = Rule { name: $name, verdict: Verdict::$verdict, what: $what, instead: $instead };)*
-        /// Every filesystem rule of the `core` pack.
-        pub const RULES: &[Rule] = &[$($id),*];
-    };
-}
+use crate::{Finding, Verdict};
 
 rules! {
     RM_ROOT = "fs.rm-root", Block,

@@ -7,15 +7,7 @@
 //! come before the subcommand. A repository in a temporary directory (`git -C /tmp/...`) is
 //! scratch: nothing in it is checked.
 
-use crate::{Finding, Rule, Verdict};
-
-macro_rules! rules {
-    ($($id:ident = $name:literal, $verdict:ident, $what:literal, $instead:literal;)*) => {
-        $(const $id: Rule = Rule { name: $name, verdict: Verdict::$verdict, what: $what, instead: $instead };)*
-        /// Every git rule of the `core` pack.
-        pub const RULES: &[Rule] = &[$($id),*];
-    };
-}
+use crate::{Finding, Rule};
 
 rules! {
     RESET_HARD = "git.reset-hard", Block,

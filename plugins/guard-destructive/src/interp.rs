@@ -12,24 +12,16 @@
 //! that runs a script from its input (`curl … | bash`) is asked about too.
 
 use crate::fs::{place, rm_finding};
-use crate::{Finding, Policy, Rule, Verdict};
+use crate::{Finding, Policy};
 
-pub(crate) const DYNAMIC: Rule = Rule {
-    name: "interp.dynamic",
-    verdict: Verdict::Ask,
-    what: "inline code runs a command, or deletes a directory tree, that it builds at run time",
-    instead: "write the command out in the shell, where the guard can read it",
-};
-
-pub(crate) const STDIN_SCRIPT: Rule = Rule {
-    name: "interp.stdin-script",
-    verdict: Verdict::Ask,
-    what: "a shell or interpreter runs a script from its input (`curl … | bash`, `… | python3`)",
-    instead: "download the script, read it, then run the file",
-};
-
-/// Every interpreter rule (the shell and deletion rules the code is held to are their own).
-pub const RULES: &[Rule] = &[DYNAMIC, STDIN_SCRIPT];
+rules! {
+    DYNAMIC = "interp.dynamic", Ask,
+        "inline code runs a command, or deletes a directory tree, that it builds at run time",
+        "write the command out in the shell, where the guard can read it";
+    STDIN_SCRIPT = "interp.stdin-script", Ask,
+        "a shell or interpreter runs a script from its input (`curl … | bash`, `… | python3`)",
+        "download the script, read it, then run the file";
+}
 
 /// The languages read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,9 +13,11 @@
 //! project, outside it, a root, a `.git` directory, a temporary directory or a build output —
 //! `find` deleting, `shred`, `mkfs`, `dd` onto a device, recursive `chmod`/`chown` of a root,
 //! fork bombs) and [`git`] (work a reset, clean, checkout, restore, force push, branch or stash
-//! deletion, reflog expiry or filter-branch would throw away). A line the parser refuses is
-//! blocked when it names one of these programs. The cases each rule is held to are in
-//! `corpus/`.
+//! deletion, reflog expiry or filter-branch would throw away) and [`interp`] (the same through
+//! code handed to an interpreter). The opt-in [`packs`]: databases, containers, Kubernetes,
+//! cloud CLIs, infrastructure state, remote storage, backups, forges, secrets. A line the parser
+//! refuses is blocked when it names one of these programs. The cases each rule is held to are
+//! in `corpus/` ([`corpus`]).
 //!
 //! Not caught (by design, see docs/CONFIG.md): commands assembled at run time (`$cmd`,
 //! `$(echo rm) -rf /`), scripts the command runs (`./cleanup.sh`), aliases and functions
@@ -38,10 +40,21 @@ use hookhost_sdk::serde_json;
 
 use hookhost_shell_parse as shell;
 
+/// Declares rules (`ID = "area.name", Block|Ask, "what it stops", "what to do instead";`) and
+/// `RULES`, the list of them, in the module that invokes it.
+macro_rules! rules {
+    ($($id:ident = $name:literal, $verdict:ident, $what:literal, $instead:literal;)*) => {
+        $(pub(crate) const $id: crate::Rule = crate::Rule { name: $name, verdict: crate::Verdict::$verdict, what: $what, instead: $instead };)*
+        /// Every rule this module declares.
+        pub const RULES: &[crate::Rule] = &[$($id),*];
+    };
+}
+
 pub mod corpus;
 pub mod fs;
 pub mod git;
 pub mod interp;
+pub mod packs;
 mod paths;
 pub mod protect;
 
@@ -70,20 +83,15 @@ impl Rule {
 }
 
 /// The guard's own rules: what it does with a line it cannot read.
-mod guard {
-    use super::{Rule, Verdict};
-    pub(crate) const UNPARSEABLE: Rule = Rule {
-        name: "guard.unparseable",
-        verdict: Verdict::Block,
-        what: "a line the shell parser refuses that names a program the guard acts on",
-        instead: "fix the quoting",
-    };
-    pub(crate) const TOO_DEEP: Rule = Rule {
-        name: "guard.too-deep",
-        verdict: Verdict::Block,
-        what: "commands nested deeper than the guard follows (`sh -c`, `eval`, wrappers)",
-        instead: "run the inner command directly",
-    };
+pub mod guard {
+    rules! {
+        UNPARSEABLE = "guard.unparseable", Block,
+            "a line the shell parser refuses that names a program the guard acts on",
+            "fix the quoting";
+        TOO_DEEP = "guard.too-deep", Block,
+            "commands nested deeper than the guard follows (`sh -c`, `eval`, wrappers)",
+            "run the inner command directly";
+    }
 }
 
 /// What a rule decides about a command it matches.
@@ -105,16 +113,19 @@ pub struct Finding {
 }
 
 
-/// The rule packs there are; `"all"` in `packs` means every one of them.
-pub const PACKS: &[&str] = &["core"];
+/// The rule packs there are: `core`, then the opt-in ones ([`packs::OPT_IN`]); `"all"` in
+/// `packs` means every one of them.
+pub const PACKS: &[&str] = &["core", "database", "containers", "kubernetes", "cloud", "infrastructure", "storage", "backup", "platform", "secrets"];
 
 /// What the guard checks, from its settings.
 #[derive(Clone, Debug)]
 pub struct Policy {
     /// Block every forced recursive `rm`.
     pub strict_rm: bool,
-    /// The `core` pack (filesystem and git rules).
+    /// The `core` pack (filesystem, git, interpreters).
     pub core: bool,
+    /// The opt-in packs on: a bit per entry of [`packs::OPT_IN`].
+    pub opt_in: u16,
     /// Commands the user accepts (`*` matches any run of characters).
     pub allow: Vec<String>,
     /// The working directory the command runs in (the event's `cwd`): the project.
@@ -123,7 +134,7 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { strict_rm: false, core: true, allow: Vec::new(), cwd: None }
+        Policy { strict_rm: false, core: true, opt_in: 0, allow: Vec::new(), cwd: None }
     }
 }
 
@@ -161,8 +172,10 @@ const NEEDLES: &[&str] = &[
 /// A line that cannot run anything the guard blocks, decided without parsing (the parse is most
 /// of the guard's cost): none of the program names it acts on appears, and nothing that could
 /// assemble one at parse time does — quotes, escapes, expansions, braces, parentheses.
-fn obviously_harmless(script: &str) -> bool {
-    !script.contains(['\'', '"', '\\', '$', '`', '{', '}', '(', ')']) && !mentions_any(script.as_bytes(), NEEDLES)
+fn obviously_harmless(script: &str, policy: &Policy) -> bool {
+    !script.contains(['\'', '"', '\\', '$', '`', '{', '}', '(', ')'])
+        && !mentions_any(script.as_bytes(), NEEDLES)
+        && (policy.opt_in == 0 || !mentions_any(script.as_bytes(), packs::PROGRAMS))
 }
 
 /// Whether any of `needles` occurs in `script`, in one pass: `str::contains` per needle set up
@@ -175,7 +188,7 @@ fn check_script(script: &str, policy: &Policy, depth: usize) -> Option<Finding> 
     if depth > MAX_NESTING {
         return Some(guard::TOO_DEEP.finding_for("commands nested too deep to check".into()));
     }
-    if !policy.core || obviously_harmless(script) {
+    if (!policy.core && policy.opt_in == 0) || obviously_harmless(script, policy) {
         return None;
     }
     if shell::has_fork_bomb(script) {
@@ -224,7 +237,7 @@ fn unparseable(script: &str) -> Option<String> {
 
 /// Check an argv (a tool call's `command` given as a list).
 pub fn check_argv(argv: &[String], policy: &Policy) -> Option<Finding> {
-    if !policy.core {
+    if !policy.core && policy.opt_in == 0 {
         return None;
     }
     check_command(argv, policy, 0, false, None)
@@ -248,6 +261,15 @@ fn check_command(words: &[String], policy: &Policy, depth: usize, from_input: bo
         Some(shell::Runs::Script(text)) => return check_script(&text, policy, depth + 1),
         None => {}
     }
+    let opt_in = (policy.opt_in != 0).then(|| packs::check(policy.opt_in, prog, args, stdin)).flatten();
+    if !policy.core {
+        return opt_in;
+    }
+    first_block_else_ask([core_rules(prog, args, policy, depth, from_input, stdin), opt_in].into_iter())
+}
+
+/// The `core` pack's rules for one (unwrapped) command.
+fn core_rules(prog: &str, args: &[String], policy: &Policy, depth: usize, from_input: bool, stdin: Option<&str>) -> Option<Finding> {
     if let Some(lang) = interp::lang_of(prog) {
         return match (interp::source(lang, args), stdin) {
             (interp::Source::Inline(code), _) | (interp::Source::Stdin, Some(code)) => interp::check_code(lang, code, policy, depth),
@@ -322,10 +344,8 @@ fn settings(v: &Value) -> Result<Settings, String> {
             "user_message" => s.user_message = Some(value.as_str().ok_or("settings.user_message must be a string")?.to_string()),
             "packs" => {
                 let packs = strings(key, value)?;
-                if let Some(unknown) = packs.iter().find(|p| *p != "all" && !PACKS.contains(&p.as_str())) {
-                    return Err(format!("unknown pack {unknown:?} in settings.packs; the packs are {} (or \"all\")", PACKS.join(", ")));
-                }
                 s.policy.core = packs.iter().any(|p| p == "all" || p == "core");
+                s.policy.opt_in = packs::enabled(&packs).map_err(|unknown| format!("unknown pack {unknown:?} in settings.packs; the packs are {} (or \"all\")", PACKS.join(", ")))?;
             }
             "allow" => {
                 let allow = strings(key, value)?;
@@ -533,8 +553,14 @@ mod tests {
     fn corpus() {
         let cases = corpus::cases().unwrap();
         let mut wrong = Vec::new();
-        for corpus::Case { file, line, expect: want, rule, command, cwd } in &cases {
-            let got = check_line(command, &Policy { cwd: cwd.map(str::to_string), ..Policy::default() });
+        for corpus::Case { file, line, expect: want, rule, command, cwd, packs } in &cases {
+            let mut policy = Policy { cwd: cwd.map(str::to_string), ..Policy::default() };
+            if let Some(packs) = packs {
+                let packs: Vec<String> = packs.iter().map(|p| p.to_string()).collect();
+                policy.core = packs.iter().any(|p| p == "core" || p == "all");
+                policy.opt_in = crate::packs::enabled(&packs).unwrap();
+            }
+            let got = check_line(command, &policy);
             let ok = match (want, &got) {
                 (None, None) => true,
                 (Some(v), Some(f)) => f.verdict == *v && f.reason.contains(&format!("(rule {rule})")),
@@ -553,7 +579,7 @@ mod tests {
     fn every_rule_is_in_the_corpus() {
         let cases = corpus::cases().unwrap();
         // strict_rm is a setting the corpus (the default policy) leaves off: its own test has it.
-        for rule in git::RULES.iter().chain(fs::RULES).chain(interp::RULES).chain([&guard::UNPARSEABLE]).filter(|r| r.name != fs::STRICT_RM.name) {
+        for rule in git::RULES.iter().chain(fs::RULES).chain(interp::RULES).chain(guard::RULES).chain(packs::RULES).filter(|r| r.name != fs::STRICT_RM.name) {
             assert!(cases.iter().any(|c| c.rule == rule.name), "no corpus case for {}", rule.name);
             assert!(!rule.what.is_empty() && !rule.instead.is_empty(), "{}", rule.name);
         }
@@ -598,7 +624,7 @@ mod tests {
         }
         assert!(handle("rm -rf .claude", json!({"packs": []})).block_reason().is_some(), "self-protection stays on");
         // Bad settings name the field and the fix.
-        assert_eq!(Guard::validate_settings(&json!({"packs": ["core", "databse"]})).unwrap_err(), "unknown pack \"databse\" in settings.packs; the packs are core (or \"all\")");
+        assert_eq!(Guard::validate_settings(&json!({"packs": ["core", "databse"]})).unwrap_err(), "unknown pack \"databse\" in settings.packs; the packs are core, database, containers, kubernetes, cloud, infrastructure, storage, backup, platform, secrets (or \"all\")");
         assert_eq!(Guard::validate_settings(&json!({"packs": "core"})).unwrap_err(), "settings.packs must be a list of strings");
         assert_eq!(Guard::validate_settings(&json!({"allow": ["ls", 3]})).unwrap_err(), "settings.allow must be a list of strings");
         assert_eq!(Guard::validate_settings(&json!({"allow": ["ls", "*"]})).unwrap_err(), "settings.allow[1] would allow every command; name the commands to allow (e.g. \"git push --force origin my-branch\")");

@@ -66,6 +66,20 @@ pub fn runs<'a>(prog: &str, args: &'a [String]) -> Option<Runs<'a>> {
             Some(Runs::Script(args.get(pos + 1)?.clone()))
         }
         "su" => Some(Runs::Argv(&[])),
+        // `docker exec [options] CONTAINER COMMAND...`: the command runs in the container.
+        "docker" | "podman" | "nerdctl" if args.first().is_some_and(|a| a == "exec") => {
+            let value_opts = ["-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "--detach-keys"];
+            let mut i = 1;
+            while i < args.len() && args[i].starts_with('-') {
+                i += if value_opts.contains(&args[i].as_str()) { 2 } else { 1 };
+            }
+            Some(Runs::Argv(args.get(i + 1..).unwrap_or(&[])))
+        }
+        // `kubectl exec POD -- COMMAND...`.
+        "kubectl" | "oc" if args.iter().any(|a| a == "exec") => {
+            let dashes = args.iter().position(|a| a == "--")?;
+            Some(Runs::Argv(&args[dashes + 1..]))
+        }
         // The remote command: the words after the host, which ssh joins for the remote shell.
         "ssh" => {
             let rest = unwrap(prog, args);
@@ -188,5 +202,8 @@ mod tests {
         assert_eq!(lines("ssh -i k.pem -p 22 me@host 'rm -rf x'"), ["ssh -i k.pem -p 22 me@host rm -rf x", "rm -rf x"]);
         assert_eq!(lines("ssh host rm -rf x"), ["ssh host rm -rf x", "rm -rf x"]);
         assert_eq!(lines("ssh host"), ["ssh host"]);
+        assert_eq!(lines("docker exec -it -u root db rm -rf x"), ["docker exec -it -u root db rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("kubectl exec -n app web -- rm -rf x"), ["kubectl exec -n app web -- rm -rf x", "rm -rf x"]);
+        assert_eq!(lines("docker ps"), ["docker ps"]);
     }
 }
