@@ -598,7 +598,7 @@ fn bench_guard_runs_the_corpus_through_the_component() {
     let cases: usize = total.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!(cases >= 900, "{text}");
     assert!(total.contains("(100.0%)"), "{text}");
-    for file in ["core-fs.txt", "core-git.txt", "core-interpreters.txt", "core-wrappers.txt", "opt-in-packs.txt"] {
+    for file in ["core-fs.txt", "core-git.txt", "core-interpreters.txt", "core-wrappers.txt", "pack-database.txt", "pack-kubernetes.txt", "pack-secrets.txt", "packs-selection.txt"] {
         assert!(text.lines().any(|l| l.starts_with(file) && l.contains("(100.0%)") && l.ends_with(" µs")), "{file}: {text}");
     }
 

@@ -7,13 +7,23 @@
 
 use crate::Verdict;
 
-/// The corpus files, by name: the `core` pack's areas.
+/// The corpus files, by name: the `core` pack's areas, each opt-in pack alone, and which packs
+/// are on.
 pub const FILES: &[(&str, &str)] = &[
     ("core-fs.txt", include_str!("../corpus/core-fs.txt")),
     ("core-git.txt", include_str!("../corpus/core-git.txt")),
     ("core-interpreters.txt", include_str!("../corpus/core-interpreters.txt")),
     ("core-wrappers.txt", include_str!("../corpus/core-wrappers.txt")),
-    ("opt-in-packs.txt", include_str!("../corpus/opt-in-packs.txt")),
+    ("pack-database.txt", include_str!("../corpus/pack-database.txt")),
+    ("pack-containers.txt", include_str!("../corpus/pack-containers.txt")),
+    ("pack-kubernetes.txt", include_str!("../corpus/pack-kubernetes.txt")),
+    ("pack-cloud.txt", include_str!("../corpus/pack-cloud.txt")),
+    ("pack-infrastructure.txt", include_str!("../corpus/pack-infrastructure.txt")),
+    ("pack-storage.txt", include_str!("../corpus/pack-storage.txt")),
+    ("pack-backup.txt", include_str!("../corpus/pack-backup.txt")),
+    ("pack-platform.txt", include_str!("../corpus/pack-platform.txt")),
+    ("pack-secrets.txt", include_str!("../corpus/pack-secrets.txt")),
+    ("packs-selection.txt", include_str!("../corpus/packs-selection.txt")),
 ];
 
 /// One case.

@@ -154,15 +154,20 @@ pub(crate) fn place(target: &str, cwd: Option<&str>) -> Place {
         }
     }
     // A glob inside a name (`src/*.rs`) stands for the names it matches: judge its directory.
+    // A last name like `*.log` matches files: in the project that is an edit like `rm *.log`.
+    let mut files = false;
     if let Some(first_glob) = parts.iter().position(|c| c.contains(['*', '?', '['])) {
+        files = first_glob + 1 == parts.len() && project_entry(&[parts[first_glob].as_str()]) == Place::ProjectFile;
         parts.truncate(first_glob);
         if parts.is_empty() {
-            // `*.log` in the project: files of the project.
             return Place::ProjectFile;
         }
     }
     let project = cwd.map(|c| components(c, None));
-    judge(&parts, project.as_deref())
+    match judge(&parts, project.as_deref()) {
+        Place::Project | Place::ProjectWhole if files => Place::ProjectFile,
+        place => place,
+    }
 }
 
 /// Where resolved `parts` are, given the project's resolved directory.
@@ -254,7 +259,8 @@ pub(crate) fn check(prog: &str, args: &[String], strict_rm: bool, from_input: bo
             let kept = targets.iter().all(|t| place(t, cwd) == Place::Temp);
             (!targets.is_empty() && !kept).then(|| SHRED.finding_for(format!("shred of {}", targets.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" "))))
         }
-        p if p == "mkfs" || p.starts_with("mkfs.") => Some(MKFS.finding_for(format!("{p} formats a filesystem"))),
+        // With no device it prints its usage.
+        p if (p == "mkfs" || p.starts_with("mkfs.")) && args.iter().any(|a| !a.starts_with('-')) => Some(MKFS.finding_for(format!("{p} formats a filesystem"))),
         "dd" => args
             .iter()
             .find_map(|a| a.strip_prefix("of=").filter(|dev| dev.starts_with("/dev/") && !matches!(*dev, "/dev/null" | "/dev/zero" | "/dev/stdout" | "/dev/stderr")))
@@ -278,7 +284,12 @@ fn rm(args: &[String], strict_rm: bool, from_input: bool, cwd: Option<&str>) -> 
             "--recursive" if !options_done => recursive = true,
             "--force" if !options_done => force = true,
             "--no-preserve-root" if !options_done => return Some(RM_NO_PRESERVE.finding_for("rm --no-preserve-root".into())),
+            // rm(1): `-i` / `-I` / `--interactive` ask before removing; `--help` removes nothing.
+            "--help" | "--version" | "--interactive" | "--interactive=always" | "--interactive=once" if !options_done => return None,
             flag if !options_done && flag.starts_with('-') && !flag.starts_with("--") && flag.len() > 1 => {
+                if flag.contains(['i', 'I']) {
+                    return None;
+                }
                 recursive |= flag.contains('r') || flag.contains('R');
                 force |= flag.contains('f');
             }
@@ -356,7 +367,10 @@ mod tests {
             ("./", None, Place::ProjectWhole),
             (".*", None, Place::ProjectWhole),
             ("src", None, Place::Project),
-            ("src/*.rs", None, Place::Project),
+            ("src/*.rs", None, Place::ProjectFile),
+            ("src/*", None, Place::Project),
+            ("/etc/*.conf", None, Place::Root),
+            ("*.tmp", Some("/home/u/project"), Place::ProjectFile),
             ("old.yml", None, Place::ProjectFile),
             (".github/workflows/old.yml", None, Place::ProjectFile),
             ("v1.2", None, Place::Project),

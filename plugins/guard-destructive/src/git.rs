@@ -20,7 +20,7 @@ rules! {
         "git clean -f deletes untracked files (with -x also ignored ones, with -d whole directories); git cannot bring them back",
         "`git clean -n` (a dry run) to see what would go, then delete those paths by name";
     CHECKOUT_PATHS = "git.checkout-discard", Block,
-        "git checkout of paths (`checkout -- <paths>`, `checkout .`, `checkout -f`) overwrites uncommitted changes in them",
+        "git checkout of paths (`checkout -- <paths>`, `checkout .`, `checkout -f`), or `git switch --discard-changes` / `-f`, overwrites uncommitted changes",
         "`git stash` first, or `git diff > backup.patch`";
     RESTORE = "git.restore-worktree", Block,
         "git restore of the working tree overwrites uncommitted changes",
@@ -34,6 +34,9 @@ rules! {
     PUSH_DELETE = "git.push-delete", Ask,
         "git push --delete (or `:branch`) deletes a branch on the remote",
         "leave the branch, or delete it in the forge's UI where it can be restored";
+    RM_FORCE = "git.rm-force", Ask,
+        "git rm -f deletes files from the working tree even when they have changes no commit holds",
+        "commit or stash the changes first; `git rm --cached` keeps the files";
     BRANCH_FORCE_DELETE = "git.branch-force-delete", Ask,
         "git branch -D deletes a branch even when its commits are merged nowhere",
         "`git branch -d`, which refuses to delete unmerged work";
@@ -111,6 +114,10 @@ pub fn check(args: &[String]) -> Option<Finding> {
         "reset" => reset(rest),
         "clean" => clean(rest),
         "checkout" => checkout(rest),
+        // git-switch(1): `--discard-changes` and `-f` / `--force` throw local changes away.
+        "switch" => options(rest).any(|a| matches!(a, "--discard-changes" | "-f" | "--force")).then_some(&CHECKOUT_PATHS),
+        // git-rm(1): `-f` removes files even with changes nothing else holds.
+        "rm" => (has_short(rest, 'f') || options(rest).any(|a| a == "--force")).then_some(&RM_FORCE),
         "restore" => restore(rest),
         "push" => push(rest),
         "branch" => branch(rest),
@@ -118,7 +125,7 @@ pub fn check(args: &[String]) -> Option<Finding> {
         "reflog" => match rest.first().map(String::as_str) {
             Some("delete") => Some(&REFLOG_EXPIRE),
             // Expiry with the configured ages is what `git gc` does anyway; `now` / `all` is not.
-            Some("expire") => rest.iter().any(|a| a.starts_with("--expire") && (a.ends_with("=now") || a.ends_with("=all") || a.ends_with("=0"))).then_some(&REFLOG_EXPIRE),
+            Some("expire") => (!options(rest).any(|a| a == "-n" || a == "--dry-run") && rest.iter().any(|a| a.starts_with("--expire") && (a.ends_with("=now") || a.ends_with("=all") || a.ends_with("=0")))).then_some(&REFLOG_EXPIRE),
             _ => None,
         },
         "gc" => rest.iter().any(|a| matches!(a.as_str(), "--prune=now" | "--prune=all")).then_some(&GC_PRUNE),

@@ -77,6 +77,8 @@ pub(crate) fn source(lang: Lang, args: &[String]) -> Source<'_> {
     let informational = |a: &str| match lang {
         Lang::Python => matches!(a, "-V" | "-VV" | "--version" | "-h" | "--help"),
         Lang::Shell => matches!(a, "--version" | "--help"),
+        // `node --test` / `--run` run test files or a package script.
+        Lang::Node => matches!(a, "-v" | "--version" | "-h" | "--help" | "--test" | "--run"),
         _ => matches!(a, "-v" | "-V" | "--version" | "-h" | "--help"),
     };
     if args.iter().any(|a| informational(a)) {

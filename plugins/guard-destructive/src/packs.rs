@@ -189,7 +189,7 @@ fn containers(prog: &str, w: &[&str]) -> Option<Finding> {
         ["system", "prune", ..] if all || has("--volumes") => Some(DOCKER_PRUNE.finding_for(line)),
         ["volume", "prune" | "rm", ..] | ["volume", "remove", ..] => Some(DOCKER_PRUNE.finding_for(line)),
         ["rm" | "rmi", ..] | ["container" | "image", "rm" | "prune", ..] if w.iter().any(|a| a.starts_with("$(") || *a == "--all") => Some(DOCKER_RM_ALL.finding_for(line)),
-        ["compose", .., "down"] | ["compose", "down", ..] if has("-v") || has("--volumes") => Some(DOCKER_PRUNE.finding_for(line)),
+        ["compose", ..] if has("down") && (has("-v") || has("--volumes")) => Some(DOCKER_PRUNE.finding_for(line)),
         _ => None,
     }
 }
@@ -228,7 +228,7 @@ fn infrastructure(prog: &str, w: &[&str]) -> Option<Finding> {
     let has = |f: &str| w.contains(&f);
     let line = format!("{prog} {}", w.join(" "));
     match (prog, w) {
-        (_, ["destroy", ..]) => Some(TF_DESTROY.finding_for(line)),
+        (_, ["destroy", ..]) | ("terragrunt", ["run-all" | "run", "destroy", ..]) => Some(TF_DESTROY.finding_for(line)),
         ("terraform" | "tofu" | "terragrunt", ["apply", ..]) if has("-destroy") || has("--destroy") => Some(TF_DESTROY.finding_for(line)),
         ("pulumi", ["up", ..]) if has("--destroy") => Some(TF_DESTROY.finding_for(line)),
         ("terraform" | "tofu" | "terragrunt", ["state", "rm", ..]) | ("pulumi", ["state", "delete", ..]) => Some(TF_STATE_RM.finding_for(line)),
