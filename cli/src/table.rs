@@ -272,26 +272,26 @@ pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config
 /// The rules each built-in guard hook enforces, as its `packs` and `allow` settings leave them
 /// (`hookhost check -v`).
 pub fn guard_rules(report: &[hookhost::HookReport]) -> String {
-    use guard_destructive::{Verdict, PACKS};
+    use guard_destructive::{Policy, Verdict, PACKS};
     let mut out = String::new();
     for r in report.iter().filter(|r| r.plugin == "builtin:guard-destructive") {
         let settings: serde_json::Value = serde_json::from_str(&r.settings).unwrap_or_default();
-        let strings = |key: &str| -> Option<Vec<String>> { settings.get(key)?.as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()) };
-        let packs = strings("packs").unwrap_or_else(|| vec!["core".into()]);
-        let core = packs.iter().any(|p| p == "core" || p == "all");
-        let mut rules: Vec<&guard_destructive::Rule> = if core { guard_destructive::fs::RULES.iter().chain(guard_destructive::git::RULES).chain(guard_destructive::interp::RULES).chain(guard_destructive::guard::RULES).collect() } else { Vec::new() };
-        // An opt-in pack's rules are named after it (`database.drop`).
-        let all = packs.iter().any(|p| p == "all");
-        rules.extend(guard_destructive::packs::RULES.iter().filter(|r| all || packs.iter().any(|p| r.name.split('.').next() == Some(p.as_str()))));
-        let strict = settings.get("strict_rm").and_then(serde_json::Value::as_bool) == Some(true);
-        let on: Vec<&&guard_destructive::Rule> = rules.iter().filter(|rule| strict || rule.name != "fs.strict-rm").collect();
-        out.push_str(&format!("\nguard {}: packs {} (of {}); {} rule(s) in force\n", r.id, if packs.is_empty() { "none".to_string() } else { packs.join(", ") }, PACKS.join(", "), on.len()));
-        for rule in on {
+        // The hook loaded, so its settings were accepted: the guard's own reading of them.
+        let policy = match Policy::from_settings(&settings) {
+            Ok(policy) => policy,
+            Err(why) => {
+                out.push_str(&format!("\nguard {}: {why}\n", r.id));
+                continue;
+            }
+        };
+        let (packs, rules) = (policy.packs(), policy.rules());
+        out.push_str(&format!("\nguard {}: packs {} (of {}); {} rule(s) in force\n", r.id, if packs.is_empty() { "none".to_string() } else { packs.join(", ") }, PACKS.join(", "), rules.len()));
+        for rule in rules {
             let verdict = if rule.verdict == Verdict::Block { "block" } else { "ask" };
             out.push_str(&format!("  {verdict:5} {:27} {}\n", rule.name, rule.what));
         }
-        if let Some(allow) = strings("allow").filter(|a| !a.is_empty()) {
-            out.push_str(&format!("  allowed: {}\n", allow.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")));
+        if !policy.allow.is_empty() {
+            out.push_str(&format!("  allowed: {}\n", policy.allow.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")));
         }
     }
     out

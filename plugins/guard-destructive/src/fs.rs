@@ -64,13 +64,13 @@ rules! {
         "nothing";
 }
 
-/// Top-level directories of a system, as `is_root_like` names them.
+/// Top-level directories of a system, as [`is_root_like`] names them.
 const SYSTEM_DIRS: &[&str] = &[
     "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/usr", "/var",
 ];
 
 /// A target that names a root, a home, the current directory or a system directory as written
-/// (for `chmod`/`chown` and lines the parser refuses; `rm` resolves its targets).
+/// (for `chmod`/`chown`; `rm`, `find` and `shred` resolve theirs with [`place`]).
 pub(crate) fn is_root_like(target: &str) -> bool {
     let t = target.trim_end_matches('/');
     let t = t.strip_suffix("/*").unwrap_or(t);
@@ -131,7 +131,7 @@ pub(crate) fn place(target: &str, cwd: Option<&str>) -> Place {
         // `~user`: another user's home, or something in it.
         return if t.trim_end_matches('/').contains('/') { Place::Outside } else { Place::Root };
     }
-    let home_var = ["$HOME", "${HOME}"].iter().find_map(|h| t.strip_prefix(h)).unwrap_or(t);
+    let home_var = ["$HOME", "${HOME}"].iter().find_map(|h| t.strip_prefix(h).filter(|r| r.is_empty() || r.starts_with('/'))).unwrap_or(t);
     if home_var.contains(['$', '`']) {
         return Place::Unknown;
     }
@@ -146,10 +146,11 @@ pub(crate) fn place(target: &str, cwd: Option<&str>) -> Place {
         w => w,
     };
     let cwd = cwd.filter(|c| c.starts_with('/'));
+    let project = cwd.map(|c| components(c, None));
     let mut parts = components(&written, cwd);
     // `~` is the home the working directory is in, when it is in one.
     if parts.first().is_some_and(|p| p == "~") {
-        if let Some(home) = cwd.map(|c| components(c, None)).and_then(|c| home_of(&c)) {
+        if let Some(home) = project.as_deref().and_then(home_of) {
             parts.splice(..1, home);
         }
     }
@@ -163,7 +164,6 @@ pub(crate) fn place(target: &str, cwd: Option<&str>) -> Place {
             return Place::ProjectFile;
         }
     }
-    let project = cwd.map(|c| components(c, None));
     match judge(&parts, project.as_deref()) {
         Place::Project | Place::ProjectWhole if files => Place::ProjectFile,
         place => place,
@@ -386,6 +386,7 @@ mod tests {
             (".git", None, Place::GitDir),
             ("sub/.git/", None, Place::GitDir),
             ("$DIR", None, Place::Unknown),
+            ("$HOMEDIR/x", None, Place::Unknown),
             ("$(pwd)/src", None, Place::Unknown),
             ("/home/u/project", p, Place::ProjectWhole),
             ("/home/u/project/src", p, Place::Project),

@@ -133,7 +133,7 @@ pub(crate) fn source(lang: Lang, args: &[String]) -> Source<'_> {
 /// What `code` in `lang` would do that the guard stops.
 pub(crate) fn check_code(lang: Lang, code: &str, policy: &Policy, depth: usize) -> Option<Finding> {
     if lang == Lang::Shell {
-        return crate::check_script_at(code, policy, depth + 1);
+        return crate::check_script(code, policy, depth + 1);
     }
     let cwd = policy.cwd.as_deref();
     let calls = scan(lang, code);
@@ -144,8 +144,8 @@ pub(crate) fn check_code(lang: Lang, code: &str, policy: &Policy, depth: usize) 
         let prefix = |what: String| format!("{} code {what}", lang.name());
         match kind(lang, name, last, says_child_process, &call.args) {
             Kind::Runs => match command_of(&call.args) {
-                Some(Command::Script(s)) => crate::check_script_at(&s, policy, depth + 1).map(|f| nested(f, &prefix(format!("runs `{}`", clip(&s))))),
-                Some(Command::Argv(argv)) => crate::check_argv_at(&argv, policy, depth + 1).map(|f| nested(f, &prefix(format!("runs `{}`", clip(&argv.join(" ")))))),
+                Some(Command::Script(s)) => crate::check_script(&s, policy, depth + 1).map(|f| nested(f, &prefix(format!("runs `{}`", clip(&s))))),
+                Some(Command::Argv(argv)) => crate::check_command(&argv, policy, depth + 1, false, None).map(|f| nested(f, &prefix(format!("runs `{}`", clip(&argv.join(" ")))))),
                 None => Some(DYNAMIC.finding_for(prefix(format!("calls {name} with a command built at run time")))),
             },
             Kind::DeletesTree => match call.args.first() {
@@ -182,8 +182,9 @@ fn kind(lang: Lang, name: &str, last: &str, says_child_process: bool, args: &[Ar
     match lang {
         Lang::Python => match last {
             "system" | "popen" if qualified("os.") || name == last => Kind::Runs,
-            "run" | "call" | "check_call" | "check_output" | "Popen" | "getoutput" | "getstatusoutput" if qualified("subprocess.") || qualified("sp.") => Kind::Runs,
             "check_call" | "check_output" | "Popen" | "getoutput" | "getstatusoutput" => Kind::Runs,
+            // Names too common to read unqualified (`subprocess as sp` is the usual alias).
+            "run" | "call" if qualified("subprocess.") || qualified("sp.") => Kind::Runs,
             "rmtree" => Kind::DeletesTree,
             _ => Kind::Other,
         },

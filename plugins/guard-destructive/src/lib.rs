@@ -112,7 +112,6 @@ pub struct Finding {
     pub reason: String,
 }
 
-
 /// The rule packs there are: `core`, then the opt-in ones ([`packs::OPT_IN`]); `"all"` in
 /// `packs` means every one of them.
 pub const PACKS: &[&str] = &["core", "database", "containers", "kubernetes", "cloud", "infrastructure", "storage", "backup", "platform", "secrets"];
@@ -139,6 +138,26 @@ impl Default for Policy {
 }
 
 impl Policy {
+    /// The policy a guard hook's settings ask for, or what is wrong with them (what
+    /// `validate-settings` answers).
+    pub fn from_settings(settings: &Value) -> Result<Policy, String> {
+        self::settings(settings).map(|s| s.policy)
+    }
+
+    /// The packs on, as [`PACKS`] names them.
+    pub fn packs(&self) -> Vec<&'static str> {
+        let core = self.core.then_some("core");
+        core.into_iter().chain(packs::OPT_IN.iter().enumerate().filter(|(i, _)| self.opt_in & (1 << i) != 0).map(|(_, p)| *p)).collect()
+    }
+
+    /// Every rule in force, in the order `hookhost check -v` lists them: the `core` pack's when
+    /// it is on (`fs.strict-rm` only with `strict_rm`), then each opt-in pack's (named after it).
+    pub fn rules(&self) -> Vec<&'static Rule> {
+        let core = fs::RULES.iter().chain(git::RULES).chain(interp::RULES).chain(guard::RULES).filter(|r| self.core && (self.strict_rm || r.name != fs::STRICT_RM.name));
+        let on = self.packs();
+        core.chain(packs::RULES.iter().filter(|r| r.name.split('.').next().is_some_and(|pack| on.contains(&pack)))).collect()
+    }
+
     fn allows(&self, words: &[String]) -> bool {
         !self.allow.is_empty() && {
             let line = words.join(" ");
@@ -184,7 +203,8 @@ fn mentions_any(script: &[u8], needles: &[&str]) -> bool {
     (0..script.len()).any(|i| needles.iter().any(|n| script[i..].starts_with(n.as_bytes())))
 }
 
-fn check_script(script: &str, policy: &Policy, depth: usize) -> Option<Finding> {
+/// The rules of `policy` for a shell line `depth` levels deep (in `sh -c`, `eval`, code).
+pub(crate) fn check_script(script: &str, policy: &Policy, depth: usize) -> Option<Finding> {
     if depth > MAX_NESTING {
         return Some(guard::TOO_DEEP.finding_for("commands nested too deep to check".into()));
     }
@@ -201,16 +221,6 @@ fn check_script(script: &str, policy: &Policy, depth: usize) -> Option<Finding> 
         })),
         Err(_) => unparseable(script).map(|why| guard::UNPARSEABLE.finding_for(why)),
     }
-}
-
-/// [`check_script`] for code that runs a shell line (`os.system("…")`).
-pub(crate) fn check_script_at(script: &str, policy: &Policy, depth: usize) -> Option<Finding> {
-    check_script(script, policy, depth)
-}
-
-/// [`check_command`] for code that runs an argv (`subprocess.run(["rm", …])`).
-pub(crate) fn check_argv_at(argv: &[String], policy: &Policy, depth: usize) -> Option<Finding> {
-    check_command(argv, policy, depth, false, None)
 }
 
 /// The first block among `findings`, else the first ask: a later `rm -rf /` outranks an
@@ -245,7 +255,7 @@ pub fn check_argv(argv: &[String], policy: &Policy) -> Option<Finding> {
 
 /// `from_input`: the command's arguments are extended with words read from input (`xargs`).
 /// `stdin`: the here-document or here-string it reads, when the line gives it one.
-fn check_command(words: &[String], policy: &Policy, depth: usize, from_input: bool, stdin: Option<&str>) -> Option<Finding> {
+pub(crate) fn check_command(words: &[String], policy: &Policy, depth: usize, from_input: bool, stdin: Option<&str>) -> Option<Finding> {
     if depth > MAX_NESTING {
         return Some(guard::TOO_DEEP.finding_for("commands nested too deep to check".into()));
     }
@@ -554,12 +564,8 @@ mod tests {
         let cases = corpus::cases().unwrap();
         let mut wrong = Vec::new();
         for corpus::Case { file, line, expect: want, rule, command, cwd, packs } in &cases {
-            let mut policy = Policy { cwd: cwd.map(str::to_string), ..Policy::default() };
-            if let Some(packs) = packs {
-                let packs: Vec<String> = packs.iter().map(|p| p.to_string()).collect();
-                policy.core = packs.iter().any(|p| p == "core" || p == "all");
-                policy.opt_in = crate::packs::enabled(&packs).unwrap();
-            }
+            let settings = packs.as_ref().map_or(json!({}), |packs| json!({ "packs": packs }));
+            let policy = Policy { cwd: cwd.map(str::to_string), ..Policy::from_settings(&settings).unwrap() };
             let got = check_line(command, &policy);
             let ok = match (want, &got) {
                 (None, None) => true,

@@ -9,8 +9,8 @@
 
 use crate::Finding;
 
-/// The opt-in packs, in the order `packs` and `check -v` name them.
-pub const OPT_IN: &[&str] = &["database", "containers", "kubernetes", "cloud", "infrastructure", "storage", "backup", "platform", "secrets"];
+/// The opt-in packs: every pack but `core`, in the order `packs` and `check -v` name them.
+pub const OPT_IN: &[&str] = crate::PACKS.split_at(1).1;
 
 rules! {
     SQL_DROP = "database.drop", Block,
@@ -110,10 +110,8 @@ pub(crate) fn check(enabled: u16, prog: &str, args: &[String], stdin: Option<&st
         }
         "docker" | "podman" | "nerdctl" if on("containers") => containers(prog, &words),
         "kubectl" | "oc" if on("kubernetes") => kubectl(prog, &words),
-        "helm" if on("kubernetes") => (words.first() == Some(&"uninstall") || words.first() == Some(&"delete"))
-            .then(|| !words.contains(&"--dry-run"))
-            .filter(|x| *x)
-            .map(|_| HELM_UNINSTALL.finding_for(format!("helm {}", words.join(" ")))),
+        "helm" if on("kubernetes") => (matches!(words.first(), Some(&"uninstall" | &"delete")) && !words.contains(&"--dry-run"))
+            .then(|| HELM_UNINSTALL.finding_for(format!("helm {}", words.join(" ")))),
         "aws" | "gcloud" | "az" if on("cloud") => cloud(prog, &words),
         "terraform" | "tofu" | "terragrunt" | "pulumi" if on("infrastructure") => infrastructure(prog, &words),
         "rclone" | "rsync" if on("storage") => storage(prog, &words),
@@ -260,7 +258,7 @@ pub(crate) fn enabled(packs: &[String]) -> Result<u16, String> {
     let mut bits = 0u16;
     for p in packs {
         match p.as_str() {
-            "all" => bits = (1 << OPT_IN.len()) - 1 | bits,
+            "all" => bits |= (1 << OPT_IN.len()) - 1,
             "core" => {}
             other => match OPT_IN.iter().position(|q| *q == other) {
                 Some(i) => bits |= 1 << i,

@@ -191,15 +191,44 @@ fn text(word: &Word) -> String {
     text
 }
 
-/// A word as [`text`] reads it; unquoted words get brace expansion.
+/// A word as [`text`] reads it, split where an unquoted `$IFS` / `${IFS}` stands (bash splits
+/// the expansion into fields: `rm${IFS}-rf${IFS}/` is `rm -rf /`); unquoted words get brace
+/// expansion.
 fn expand(word: &Word) -> Vec<String> {
-    let text = text(word);
-    if word.quoted || !text.contains('{') {
-        return vec![text];
-    }
+    // bashkit marks the quoted parts of a mixed word (`a"$IFS"b`); a word quoted whole has
+    // `quoted` and no part marked.
+    let mixed = word.part_quoted.iter().any(|q| *q);
+    let unquoted = |i: usize| if mixed { !word.part_quoted.get(i).copied().unwrap_or(false) } else { !word.quoted };
+    let splits = word.parts.iter().enumerate().any(|(i, p)| unquoted(i) && is_ifs(p));
+    let fields: Vec<String> = if splits {
+        let mut fields = vec![String::new()];
+        for (i, part) in word.parts.iter().enumerate() {
+            if unquoted(i) && is_ifs(part) {
+                fields.push(String::new());
+            } else {
+                let one = Word { parts: vec![part.clone()], ..word.clone() };
+                fields.last_mut().expect("one field at least").push_str(&text(&one));
+            }
+        }
+        fields.retain(|f| !f.is_empty());
+        fields
+    } else {
+        vec![text(word)]
+    };
     let mut words = Vec::new();
-    braces(&text, &mut words);
+    for field in fields {
+        if word.quoted || !field.contains('{') {
+            words.push(field);
+        } else {
+            braces(&field, &mut words);
+        }
+    }
     words
+}
+
+/// `$IFS` or `${IFS}`: what the shell splits words on.
+fn is_ifs(part: &WordPart) -> bool {
+    matches!(part, WordPart::Variable(name) | WordPart::ParameterExpansion { name, .. } if name == "IFS")
 }
 
 /// Bash brace expansion of `a{b,c}d` (nested, comma lists only; `{1..3}` and `{}` stay as they
@@ -302,6 +331,13 @@ mod tests {
         assert_eq!(s.inputs[0].0, 1);
         assert!(s.inputs[0].1.contains("os.system('rm -rf {a,b}')"), "{:?}", s.inputs);
         assert_eq!(s.inputs[1], (2, "rm -rf x".to_string()));
+    }
+
+    #[test]
+    fn an_unquoted_ifs_splits_words_as_bash_does() {
+        assert_eq!(cmds("rm${IFS}-rf${IFS}/"), vec![vec!["rm", "-rf", "/"]]);
+        assert_eq!(cmds("git$IFS'reset' --hard"), vec![vec!["git", "reset", "--hard"]]);
+        assert_eq!(cmds("echo \"a${IFS}b\" a\"$IFS\"b"), vec![vec!["echo", "a$IFSb", "a$IFSb"]], "quoted: one word");
     }
 
     #[test]
