@@ -86,8 +86,11 @@ impl Rule {
 pub mod guard {
     rules! {
         UNPARSEABLE = "guard.unparseable", Block,
-            "a line the shell parser refuses that names a program the guard acts on",
+            "a line the shell parser refuses that names a program the guard blocks (rm, mkfs, dd, find, chmod, chown, shred, xargs, git)",
             "fix the quoting";
+        UNREADABLE = "guard.unreadable", Ask,
+            "a line the shell parser refuses (or whose expansions hide commands it cannot read) that mentions another program the guard acts on — an interpreter, a shell, a pack's tool: what would run is unknown",
+            "fix the quoting, or run the inner command on a line of its own";
         TOO_DEEP = "guard.too-deep", Block,
             "commands nested deeper than the guard follows (`sh -c`, `eval`, wrappers)",
             "run the inner command directly";
@@ -219,7 +222,7 @@ pub(crate) fn check_script(script: &str, policy: &Policy, depth: usize) -> Optio
             let stdin = parsed.inputs.iter().find(|(at, _)| *at == i).map(|(_, text)| text.as_str());
             check_command(words, policy, depth, false, stdin)
         })),
-        Err(_) => unparseable(script).map(|why| guard::UNPARSEABLE.finding_for(why)),
+        Err(why) => unparseable(script, &why, policy),
     }
 }
 
@@ -236,13 +239,23 @@ fn first_block_else_ask(findings: impl Iterator<Item = Option<Finding>>) -> Opti
     ask
 }
 
-/// A line the parser refuses: blocked when any word of it names a dangerous program.
-fn unparseable(script: &str) -> Option<String> {
-    let named = script
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`' | '$' | '{' | '}' | '"' | '\''))
-        .map(|w| w.rsplit('/').next().unwrap_or(w))
-        .find(|w| DANGEROUS.contains(w) || w.starts_with("mkfs."))?;
-    Some(format!("the command could not be parsed and runs {named}"))
+/// A line the parser refuses (`why`): blocked when a word of it names a program the guard
+/// blocks; else asked when a word names another program the rules act on (an interpreter, a
+/// shell, `eval`, an enabled pack's tool), since what would run is unknown — bash runs the
+/// lines before a syntax error, and the `$(…)` in arithmetic; else left alone: nothing in it
+/// is anything the guard would stop.
+fn unparseable(script: &str, why: &str, policy: &Policy) -> Option<Finding> {
+    let words = || {
+        script
+            .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`' | '$' | '{' | '}' | '"' | '\'' | '[' | ']' | '<' | '>' | '='))
+            .map(|w| w.rsplit('/').next().unwrap_or(w))
+    };
+    if let Some(named) = words().find(|w| DANGEROUS.contains(w) || w.starts_with("mkfs.")) {
+        return Some(guard::UNPARSEABLE.finding_for(format!("the command could not be parsed ({why}) and runs {named}")));
+    }
+    let acts_on = |w: &str| interp::lang_of(w).is_some() || matches!(w, "eval" | "exec" | "source") || (policy.opt_in != 0 && packs::PROGRAMS.contains(&w));
+    let named = words().find(|w| acts_on(w))?;
+    Some(guard::UNREADABLE.finding_for(format!("the command could not be parsed ({why}) and runs {named}")))
 }
 
 /// Check an argv (a tool call's `command` given as a list).
@@ -480,7 +493,7 @@ mod tests {
         ("cleanup() { rm -rf ~; }; cleanup", Some("recursive delete of ~")),
         ("diff <(rm -rf ~) x", Some("recursive delete of ~")),
         ("echo [REDACTED PRIVATE KEY]; rm -rf ~; #'", Some("recursive delete of ~")),
-        ("rm -rf ~ 'unterminated", Some("the command could not be parsed and runs rm")),
+        ("rm -rf ~ 'unterminated", Some("the command could not be parsed (parse error at line 1, column 10: unexpected EOF while looking for matching `'') and runs rm")),
         // Harmless look-alikes.
         ("ls -la", None),
         ("rm -rf target", None),

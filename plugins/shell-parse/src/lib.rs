@@ -39,6 +39,11 @@ pub struct Script {
     /// What a command reads from a here-document or here-string (`python3 <<'EOF' … EOF`,
     /// `bash <<< "…"`), by its index in `commands`.
     pub inputs: Vec<(usize, String)>,
+    /// Why a text the shell expands could not be read (see [`reread`]): `parse` returns it as
+    /// the error, so a command hidden there is never taken for none.
+    unreadable: Option<String>,
+    /// How many re-read texts the walk is inside.
+    rereads: usize,
 }
 
 /// Parse a script, or say why it cannot be parsed.
@@ -49,7 +54,10 @@ pub fn parse(script: &str) -> Result<Script, String> {
         walk(c, &mut out);
         collect_functions(c, &mut out.functions);
     }
-    Ok(out)
+    match out.unreadable.take() {
+        Some(why) => Err(why),
+        None => Ok(out),
+    }
 }
 
 fn collect_functions(cmd: &Command, out: &mut Vec<String>) {
@@ -82,6 +90,9 @@ fn walk(cmd: &Command, out: &mut Script) {
             }
             redirects(&s.redirects, out);
             for a in &s.assignments {
+                if let Some(index) = &a.index {
+                    reread(index, out);
+                }
                 match &a.value {
                     AssignmentValue::Scalar(w) => substitutions(w, out),
                     AssignmentValue::Array(ws) => ws.iter().for_each(|w| substitutions(w, out)),
@@ -121,7 +132,10 @@ fn walk(cmd: &Command, out: &mut Script) {
                     f.words.iter().flatten().for_each(|w| substitutions(w, out));
                     walk_all(&f.body, out);
                 }
-                CompoundCommand::ArithmeticFor(f) => walk_all(&f.body, out),
+                CompoundCommand::ArithmeticFor(f) => {
+                    [&f.init, &f.condition, &f.step].into_iter().for_each(|t| reread(t, out));
+                    walk_all(&f.body, out);
+                }
                 CompoundCommand::While(w) => {
                     walk_all(&w.condition, out);
                     walk_all(&w.body, out);
@@ -133,12 +147,16 @@ fn walk(cmd: &Command, out: &mut Script) {
                 CompoundCommand::Case(c) => {
                     substitutions(&c.word, out);
                     for item in &c.cases {
+                        item.patterns.iter().for_each(|w| substitutions(w, out));
                         walk_all(&item.commands, out);
                     }
                 }
-                CompoundCommand::Select(s) => walk_all(&s.body, out),
+                CompoundCommand::Select(s) => {
+                    s.words.iter().for_each(|w| substitutions(w, out));
+                    walk_all(&s.body, out);
+                }
                 CompoundCommand::Subshell(cmds) | CompoundCommand::BraceGroup(cmds) => walk_all(cmds, out),
-                CompoundCommand::Arithmetic(_) => {}
+                CompoundCommand::Arithmetic(expr) => reread(expr, out),
                 CompoundCommand::Time(t) => {
                     if let Some(c) = &t.command {
                         walk(c, out);
@@ -163,13 +181,63 @@ fn redirects(rs: &[Redirect], out: &mut Script) {
     }
 }
 
-/// Commands inside a word: `$(...)`, backquotes, `<(...)`, `>(...)`.
+/// Commands inside a word: `$(...)`, backquotes, `<(...)`, `>(...)`, and those inside the
+/// parts the parser keeps as text but the shell expands (`$((…))`, `${x:-…}`, `${a[…]}`).
 fn substitutions(word: &Word, out: &mut Script) {
     for part in &word.parts {
         match part {
             WordPart::CommandSubstitution(cmds) | WordPart::ProcessSubstitution { commands: cmds, .. } => walk_all(cmds, out),
             WordPart::CompoundAssignment { elements, .. } => elements.iter().for_each(|w| substitutions(w, out)),
+            WordPart::ArithmeticExpansion(text)
+            | WordPart::ParameterExpansion { operand: text, .. }
+            | WordPart::IndirectExpansion { operand: text, .. }
+            | WordPart::ArrayAccess { index: text, .. }
+            | WordPart::IndirectSuffix { suffix: text, .. } => reread(text, out),
+            WordPart::Substring { offset, length, .. } => {
+                reread(offset, out);
+                if let Some(length) = length {
+                    reread(length, out);
+                }
+            }
             _ => {}
+        }
+    }
+}
+
+/// How many texts inside texts [`reread`] follows (`$(( $(( $(…) )) ))`) before it gives up.
+const MAX_REREADS: usize = 4;
+
+/// The commands inside a text the parser keeps as written but the shell expands before use —
+/// arithmetic (`$((…))`, `$[…]`, `((…))`, `for ((…))`), parameter-expansion operands
+/// (`${x:-…}`, `${x/…/…}`, `${x:…:…}`) and array subscripts — whose `$(…)` and backquotes bash
+/// runs: `(( $(rm -rf ~) ))`, `echo ${x:-$(git reset --hard)}`. The text is read again as the
+/// arguments of a `:` command. A text that does not parse, or nests too deep, makes the whole
+/// script unreadable rather than taken to run nothing.
+fn reread(text: &str, out: &mut Script) {
+    if !text.contains("$(") && !text.contains('`') {
+        return;
+    }
+    if out.rereads >= MAX_REREADS {
+        out.unreadable.get_or_insert_with(|| "command substitutions nested too deep inside expansions".into());
+        return;
+    }
+    match Parser::with_limits(&format!(": {text}"), MAX_DEPTH, MAX_PARSER_OPS).parse() {
+        Ok(ast) => {
+            out.rereads += 1;
+            for c in &ast.commands {
+                match c {
+                    // The `:` itself runs nothing: only what its words hold.
+                    Command::Simple(s) => {
+                        std::iter::once(&s.name).chain(&s.args).for_each(|w| substitutions(w, out));
+                        redirects(&s.redirects, out);
+                    }
+                    other => walk(other, out),
+                }
+            }
+            out.rereads -= 1;
+        }
+        Err(e) => {
+            out.unreadable.get_or_insert_with(|| format!("a command substitution inside an expansion could not be read ({e})"));
         }
     }
 }
@@ -338,6 +406,37 @@ mod tests {
         assert_eq!(cmds("rm${IFS}-rf${IFS}/"), vec![vec!["rm", "-rf", "/"]]);
         assert_eq!(cmds("git$IFS'reset' --hard"), vec![vec!["git", "reset", "--hard"]]);
         assert_eq!(cmds("echo \"a${IFS}b\" a\"$IFS\"b"), vec![vec!["echo", "a$IFSb", "a$IFSb"]], "quoted: one word");
+    }
+
+    #[test]
+    fn substitutions_inside_expansions_the_parser_keeps_as_text_are_read() {
+        // Each of these runs `git reset --hard` in bash (checked with bash 5.2).
+        for line in [
+            "(( $(git reset --hard) ))",
+            "echo $(( $(git reset --hard) + 1 ))",
+            "x=$(( `git reset --hard` ))",
+            "for ((i=$(git reset --hard); i<3; i++)); do :; done",
+            "echo ${x:-$(git reset --hard)}",
+            "echo \"${x:-$(git reset --hard)}\"",
+            ": ${x:=`git reset --hard`}",
+            "echo ${x:?$(git reset --hard)}",
+            "a[$(git reset --hard)]=1",
+            "echo ${a[$(git reset --hard)]}",
+            "echo ${x:$(git reset --hard):1}",
+            "echo $[ $(git reset --hard) ]",
+            "case x in $(git reset --hard)) ;; esac",
+            "select x in $(git reset --hard); do break; done",
+            "echo $(( $(( $(git reset --hard) )) ))",
+            "echo ${x:-${y:-$(git reset --hard)}}",
+        ] {
+            assert!(cmds(line).contains(&vec!["git".to_string(), "reset".into(), "--hard".into()]), "{line}: {:?}", cmds(line));
+        }
+        // Arithmetic and operands with no substitution add nothing; quoted text stays text.
+        assert_eq!(cmds("(( i++ )); echo $(( a<(b+1) )) ${x:-default} ${x:-'$(rm -rf /)'}"), vec![vec!["echo", "$(…)", "$x", "$x"]]);
+        // Too deep, or not readable: an error, never "no commands".
+        let deep = format!("echo {}$(rm -rf /){}", "$(( ".repeat(6), " ))".repeat(6));
+        assert_eq!(commands(&deep), Err("command substitutions nested too deep inside expansions".to_string()));
+        assert!(commands("echo ${x:-$(}").is_err());
     }
 
     #[test]
