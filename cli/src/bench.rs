@@ -2,7 +2,8 @@
 //! ways over the same fixed mix of `pre_tool_use` payloads, side by side in one process:
 //!
 //! 1. `wasm`: the built-in guard-destructive plugin through the host, a fresh sandboxed
-//!    instance per call with the default limits;
+//!    instance per call with the default limits (and `wasm-all-packs`: the same with every rule
+//!    pack on, `packs = ["all"]`, deciding the mix the same way);
 //! 2. `sandbox`: a bash + jq script through the built-in bash adapter in sandbox mode;
 //! 3. `bash-jq`: the same script spawned per call with `bash -c`, the way Claude Code runs hooks;
 //! 4. `native`: `hookhost-native-guard` (the plugin's own Rust code compiled natively) spawned
@@ -96,6 +97,8 @@ pub async fn run(seconds: f64, plugins: &[PathBuf]) -> Result<Report> {
     let mut ways = Vec::new();
     let wasm = host("executor = { plugin = \"builtin:guard-destructive\" }").await?;
     ways.push(finish("wasm", "wasm hook, fresh instance per call", Ok(in_host(&wasm, &events, budget, true).await?)));
+    let all_packs = host("executor = { plugin = \"builtin:guard-destructive\", settings = { packs = [\"all\"] } }").await?;
+    ways.push(finish("wasm-all-packs", "wasm hook, every rule pack on", Ok(in_host(&all_packs, &events, budget, true).await?)));
     for plugin in plugins {
         let path = std::fs::canonicalize(plugin).with_context(|| format!("--plugin {}", plugin.display()))?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -267,9 +267,9 @@ fn bench_runs_every_way_and_checks_every_decision() {
     assert_eq!(report["blocked"], 4);
     let ways = report["ways"].as_array().unwrap();
     let names: Vec<&str> = ways.iter().map(|w| w["way"].as_str().unwrap()).collect();
-    // The policy four ways, then the drop-in ways: a serve daemon (and the bare loopback HTTP
-    // exchange under it), hookhost-send, hookhost run.
-    assert_eq!(names, ["wasm", "sandbox", "bash-jq", "native", "serve", "http-floor", "send", "run"]);
+    // The policy four ways (the guard also with every rule pack on), then the drop-in ways: a
+    // serve daemon (and the bare loopback HTTP exchange under it), hookhost-send, hookhost run.
+    assert_eq!(names, ["wasm", "wasm-all-packs", "sandbox", "bash-jq", "native", "serve", "http-floor", "send", "run"]);
     // Fails under CI=true when jq is missing.
     let jq = hookhost_tests::have("jq");
     for w in ways {

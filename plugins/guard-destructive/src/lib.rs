@@ -201,9 +201,16 @@ fn obviously_harmless(script: &str, policy: &Policy) -> bool {
 }
 
 /// Whether any of `needles` occurs in `script`, in one pass: `str::contains` per needle set up
-/// a two-way searcher for each of them on every call, ~5% of a fresh instance's decision.
+/// a two-way searcher for each of them on every call, ~5% of a fresh instance's decision. Only
+/// the positions holding a needle's first byte are compared.
 fn mentions_any(script: &[u8], needles: &[&str]) -> bool {
-    (0..script.len()).any(|i| needles.iter().any(|n| script[i..].starts_with(n.as_bytes())))
+    let mut first = [false; 256];
+    for n in needles {
+        if let Some(&b) = n.as_bytes().first() {
+            first[b as usize] = true;
+        }
+    }
+    (0..script.len()).any(|i| first[script[i] as usize] && needles.iter().any(|n| script[i..].starts_with(n.as_bytes())))
 }
 
 /// The rules of `policy` for a shell line `depth` levels deep (in `sh -c`, `eval`, code).
@@ -336,6 +343,11 @@ fn check_call(arguments: &Value, policy: &Policy) -> Option<Finding> {
         // Arguments sent as JSON text; anything else is the script itself.
         return match serde_json::from_str::<Value>(text) {
             Ok(v @ Value::Object(_)) => check_call(&v, policy),
+            // JSON deeper than serde_json reads (128 levels) that a runtime with another
+            // parser may still read and run: what it holds is unknown.
+            Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+                Some(guard::UNREADABLE.finding_for(format!("the tool call's arguments nest deeper than the guard reads ({e})")))
+            }
             _ => check_line(text, policy),
         };
     }
@@ -605,6 +617,16 @@ mod tests {
         for rule in git::RULES {
             assert!(rule.what.starts_with("git "), "{}", rule.name);
         }
+    }
+
+    #[test]
+    fn arguments_too_deep_to_read_are_asked_about() {
+        let deep = |n: usize| Value::String(format!("{{\"command\": \"git reset --hard\", \"x\": {}{}}}", "[".repeat(n), "]".repeat(n)));
+        let policy = Policy::default();
+        assert_eq!(check_call(&deep(100), &policy).map(|f| f.verdict), Some(Verdict::Block), "read: git.reset-hard");
+        let f = check_call(&deep(200), &policy).expect("not a pass");
+        assert_eq!(f.verdict, Verdict::Ask);
+        assert!(f.reason.starts_with("the tool call's arguments nest deeper than the guard reads (recursion limit exceeded"), "{}", f.reason);
     }
 
     #[test]

@@ -14,8 +14,13 @@ pub mod wrappers;
 pub use wrappers::{every_command, program, runs, Runs};
 
 /// Parse budget: AST depth and parser operations. A line beyond them is unparseable, which the
-/// guard treats conservatively.
-const MAX_DEPTH: usize = 64;
+/// guard and the host's `if` rules treat conservatively. The depth is what bounds the parser's
+/// recursion, so it is also what must fit the guard's 64 KiB wasm stack (about 2 KiB a level
+/// there): 24 levels of `$(…)`, subshells, groups, loops and functions is far beyond what an
+/// agent's command nests, and leaves room for [`reread`]'s parses on top.
+const MAX_DEPTH: usize = 24;
+/// The depth budget of each text [`reread`] parses (`$(( $(cmd) ))` is two levels).
+const REREAD_DEPTH: usize = 8;
 const MAX_PARSER_OPS: usize = 200_000;
 /// Most words one brace expansion may produce.
 const MAX_BRACE_WORDS: usize = 256;
@@ -48,6 +53,9 @@ pub struct Script {
 
 /// Parse a script, or say why it cannot be parsed.
 pub fn parse(script: &str) -> Result<Script, String> {
+    if let Some(words) = plain(script) {
+        return Ok(Script { commands: vec![words], ..Script::default() });
+    }
     let ast = Parser::with_limits(script, MAX_DEPTH, MAX_PARSER_OPS).parse().map_err(|e| e.to_string())?;
     let mut out = Script::default();
     for c in &ast.commands {
@@ -58,6 +66,25 @@ pub fn parse(script: &str) -> Result<Script, String> {
         Some(why) => Err(why),
         None => Ok(out),
     }
+}
+
+/// The words of a line the shell would split on blanks and nothing else — `git status --short`,
+/// `rm -rf target/debug`, `dd if=/dev/zero of=/dev/sda` — read without the parser (most of the
+/// guard's cost on such lines). Plain means: only letters, digits, blanks and `_ . / : = , + @ %
+/// ^ -` (no quoting, expansion, glob, tilde, comment, redirection or operator character), a
+/// first word that is neither an assignment nor a reserved word. Anything else is `None`.
+fn plain(script: &str) -> Option<Vec<String>> {
+    let ok = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'\t' | b'_' | b'.' | b'/' | b':' | b'=' | b',' | b'+' | b'@' | b'%' | b'^' | b'-');
+    if !script.bytes().all(ok) {
+        return None;
+    }
+    let words: Vec<String> = script.split_ascii_whitespace().map(str::to_string).collect();
+    let first = words.first()?;
+    const RESERVED: &[&str] = &["case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function", "if", "in", "select", "then", "time", "until", "while"];
+    if first.contains('=') || RESERVED.contains(&first.as_str()) {
+        return None;
+    }
+    Some(words)
 }
 
 fn collect_functions(cmd: &Command, out: &mut Vec<String>) {
@@ -221,7 +248,7 @@ fn reread(text: &str, out: &mut Script) {
         out.unreadable.get_or_insert_with(|| "command substitutions nested too deep inside expansions".into());
         return;
     }
-    match Parser::with_limits(&format!(": {text}"), MAX_DEPTH, MAX_PARSER_OPS).parse() {
+    match Parser::with_limits(&format!(": {text}"), REREAD_DEPTH, MAX_PARSER_OPS).parse() {
         Ok(ast) => {
             out.rereads += 1;
             for c in &ast.commands {
@@ -437,6 +464,34 @@ mod tests {
         let deep = format!("echo {}$(rm -rf /){}", "$(( ".repeat(6), " ))".repeat(6));
         assert_eq!(commands(&deep), Err("command substitutions nested too deep inside expansions".to_string()));
         assert!(commands("echo ${x:-$(}").is_err());
+    }
+
+    #[test]
+    fn plain_lines_read_without_the_parser_read_as_the_parser_reads_them() {
+        for line in [
+            "git status --short",
+            "rm -rf target/debug",
+            "  sudo rm -rf --no-preserve-root /  ",
+            "dd if=/dev/zero of=/dev/sda bs=1M",
+            "mkfs.ext4 /dev/sdb1",
+            "kubectl -n prod delete deploy/web --grace-period=0",
+            "git push origin +main:main",
+            "curl -fsSL https://example.com/a.sh",
+            "x",
+        ] {
+            let fast = plain(line).unwrap_or_else(|| panic!("{line:?} is plain"));
+            let ast = Parser::with_limits(line, MAX_DEPTH, MAX_PARSER_OPS).parse().unwrap();
+            let mut full = Script::default();
+            walk_all(&ast.commands, &mut full);
+            assert_eq!(vec![fast], full.commands, "{line:?}");
+        }
+        // Anything the shell would do more with goes to the parser.
+        for line in [
+            "", "  ", "FOO=1 rm -rf /", "time rm -rf /", "if true", "for x", "rm -rf ~", "rm -rf *", "rm -rf a?", "rm -rf [ab]", "ls # rm -rf /",
+            "ls; rm", "ls | sh", "ls & rm", "ls > x", "echo $HOME", "echo `id`", "echo 'a'", "echo \"a\"", "rm\\ -rf", "rm -rf {a,b}", "ls\nrm -rf /", "! rm", "(rm)",
+        ] {
+            assert_eq!(plain(line), None, "{line:?}");
+        }
     }
 
     #[test]

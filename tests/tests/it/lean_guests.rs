@@ -88,3 +88,43 @@ async fn a_lean_guest_that_spins_is_stopped_at_its_timeout() {
     assert_eq!(out.hooks[0].error.as_deref(), Some(format!("{} {want}", fixtures::LEAN).as_str()));
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "stopped near its deadline, not by fuel: {:?}", started.elapsed());
 }
+
+/// The built-in guard runs on a 64 KiB wasm stack (three pages of memory in all: each page is
+/// reset before every call). The shell parser's nesting budget keeps every construct within it:
+/// up to 24 levels a line is read and decided; deeper, it is "could not be parsed", decided by
+/// the programs it names — never a trap, which would read as the hook failing.
+#[tokio::test]
+async fn the_guard_decides_the_deepest_lines_it_reads_and_refuses_deeper_ones_without_trapping() {
+    let host = host("[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n").await;
+    let forms: &[(&str, &str)] = &[
+        ("echo \"$(", ")\""),
+        ("( ", " )"),
+        ("{ ", "; }"),
+        ("if true; then ", "; fi"),
+        ("while true; do ", "; done"),
+        ("case x in x) ", ";; esac"),
+        ("f() { ", "; }; f"),
+        ("x=$(", ")"),
+    ];
+    for (open, close) in forms {
+        for (depth, inner, decision, reason) in [
+            (24, "ls", VerdictKind::Pass, None),
+            (23, "git reset --hard", VerdictKind::Block, Some("destructive command blocked: git reset --hard discards")),
+            (25, "git reset --hard", VerdictKind::Block, Some("destructive command blocked: the command could not be parsed (parse error: AST nesting too deep")),
+            (40, "python3 -c 'print(1)'", VerdictKind::Ask, Some("destructive command needs confirmation: the command could not be parsed (parse error: AST nesting too deep")),
+            (200, "ls", VerdictKind::Pass, None),
+        ] {
+            let line = format!("{}{inner}{}", open.repeat(depth), close.repeat(depth));
+            let out = host.dispatch(&bash(&line)).await;
+            assert_eq!(out.hooks[0].error, None, "{open:?} × {depth}: {out:?}");
+            assert_eq!(out.decision, decision, "{open:?} × {depth}: {out:?}");
+            if let Some(reason) = reason {
+                assert!(out.reason.as_deref().unwrap_or_default().starts_with(reason), "{open:?} × {depth}: {:?}", out.reason);
+            }
+        }
+    }
+    // Arguments nested as deep as the host reads (128 levels of JSON in all).
+    let deep = serde_json::from_str::<serde_json::Value>(&format!("{}{}", "[".repeat(125), "]".repeat(125))).unwrap();
+    let out = host.dispatch(&hookhost::HookEvent::pre_tool_use("bash", serde_json::json!({"command": "git reset --hard", "x": deep}))).await;
+    assert_eq!((out.decision, out.hooks[0].error.clone()), (VerdictKind::Block, None), "{out:?}");
+}

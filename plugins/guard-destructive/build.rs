@@ -1,0 +1,11 @@
+//! The guard's wasm shadow stack: 64 KiB instead of the 128 KiB the other built-ins get.
+//! Every page of a hook's initial memory is reset before each call (docs/PERFORMANCE.md), so
+//! the guard's memory is kept to three pages: 64 KiB of stack, ~56 KiB of data and the SDK's
+//! 64 KiB heap arena. The shell parser's nesting budget (`MAX_DEPTH` in shell-parse) is what
+//! keeps the deepest line it accepts within this stack; `tests/tests/it/lean_guests.rs`
+//! runs the deepest of each construct through the built component.
+fn main() {
+    // Linker arguments given here come after the build's own `-zstack-size` (RUSTFLAGS), and
+    // wasm-ld takes the last one.
+    println!("cargo:rustc-link-arg-cdylib=-zstack-size=65536");
+}
