@@ -74,21 +74,33 @@ fn the_default_redactors_fail_closed() {
     );
 }
 
-/// The default's redaction hooks with a fuel budget too small to finish: what a failed
-/// redaction does under `on_error = "block"`.
-fn starved_redactors() -> String {
+/// The default's redaction hooks with a fuel budget of `fuel`.
+fn redactors_with_fuel(fuel: u64) -> String {
     let mut toml = String::new();
     for (id, event) in [("redact_tool_input", "pre_tool_use"), ("redact_tool_output", "post_tool_use"), ("redact_prompt", "user_prompt_submit")] {
         toml.push_str(&format!(
-            "[[hooks]]\nid = \"{id}\"\nevent = \"{event}\"\non_error = \"block\"\nexecutor = {{ plugin = \"builtin:redact-secrets\", fuel = 3000 }}\n"
+            "[[hooks]]\nid = \"{id}\"\nevent = \"{event}\"\non_error = \"block\"\nexecutor = {{ plugin = \"builtin:redact-secrets\", fuel = {fuel} }}\n"
         ));
     }
     toml
 }
 
+/// The default's redaction hooks starved: the smallest fuel budget (in steps of 50) that still
+/// checks their settings at load, which is too small for a redaction — what a failed redaction
+/// does under `on_error = "block"`. Found rather than fixed, so that a cheaper redactor does
+/// not turn the test into one of a redaction that succeeds.
+async fn starved_redactors() -> hookhost::Host {
+    for fuel in (50..20_000).step_by(50) {
+        if let Ok(host) = hookhost_tests::try_host(&redactors_with_fuel(fuel)).await {
+            return host;
+        }
+    }
+    panic!("the redactor's settings check does not pass with any budget under 20,000");
+}
+
 #[tokio::test]
 async fn a_failed_redaction_never_passes_the_secret() {
-    let host = host(&starved_redactors()).await;
+    let host = starved_redactors().await;
     let secret = format!("token {TOKEN}");
     let out = host.dispatch(&bash(&format!("echo {secret}"))).await;
     assert_eq!(out.decision, VerdictKind::Block);
