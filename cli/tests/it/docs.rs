@@ -85,3 +85,24 @@ fn the_copilot_snippet_is_a_hook_file_naming_each_event() {
         assert_eq!(hook.settings["dialect"], "copilot");
     }
 }
+
+/// The dev profile optimises everything but the workspace's own crates, which `Cargo.toml`
+/// names one by one (a `package."*"` table would outrank `build-override`): a new member left
+/// off that list would quietly compile at opt-level 3.
+#[test]
+fn every_workspace_member_builds_unoptimised_in_dev() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let manifest: toml::Value = toml::from_str(&std::fs::read_to_string(root.join("Cargo.toml")).unwrap()).unwrap();
+    let dev = &manifest["profile"]["dev"];
+    assert_eq!(dev["opt-level"].as_integer(), Some(3), "the dev profile's dependencies are optimised");
+    assert_eq!(dev["build-override"]["opt-level"].as_integer(), Some(0), "proc macros and build scripts are not");
+    let members = manifest["workspace"]["members"].as_array().unwrap();
+    assert!(members.len() >= 10, "{members:?}");
+    for member in members {
+        let member = member.as_str().unwrap();
+        let package: toml::Value = toml::from_str(&std::fs::read_to_string(root.join(member).join("Cargo.toml")).unwrap()).unwrap();
+        let name = package["package"]["name"].as_str().unwrap();
+        let level = dev.get("package").and_then(|p| p.get(name)).and_then(|p| p.get("opt-level")).and_then(|l| l.as_integer());
+        assert_eq!(level, Some(0), "{member} ({name}) has no `[profile.dev.package.{name}] opt-level = 0` in Cargo.toml: add one, as for the other members");
+    }
+}
