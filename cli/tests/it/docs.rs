@@ -103,6 +103,6 @@ fn every_workspace_member_builds_unoptimised_in_dev() {
         let package: toml::Value = toml::from_str(&std::fs::read_to_string(root.join(member).join("Cargo.toml")).unwrap()).unwrap();
         let name = package["package"]["name"].as_str().unwrap();
         let level = dev.get("package").and_then(|p| p.get(name)).and_then(|p| p.get("opt-level")).and_then(|l| l.as_integer());
-        assert_eq!(level, Some(0), "{member} ({name}) has no `[profile.dev.package.{name}] opt-level = 0` in Cargo.toml: add one, as for the other members");
+        assert_eq!(level, Some(0), "{member} ({name}) has no `{name} = {{ opt-level = 0 }}` under `[profile.dev.package]` in Cargo.toml: add one, as for the other members");
     }
 }
