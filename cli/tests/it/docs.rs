@@ -106,3 +106,33 @@ fn every_workspace_member_builds_unoptimised_in_dev() {
         assert_eq!(level, Some(0), "{member} ({name}) has no `{name} = {{ opt-level = 0 }}` under `[profile.dev.package]` in Cargo.toml: add one, as for the other members");
     }
 }
+
+/// `cargo test -p hookhost` reuses what `cargo test --workspace` built: every dependency of
+/// the host alone has the features it has in the workspace (host/Cargo.toml names them), so a
+/// contributor's first `-p hookhost` compiles the host, not a hundred dependencies again.
+/// Compared with `cargo tree` (each dependency and its features; offline, from Cargo.lock).
+#[test]
+fn hookhost_alone_builds_with_the_workspaces_dependency_features() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let tree = |select: &[&str]| -> std::collections::BTreeSet<String> {
+        let out = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["tree", "-q", "--offline", "-e", "normal,build,dev", "--prefix", "none", "-f", "{p} [{f}]"])
+            .args(select)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "cargo tree {select:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| l.trim_end_matches(" (*)").replace(" (proc-macro)", "")).collect()
+    };
+    let workspace = tree(&["--workspace"]);
+    let alone = tree(&["-p", "hookhost"]);
+    assert!(alone.len() > 100 && workspace.len() > alone.len(), "{} / {} lines", alone.len(), workspace.len());
+    // The host itself differs (the workspace's tests turn its `testing` feature on); it is
+    // rebuilt after a change anyway.
+    let behind: Vec<&String> = alone.iter().filter(|l| !workspace.contains(*l) && !l.starts_with("hookhost v")).collect();
+    assert!(
+        behind.is_empty(),
+        "`cargo test -p hookhost` would compile these with other features than the workspace build does: {behind:#?}\n\
+         add each, with the features the workspace gives it (`cargo tree --workspace -f '{{p}} [{{f}}]'`), to host/Cargo.toml's feature-alignment list"
+    );
+}
