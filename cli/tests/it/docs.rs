@@ -110,13 +110,13 @@ fn every_workspace_member_builds_unoptimised_in_dev() {
 /// `cargo test -p hookhost` reuses what `cargo test --workspace` built: every dependency of
 /// the host alone has the features it has in the workspace (host/Cargo.toml names them), so a
 /// contributor's first `-p hookhost` compiles the host, not a hundred dependencies again.
-/// Compared with `cargo tree` (each dependency and its features; offline, from Cargo.lock).
+/// Compared with `cargo tree` (each dependency and its features, from Cargo.lock as it is).
 #[test]
 fn hookhost_alone_builds_with_the_workspaces_dependency_features() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let tree = |select: &[&str]| -> std::collections::BTreeSet<String> {
         let out = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["tree", "-q", "--offline", "-e", "normal,build,dev", "--prefix", "none", "-f", "{p} [{f}]"])
+            .args(["tree", "-q", "--locked", "-e", "normal,build,dev", "--prefix", "none", "-f", "{p} [{f}]"])
             .args(select)
             .current_dir(root)
             .output()
