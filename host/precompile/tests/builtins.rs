@@ -5,10 +5,6 @@
 //!
 //! With `HOOKHOST_BLESS=1` it writes what it built into `host/builtins/` (and the manifest)
 //! instead: how a change to a plugin, the SDK, the WIT or the toolchain reaches the binary.
-//!
-//! `precompiled` checks the code a release build embeds for them.
-
-mod precompiled;
 
 use hookhost_guest_build::{Manifest, BUILTINS_DIR};
 use sha2::Digest as _;
