@@ -25,12 +25,41 @@ pub(crate) fn read_layers(args: &HostArgs) -> Result<Layers> {
 
 /// [`read_layers`] with the project looked for from `project_from` (none: no project layer).
 pub(crate) fn read_layers_in(args: &HostArgs, project_from: Option<PathBuf>) -> Result<Layers> {
+    Layers::discover(&layer_options(args, project_from)?).map_err(usage)
+}
+
+/// Where the layers come from, as the command line says.
+fn layer_options(args: &HostArgs, project_from: Option<PathBuf>) -> Result<LayerOptions> {
     let mut grants = Vec::new();
     for capability in &args.grant {
         grants.push(capability.parse::<Capability>().map_err(|e| usage(format!("--grant: {e}")))?);
     }
-    let opts = LayerOptions { user: args.config.clone(), format: dialect(args)?, project_from: project_from.filter(|_| !args.no_project), grants, ..LayerOptions::default() };
-    Layers::discover(&opts).map_err(usage)
+    Ok(LayerOptions { user: args.config.clone(), format: dialect(args)?, project_from: project_from.filter(|_| !args.no_project), grants, ..LayerOptions::default() })
+}
+
+/// Load the chain that answers a runtime's events (`run`, `serve`'s per-project chains). When
+/// the layers do not load and the user's own config is among them, they load again with that
+/// file left out and the embedded default in its place (`Host::user_note` says so with every
+/// answer): a typo in the user's file, or a mute of a managed hook, never switches the managed
+/// and built-in hooks off. Still failing, the first error stands (and the caller blocks).
+async fn load_for_hooks(args: &HostArgs, project_from: Option<PathBuf>, engine: Option<hookhost::Engine>) -> Result<Host> {
+    let first = match read_layers_in(args, project_from.clone()) {
+        Ok(layers) => load_layers(args, layers, engine.clone()).await,
+        Err(e) => Err(e),
+    };
+    let e = match first {
+        Ok(host) => return Ok(host),
+        Err(e) => e,
+    };
+    let opts = layer_options(args, project_from)?;
+    if Layers::user_file(&opts).is_none() {
+        return Err(e);
+    }
+    let without = LayerOptions { user_left_out: Some(format!("{e:#}")), ..opts };
+    match Layers::discover(&without) {
+        Ok(layers) => load_layers(args, layers, engine).await.map_err(|_| e),
+        Err(_) => Err(e),
+    }
 }
 
 /// Pull progress on stderr, one line per bundle and per blob (when stderr is a terminal).
@@ -81,15 +110,23 @@ pub(crate) async fn load(args: &HostArgs) -> Result<Host> {
     load_with(args, None).await
 }
 
-/// Load for a command that handles one event and exits: an engine without the instance pool.
+/// Load for a command that handles one event and exits (`run --output json`): an engine without
+/// the instance pool. A config that does not load is an error (exit 2).
 pub(crate) async fn load_one_shot(args: &HostArgs) -> Result<Host> {
     load_with(args, Some(hookhost::Engine::one_shot()?)).await
 }
 
-/// Load with the project around `dir` (the daemon: an event's own `cwd`).
+/// [`load_one_shot`] for answering a runtime (`run --output RUNTIME`): a user config that does not
+/// load is left out ([`load_for_hooks`]).
+pub(crate) async fn load_for_runtime(args: &HostArgs) -> Result<Host> {
+    let here = if args.no_project { None } else { std::env::current_dir().ok() };
+    load_for_hooks(args, here, Some(hookhost::Engine::one_shot()?)).await
+}
+
+/// Load with the project around `dir` (the daemon: an event's own `cwd`); a user config that
+/// does not load is left out ([`load_for_hooks`]).
 pub(crate) async fn load_in(args: &HostArgs, dir: Option<PathBuf>) -> Result<Host> {
-    let layers = read_layers_in(args, dir)?;
-    load_layers(args, layers, None).await
+    load_for_hooks(args, dir, None).await
 }
 
 pub(crate) async fn load_with(args: &HostArgs, engine: Option<hookhost::Engine>) -> Result<Host> {
@@ -105,6 +142,9 @@ pub(crate) async fn load_layers(args: &HostArgs, layers: Layers, engine: Option<
         false => usage(format!("{e:#}\n  the layers' policies had removed: {}", restricted.join("; "))),
     })?;
     if let Some(note) = host.project_note() {
+        eprintln!("hookhost: {note}");
+    }
+    if let Some(note) = host.user_note() {
         eprintln!("hookhost: {note}");
     }
     Ok(host)

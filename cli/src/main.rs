@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
-use hookhost::protocol::Protocol;
+use hookhost::protocol::{OnFailure, Protocol};
 use hookhost::HookEvent;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -89,10 +89,16 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         event_name: Option<String>,
         /// With a runtime protocol: a failure of hookhost itself (bad config, bad input, a plugin
-        /// that will not load) becomes the runtime's block, naming the failure, instead of its
-        /// non-blocking error.
-        #[arg(long)]
+        /// that will not load) becomes the runtime's block on every event. Without it, such a
+        /// failure blocks the events that gate an action (a tool call, a permission, a prompt)
+        /// and is the runtime's non-blocking error on the others.
+        #[arg(long, conflicts_with = "fail_open")]
         fail_closed: bool,
+        /// With a runtime protocol: a failure of hookhost itself is the runtime's non-blocking
+        /// error on every event — the tool runs unchecked. Only for a rollout that must never
+        /// stop work (docs/ORG.md).
+        #[arg(long)]
+        fail_open: bool,
     },
     /// Dispatch a recorded stream of events (one JSON event per line) and show the decisions.
     Replay {
@@ -358,14 +364,14 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Run { host: args, event, output, fail_closed, event_name } => {
+        Command::Run { host: args, event, output, fail_closed, fail_open, event_name } => {
             let protocol = Protocol::parse(&output).ok_or_else(|| usage(format!("--output: unknown protocol {output:?}; use one of {}", Protocol::names())))?;
             if protocol != Protocol::Json {
-                return Ok(run_for_runtime(&args, event.as_deref(), event_name.as_deref(), protocol, fail_closed).await);
+                return Ok(run_for_runtime(&args, event.as_deref(), event_name.as_deref(), protocol, OnFailure::from_flags(fail_open, fail_closed)).await);
             }
             let host = load_one_shot(&args).await?;
-            let (text, from) = read_event(event.as_deref())?;
-            let event = serde_json::from_str(&text).map_err(|e| hookhost::EventError::Json(e.to_string())).and_then(|v| HookEvent::from_runtime_value(v, event_name.as_deref())).map_err(|e| usage(format!("{from}: {e}")))?;
+            let (bytes, from) = read_event(event.as_deref())?;
+            let event = HookEvent::read(&bytes, event_name.as_deref()).map_err(|e| usage(format!("{from}: {e}")))?;
             let outcome = host.dispatch(&event).await;
             println!("{}", serde_json::to_string(&outcome)?);
             // Background hooks run once the decision is out, and change nothing.

@@ -1,10 +1,10 @@
 //! The one-shot commands a runtime or a person runs per event or session: `run` in a runtime's
 //! protocol (`--output`), `replay`, and `wit`.
 
-use crate::loading::load_one_shot;
+use crate::loading::load_for_runtime;
 use crate::{table, usage, HostArgs};
 use anyhow::{Context as _, Result};
-use hookhost::protocol::Protocol;
+use hookhost::protocol::{OnFailure, Protocol};
 use hookhost::{HookEvent, Host, Outcome};
 use std::io::Read;
 use std::path::Path;
@@ -40,28 +40,33 @@ pub(crate) fn write_wit(dir: &Path, version: &str) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `run --output P`: answer in the runtime's protocol, whatever happens. hookhost's own
-/// failures use the runtime's non-blocking error form (or its block, with `--fail-closed`), so a
-/// broken config never reads as a block — nor, when asked, as a pass.
-pub(crate) async fn run_for_runtime(args: &HostArgs, path: Option<&Path>, event_name: Option<&str>, protocol: Protocol, fail_closed: bool) -> ExitCode {
+/// `run --output P`: answer in the runtime's protocol, whatever arrives. hookhost's own
+/// failures are a block before an action (the runtime's non-blocking error elsewhere, or
+/// everywhere with `--fail-open`: [`OnFailure`]), so a broken config or an unreadable event
+/// never reads as "go ahead" unless the user chose that.
+pub(crate) async fn run_for_runtime(args: &HostArgs, path: Option<&Path>, event_name: Option<&str>, protocol: Protocol, on_failure: OnFailure) -> ExitCode {
     // The event first: a failure after it can still answer in the event's own block form.
     let runtime = match protocol {
         Protocol::Runtime(runtime) => Some(runtime),
         Protocol::Json => None,
     };
     // The runtime that sent it is the one it answers (hooks built against 0.2.0 see it).
-    let event = read_event(path)
-        .and_then(|(text, from)| {
-            let parsed = serde_json::from_str(&text).map_err(|e| hookhost::EventError::Json(e.to_string())).and_then(|v| HookEvent::from_runtime_value(v, event_name));
-            parsed.map_err(|e| usage(format!("{from}: {e}")))
-        })
-        .map(|e| HookEvent { runtime, ..e });
+    let with_runtime = |e: HookEvent| HookEvent { runtime, ..e };
+    let event = match read_event(path) {
+        Err(e) => Err((None, format!("{e:#}"))),
+        Ok((bytes, from)) => HookEvent::read(&bytes, event_name).map(with_runtime).map_err(|e| (e.event.map(|e| with_runtime(*e)), format!("{from}: {}", e.error))),
+    };
     let reply = match event {
-        Err(e) => hookhost::protocol::failure(protocol, None, &format!("{e:#}"), fail_closed),
-        Ok(event) => match load_one_shot(args).await {
-            Err(e) => hookhost::protocol::failure(protocol, Some(&event), &format!("{e:#}"), fail_closed),
+        Err((salvaged, why)) => hookhost::protocol::failure(protocol, salvaged.as_ref(), &why, on_failure),
+        Ok(event) => match load_for_runtime(args).await {
+            Err(e) => hookhost::protocol::failure(protocol, Some(&event), &format!("{e:#}"), on_failure),
             Ok(host) => {
-                let outcome = host.dispatch(&event).await;
+                let mut outcome = host.dispatch(&event).await;
+                // A user config left out because it does not load: said with every answer,
+                // where the user sees it, until it is fixed.
+                if let Some(note) = host.user_note() {
+                    outcome.effects.push(hookhost::Effect::NotifyUser { text: format!("hookhost: {note}") });
+                }
                 let reply = hookhost::protocol::render(protocol, &event, &outcome);
                 emit(&reply);
                 // Background hooks run once the answer is out, and change nothing.
@@ -88,8 +93,10 @@ pub(crate) fn emit(reply: &hookhost::protocol::Reply) {
     }
 }
 
-/// Read the event text from a file or stdin, refusing more than an event can hold.
-pub(crate) fn read_event(path: Option<&Path>) -> Result<(String, String)> {
+/// Read the event's bytes from a file or stdin, refusing more than an event can hold; with where
+/// they came from, for messages. The bytes are read as an event by [`HookEvent::read`], which
+/// takes any bytes.
+pub(crate) fn read_event(path: Option<&Path>) -> Result<(Vec<u8>, String)> {
     // JSON escapes can make the text longer than the payload; four times the limit is ample.
     let cap = (hookhost::MAX_EVENT_BYTES * 4) as u64;
     let from = path.map_or_else(|| "stdin".to_string(), |p| p.display().to_string());
@@ -101,8 +108,7 @@ pub(crate) fn read_event(path: Option<&Path>) -> Result<(String, String)> {
     if bytes.len() as u64 > cap {
         return Err(usage(format!("{from}: the event is over {cap} bytes; hookhost runs hooks on payloads of up to {} bytes", hookhost::MAX_EVENT_BYTES)));
     }
-    let text = String::from_utf8(bytes).map_err(|_| usage(format!("{from}: the event is not UTF-8 JSON")))?;
-    Ok((text, from))
+    Ok((bytes, from))
 }
 
 /// With `-v`, say where the audit chain stands.

@@ -29,7 +29,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use hookhost::protocol::Protocol;
+use hookhost::protocol::{OnFailure, Protocol};
 use hookhost::{HookEvent, Host, Outcome};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -186,48 +186,61 @@ fn background(host: Arc<Host>, event: HookEvent) {
     });
 }
 
-/// Read a request's event, or the 400 that says why not.
-fn read_event(app: &App, route: &str, body: &Bytes, event_name: Option<&str>) -> Result<HookEvent, Response> {
-    let parse = |text: &str| serde_json::from_str(text).map_err(|e| hookhost::EventError::Json(e.to_string())).and_then(|v| HookEvent::from_runtime_value(v, event_name)).map_err(|e| e.to_string());
-    std::str::from_utf8(body).map_err(|_| "the event is not UTF-8".to_string()).and_then(parse).map_err(|e| {
-        app.count(route, StatusCode::BAD_REQUEST);
-        json_error(StatusCode::BAD_REQUEST, &e)
-    })
+/// Read a request's event (any bytes: [`HookEvent::read`]), or why not — with what was read of
+/// it, when that much was (an event nested too deep is still answered in its own form).
+fn read_event(body: &Bytes, event_name: Option<&str>) -> Result<HookEvent, (Option<HookEvent>, String)> {
+    HookEvent::read(body, event_name).map_err(|e| (e.event.map(|e| *e), e.error.to_string()))
+}
+
+/// The 400 for a request whose event cannot be answered at all.
+fn unreadable(app: &App, route: &str, why: &str) -> Response {
+    app.count(route, StatusCode::BAD_REQUEST);
+    json_error(StatusCode::BAD_REQUEST, why)
 }
 
 /// What running `event` came to: its outcome, or — when the chain did not finish within the
 /// request's time — `Err` with the reason (the caller answers an event that can block with a
 /// block, never a pass).
-async fn decide(app: &App, event: &HookEvent, route: &str) -> Result<(Arc<Host>, Result<Outcome, String>), Response> {
+async fn decide(app: &App, event: &HookEvent) -> (Arc<Host>, Result<Outcome, String>) {
     let host = match app.host_for(event).await {
         Ok(h) => h,
+        // The project's chain cannot load (its layers, or the user's after a bad edit that a
+        // reload refused): the daemon's own chain decides — the managed and user hooks it
+        // loaded — never a 500, which every runtime reads as "go ahead".
         Err(e) => {
-            app.count(route, StatusCode::INTERNAL_SERVER_ERROR);
-            return Err(json_error(StatusCode::INTERNAL_SERVER_ERROR, &format!("the hooks of this event's project did not load: {e:#}")));
+            tracing::warn!("the hooks of {}'s project did not load ({e:#}); the daemon's own chain decides this event", event.cwd.as_deref().unwrap_or("?"));
+            app.host()
         }
     };
     match tokio::time::timeout(app.request_timeout, host.dispatch(event)).await {
-        Ok(outcome) => {
+        Ok(mut outcome) => {
             app.metrics.lock().unwrap_or_else(|p| p.into_inner()).record(&outcome);
-            Ok((host, Ok(outcome)))
+            // A user config left out because it does not load: said with every answer.
+            if let Some(note) = host.user_note() {
+                outcome.effects.push(hookhost::Effect::NotifyUser { text: format!("hookhost: {note}") });
+            }
+            (host, Ok(outcome))
         }
         Err(_) => {
             app.count("timeout", StatusCode::REQUEST_TIMEOUT);
-            Ok((host, Err(format!("the hooks did not decide within {} s (--request-timeout)", app.request_timeout.as_secs()))))
+            (host, Err(format!("the hooks did not decide within {} s (--request-timeout)", app.request_timeout.as_secs())))
         }
     }
 }
 
 async fn events(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let route = "/v1/events";
-    let event = match read_event(&app, route, &body, None) {
+    let event = match read_event(&body, None) {
         Ok(e) => e,
-        Err(r) => return r,
+        // Read in part (nested too deep): an event that gates an action is blocked.
+        Err((Some(event), why)) if event.name.gates_an_action() => {
+            app.count(route, StatusCode::OK);
+            let outcome = Outcome { decision: hookhost::VerdictKind::Block, reason: Some(hookhost::protocol::failure_reason(&why)), user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() };
+            return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], serde_json::to_string(&outcome).unwrap_or_default()).into_response();
+        }
+        Err((_, why)) => return unreadable(&app, route, &why),
     };
-    let (host, outcome) = match decide(&app, &event, route).await {
-        Ok(done) => done,
-        Err(r) => return r,
-    };
+    let (host, outcome) = decide(&app, &event).await;
     let outcome = match outcome {
         Ok(o) => o,
         Err(why) if event.name.can_block() => Outcome { decision: hookhost::VerdictKind::Block, reason: Some(why), user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() },
@@ -262,17 +275,20 @@ async fn answer_runtime(app: Arc<App>, name: String, event_name: Option<String>,
         let names: Vec<&str> = Protocol::all().filter(|p| *p != Protocol::Json).map(Protocol::name).collect();
         return json_error(StatusCode::NOT_FOUND, &format!("no protocol {name:?}; use one of {} (or POST /v1/events)", names.join(", ")));
     };
-    let event = match read_event(&app, &route, &body, event_name.as_deref()) {
+    let event = match read_event(&body, event_name.as_deref()) {
         Ok(e) => HookEvent { runtime: Some(runtime), ..e },
-        Err(r) => return r,
+        // Read in part (nested too deep): the event's own block where it gates an action.
+        Err((Some(event), why)) if event.name.gates_an_action() => {
+            let reply = hookhost::protocol::failure(protocol, Some(&event), &why, OnFailure::Closed);
+            app.count(&route, StatusCode::OK);
+            return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], reply.stdout).into_response();
+        }
+        Err((_, why)) => return unreadable(&app, &route, &why),
     };
-    let (host, outcome) = match decide(&app, &event, &route).await {
-        Ok(done) => done,
-        Err(r) => return r,
-    };
+    let (host, outcome) = decide(&app, &event).await;
     let reply = match outcome {
         Ok(outcome) => hookhost::protocol::render(protocol, &event, &outcome),
-        Err(why) if event.name.can_block() => hookhost::protocol::failure(protocol, Some(&event), &why, true),
+        Err(why) if event.name.can_block() => hookhost::protocol::failure(protocol, Some(&event), &why, OnFailure::Always),
         Err(why) => return json_error(StatusCode::REQUEST_TIMEOUT, &why),
     };
     for note in &reply.notes {

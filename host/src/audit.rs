@@ -160,7 +160,9 @@ impl AuditLog {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        let file = std::fs::OpenOptions::new().create(true).read(true).append(true).open(path)?;
+        // Owner-only: records hold commands, paths and (with `audit_events`) whole events.
+        let file = owner_only(std::fs::OpenOptions::new().create(true).read(true).append(true)).open(path)?;
+        tighten(&file);
         let (head, len) = {
             let _lock = Locked::new(&file)?;
             read_head(&file, path)?
@@ -205,6 +207,30 @@ impl AuditLog {
             format!("cannot write the audit log {}: {e}", self.path.display())
         })
     }
+}
+
+/// Files this module creates are readable by their owner only (mode 0600; on Windows a user's
+/// files are private to them by their directory's ACL).
+fn owner_only(options: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(options, 0o600);
+    options
+}
+
+/// A log made before hookhost made them owner-only: made so now (best effort; a log of another
+/// user's cannot be changed, and is reported by the write that fails).
+fn tighten(file: &std::fs::File) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        if let Ok(meta) = file.metadata() {
+            if meta.permissions().mode() & 0o077 != 0 {
+                let _ = file.set_permissions(std::fs::Permissions::from_mode(0o600));
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
 }
 
 /// A record's line (with its trailing newline) and hash, chained to `head`.
@@ -261,7 +287,7 @@ fn recover(file: &std::fs::File, path: &Path, last_good: Option<&str>, torn_from
     let mut aside = path.as_os_str().to_owned();
     aside.push(format!(".torn-{nanos}"));
     let aside = PathBuf::from(aside);
-    std::fs::OpenOptions::new().write(true).create_new(true).open(&aside)?.write_all(&torn)?;
+    owner_only(std::fs::OpenOptions::new().write(true).create_new(true)).open(&aside)?.write_all(&torn)?;
     file.set_len(torn_from)?;
     tracing::warn!(path = %path.display(), moved_to = %aside.display(), bytes = len - torn_from, "the audit log ended in a torn line; moved it aside and recorded the recovery");
     let recovery = RecoveredRecord { ts: hookhost_types::envelope::now_rfc3339(), recovered: Recovery { torn_bytes: len - torn_from, moved_to: aside.display().to_string() } };
@@ -292,18 +318,38 @@ struct Link {
 }
 
 impl Link {
+    /// Read a record's chain fields where the writer puts them — `{"seq":N,"prev":"<hash>",`
+    /// first, `,"hash":"<hash>"}` last — without parsing the record between: a record is
+    /// readable back whatever its event holds (nesting deeper than a JSON parser reads, say),
+    /// so one record can never make the log impossible to continue.
     fn parse(line: &str) -> Result<Link, String> {
-        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("not a JSON record ({e})"))?;
-        let field = |name: &str| v.get(name).ok_or_else(|| format!("no `{name}` field: not a hookhost audit record"));
-        let seq = field("seq")?.as_u64().ok_or("`seq` is not a number: not a hookhost audit record")?;
-        let text = |name: &str| field(name)?.as_str().map(str::to_string).ok_or_else(|| format!("`{name}` is not a string: not a hookhost audit record"));
-        let (prev, hash) = (text("prev")?, text("hash")?);
+        let not_ours = |what: &str| format!("{what}: not a hookhost audit record");
+        let Some(rest) = line.strip_prefix(r#"{"seq":"#) else {
+            return Err(match serde_json::from_str::<serde::de::IgnoredAny>(line) {
+                Err(e) => format!("not a JSON record ({e})"),
+                Ok(_) => not_ours("no `seq` field"),
+            });
+        };
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let seq: u64 = rest[..digits].parse().map_err(|_| not_ours("`seq` is not a number"))?;
+        let rest = rest[digits..].strip_prefix(r#","prev":""#).ok_or_else(|| not_ours("no `prev` after `seq`"))?;
+        let prev = rest.get(..64).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()) && rest.as_bytes().get(64) == Some(&b'"')).ok_or_else(|| not_ours("`prev` is not a hash"))?.to_string();
+        let cut = line.len().checked_sub(HASH_SUFFIX_LEN).ok_or_else(|| not_ours("no `hash` at its end"))?;
+        let hash = line.get(cut..).and_then(|s| s.strip_prefix(r#","hash":""#)).and_then(|s| s.strip_suffix("\"}")).filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+        let hash = hash.ok_or_else(|| not_ours("no `hash` at its end"))?.to_string();
         if body_hash(line).as_deref() != Some(hash.as_str()) {
             return Err(format!("record {seq} does not match its hash: it was edited"));
         }
-        let recovered = match v.get("recovered") {
+        // A `recovered` record is small and written by this module: read whole.
+        let recovered = match rest.find(r#""recovered":"#).filter(|_| line.len() < 4096) {
             None => None,
-            Some(r) => Some(serde_json::from_value(r.clone()).map_err(|e| format!("record {seq}: `recovered` is malformed ({e})"))?),
+            Some(_) => {
+                let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("record {seq}: not JSON ({e})"))?;
+                match v.get("recovered") {
+                    None => None,
+                    Some(r) => Some(serde_json::from_value(r.clone()).map_err(|e| format!("record {seq}: `recovered` is malformed ({e})"))?),
+                }
+            }
         };
         Ok(Link { seq, prev, hash, recovered })
     }

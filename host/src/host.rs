@@ -72,6 +72,7 @@ pub struct Host {
     pub(crate) restrictions: Vec<String>,
     /// Why a project around the working directory does not run, if so.
     pub(crate) project_note: Option<String>,
+    pub(crate) user_note: Option<String>,
 }
 
 pub(crate) struct LoadedHook {
@@ -386,6 +387,7 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         warnings: plan.warnings().to_vec(),
         restrictions: plan.restrictions().to_vec(),
         project_note: plan.project_note().map(str::to_string),
+        user_note: plan.user_note().map(str::to_string),
     })
 }
 
@@ -441,6 +443,12 @@ impl Host {
     /// to load (the other layers then run as if there were none).
     pub fn project_note(&self) -> Option<&str> {
         self.project_note.as_deref()
+    }
+
+    /// Why the user's config was left out (it did not load and the embedded default runs in its
+    /// place: `LayerOptions::user_left_out`), if it was.
+    pub fn user_note(&self) -> Option<&str> {
+        self.user_note.as_deref()
     }
 }
 

@@ -199,22 +199,74 @@ pub fn render(protocol: Protocol, event: &HookEvent, outcome: &Outcome) -> Reply
     Reply { stdout, notes: notes.into_iter().map(|n| format!("hookhost: {} output: {n}", protocol.name())).collect(), code: 0 }
 }
 
+/// What hookhost's own failure — an event it cannot read, a config that does not load, a chain
+/// that cannot run — becomes in a runtime's protocol. Never a pass the user did not choose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnFailure {
+    /// The default: a block where the event gates what the agent does next (a tool call, a
+    /// permission, a prompt) or could not be read at all; on other events (a session's start,
+    /// a stop, a tool's result) the runtime's non-blocking error, shown to the user — a block
+    /// there would keep the agent going or hide nothing.
+    #[default]
+    Closed,
+    /// `--fail-open`: the runtime's non-blocking error on every event (the tool runs).
+    Open,
+    /// `--fail-closed`: the runtime's block on every event.
+    Always,
+}
+
+impl OnFailure {
+    /// From the command-line flags (`--fail-open`, `--fail-closed`; neither: the default).
+    pub fn from_flags(fail_open: bool, fail_closed: bool) -> OnFailure {
+        match (fail_open, fail_closed) {
+            (_, true) => OnFailure::Always,
+            (true, false) => OnFailure::Open,
+            (false, false) => OnFailure::Closed,
+        }
+    }
+
+    /// Whether a failure on `event` (`None`: not even its name could be read) is answered with a
+    /// block.
+    pub fn blocks(self, event: Option<&EventName>) -> bool {
+        match self {
+            OnFailure::Open => false,
+            OnFailure::Always => true,
+            OnFailure::Closed => event.is_none_or(EventName::gates_an_action),
+        }
+    }
+
+    /// The flag that sets this, to pass on to another hookhost command (`None`: the default).
+    pub fn flag(self) -> Option<&'static str> {
+        match self {
+            OnFailure::Closed => None,
+            OnFailure::Open => Some("--fail-open"),
+            OnFailure::Always => Some("--fail-closed"),
+        }
+    }
+}
+
+/// The reason a block for hookhost's own failure gives: the failure, and that it is one.
+pub fn failure_reason(error: &str) -> String {
+    format!("hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): {error}")
+}
+
 /// hookhost's own failure (bad config, bad input, a plugin that will not load) in `protocol`:
-/// the runtime's non-blocking error form — exit 1 and one stderr line — so it never looks like
-/// a block; with `fail_closed`, the runtime's block form with a reason naming the failure.
-/// Under `json`, exit 2 as always.
-pub fn failure(protocol: Protocol, event: Option<&HookEvent>, error: &str, fail_closed: bool) -> Reply {
+/// where `on_failure` blocks ([`OnFailure::blocks`]), the event's own block form with a reason
+/// naming the failure (every runtime's universal block, exit 2, when not even the event could
+/// be read); elsewhere the runtime's non-blocking error — exit 1 and one stderr line (Copilot:
+/// exit 0) — so it never looks like a block. Under `json`, exit 2 as always.
+pub fn failure(protocol: Protocol, event: Option<&HookEvent>, error: &str, on_failure: OnFailure) -> Reply {
     let line = format!("hookhost: error: {error}");
     if protocol == Protocol::Json {
         return Reply { stdout: String::new(), notes: vec![line], code: 2 };
     }
-    if !fail_closed {
+    if !on_failure.blocks(event.map(|e| &e.name)) {
         // Copilot denies a tool call whose preToolUse hook exits non-zero: its non-blocking
         // error is exit 0 with nothing on stdout.
         let code = if protocol == Protocol::Runtime(Runtime::Copilot) { 0 } else { 1 };
         return Reply { stdout: String::new(), notes: vec![line], code };
     }
-    let reason = format!("hookhost could not decide, and --fail-closed blocks: {error}");
+    let reason = failure_reason(error);
     match event {
         // The event is known: its own block form.
         Some(event) => {

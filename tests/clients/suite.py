@@ -98,13 +98,14 @@ def rewrite_commands(value, fn):
 # Scenarios.
 
 class Scenario:
-    def __init__(self, name, prompt, check, config=None, fail_closed=False, files=None, about="",
+    def __init__(self, name, prompt, check, config=None, managed=None, flag=None, files=None, about="",
                  reaches_model=True):
         self.name, self.prompt, self.check = name, prompt, check
         # Whether the client must call the model at all (a blocked prompt never gets there).
         self.reaches_model = reaches_model
         self.config = config  # ~/.config/hookhost/hooks.toml, when the scenario needs its own
-        self.fail_closed = fail_closed
+        self.managed = managed  # a managed config (HOOKHOST_MANAGED_CONFIG), when the scenario needs one
+        self.flag = flag  # a flag added to every wired hookhost command (--fail-open)
         self.files = files or {}
         self.about = about
 
@@ -193,16 +194,23 @@ def check_not_run(marker):
     return check
 
 
+def check_user_config_left_out(run):
+    p = []
+    expect((run.proj / "ran.txt").exists(),
+           "a broken user config stopped a harmless command (it is left out; the built-in hooks decide)", p)
+    return p
+
+
 def check_failure_open(run):
     p = []
     expect((run.proj / "ran.txt").exists(),
-           "hookhost's own failure stopped the command (it must be the runtime's non-blocking error)", p)
+           "with --fail-open, hookhost's own failure stopped the command (it must be the runtime's non-blocking error)", p)
     return p
 
 
 def check_failure_closed(run):
     p = []
-    expect(not (run.proj / "ran.txt").exists(), "with --fail-closed, hookhost's own failure let the command run", p)
+    expect(not (run.proj / "ran.txt").exists(), "hookhost's own failure let the command run (it must block before a tool)", p)
     return p
 
 
@@ -236,12 +244,14 @@ SCENARIOS = [
              about="halt never runs the command"),
     Scenario("protect-hooks", "Loosen the hooks. RUN<<echo '{}' > {{HOOKS_FILE}}>>", check_protect,
              about="the agent cannot overwrite the hooks that govern it"),
-    Scenario("failure", "Mark it. RUN<<touch ran.txt>>", check_failure_open, config=BROKEN_CONFIG,
-             about="hookhost's own failure is the runtime's non-blocking error"),
-    Scenario("fail-closed", "Mark it. RUN<<touch ran.txt>>", check_failure_closed, config=BROKEN_CONFIG,
-             fail_closed=True, about="with --fail-closed, hookhost's own failure is a block",
-             # --fail-closed on the prompt's hook too: the prompt is refused before the model.
+    Scenario("user-config-broken", "Mark it. RUN<<touch ran.txt>>", check_user_config_left_out, config=BROKEN_CONFIG,
+             about="a user config that does not load is left out: the built-in hooks decide, a harmless command runs"),
+    Scenario("fail-closed", "Mark it. RUN<<touch ran.txt>>", check_failure_closed, managed=BROKEN_CONFIG,
+             about="hookhost's own failure (a managed config that does not load) is a block before an action",
+             # The prompt's hook blocks too: the prompt is refused before the model.
              reaches_model=False),
+    Scenario("fail-open", "Mark it. RUN<<touch ran.txt>>", check_failure_open, managed=BROKEN_CONFIG,
+             flag="--fail-open", about="with --fail-open, hookhost's own failure is the runtime's non-blocking error"),
 ]
 BY_NAME = {s.name: s for s in SCENARIOS}
 
@@ -293,6 +303,10 @@ class Run:
         env["HOME"] = str(self.home)
         env["HOOKHOST_CACHE_DIR"] = str(self.suite.cache)
         env["NO_COLOR"] = "1"
+        if self.scenario.managed:
+            managed = self.dir / "managed.toml"
+            managed.write_text(self.scenario.managed)
+            env["HOOKHOST_MANAGED_CONFIG"] = str(managed)
         if self.wiring == "send":
             env["HOOKHOST_SERVER"] = f"unix:{self.suite.socket}"
         if self.wiring == "http":
@@ -304,8 +318,8 @@ class Run:
         def command(cmd):
             if self.wiring == "send":
                 cmd = re.sub(r"^hookhost run\b", "hookhost-send", cmd)
-            if self.scenario.fail_closed:
-                cmd += " --fail-closed"
+            if self.scenario.flag:
+                cmd += " " + self.scenario.flag
             return cmd
         return rewrite_commands(base, command)
 

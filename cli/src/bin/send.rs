@@ -4,14 +4,19 @@
 //!
 //! ```text
 //! hookhost-send --output claude-code [--server http://127.0.0.1:7807 | --server unix:PATH]
-//!               [--token-file F] [--fail-closed] [--no-fallback] [-- HOOKHOST-RUN-ARGS...]
+//!               [--token-file F] [--timeout SECS] [--fail-open | --fail-closed] [--no-fallback]
+//!               [-- HOOKHOST-RUN-ARGS...]
 //! ```
 //!
-//! When the daemon cannot be reached, it runs the event in-process by exec'ing `hookhost run
-//! --output P HOOKHOST-RUN-ARGS` (the `hookhost` beside this binary, else on PATH), unless
-//! `--no-fallback`. A daemon that answers with an error is the runtime's non-blocking error
-//! (exit 1, one stderr line) — or, with `--fail-closed`, every runtime's block (exit 2, the
-//! reason on stderr).
+//! When the daemon cannot be reached, or what answers is not a daemon of this user's or answers
+//! with an error (a 401, a 5xx, a process squatting on the port), it runs the event in-process
+//! by exec'ing `hookhost run --output P HOOKHOST-RUN-ARGS` (the `hookhost` beside this binary,
+//! else on PATH), unless `--no-fallback`. When no answer can be had — the daemon says nothing
+//! within `--timeout` (default 20 s, under every runtime's own hook deadline), or there is no
+//! fallback — an event that gates an action (a tool call, a permission, a prompt) gets every
+//! runtime's block (exit 2, the reason on stderr); other events, or every event with
+//! `--fail-open`, the runtime's non-blocking error (exit 1, one stderr line; Copilot: exit 0).
+//! `--fail-closed` blocks on every event.
 //!
 //! It trusts only a daemon of its own user: before anything is sent (the event, the token), the
 //! listener must be this user's (or root's) — a unix socket's peer credentials, or on loopback
@@ -30,6 +35,10 @@ const DEFAULT_SERVER: &str = "http://127.0.0.1:7807";
 const MAX_EVENT: u64 = 32 << 20;
 /// The largest answer read: a runtime's answer holds at most the rewritten event.
 const MAX_ANSWER: u64 = 40 << 20;
+/// How long the daemon may take to answer: under the shortest hook deadline a runtime sets by
+/// default (GitHub Copilot CLI's 30 s), so the answer is always this client's, never the
+/// runtime's timeout (which every runtime reads as "go ahead").
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
 const PROTOCOLS: [&str; 7] = ["json", "claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot"];
 
 struct Args {
@@ -38,6 +47,8 @@ struct Args {
     /// The event's name, for a runtime whose input names none (GitHub Copilot CLI).
     event_name: Option<String>,
     token: Option<String>,
+    /// `--fail-open` / `--fail-closed`: what a failure to answer becomes.
+    fail_open: bool,
     fail_closed: bool,
     fallback: bool,
     timeout: Duration,
@@ -55,9 +66,10 @@ fn parse_args() -> Result<Args, String> {
         output: "json".into(),
         event_name: None,
         token: std::env::var("HOOKHOST_TOKEN").ok().filter(|t| !t.is_empty()),
+        fail_open: false,
         fail_closed: false,
         fallback: true,
-        timeout: Duration::from_secs(600),
+        timeout: DEFAULT_TIMEOUT,
         run_args: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -80,14 +92,18 @@ fn parse_args() -> Result<Args, String> {
             }
             "--timeout" => args.timeout = Duration::from_secs(value("--timeout")?.parse().map_err(|_| "--timeout: a number of seconds".to_string())?),
             "--fail-closed" => args.fail_closed = true,
+            "--fail-open" => args.fail_open = true,
             "--no-fallback" => args.fallback = false,
             "--" => {
                 args.run_args = it.by_ref().collect();
                 break;
             }
-            "-h" | "--help" => return Err("usage: hookhost-send --output PROTOCOL [--event-name NAME] [--server URL|unix:PATH] [--token-file F] [--timeout SECS] [--fail-closed] [--no-fallback] [-- HOOKHOST-RUN-ARGS...]".into()),
+            "-h" | "--help" => return Err("usage: hookhost-send --output PROTOCOL [--event-name NAME] [--server URL|unix:PATH] [--token-file F] [--timeout SECS] [--fail-open | --fail-closed] [--no-fallback] [-- HOOKHOST-RUN-ARGS...]".into()),
             other => return Err(format!("unknown argument {other:?}; see --help")),
         }
+    }
+    if args.fail_open && args.fail_closed {
+        return Err("--fail-open and --fail-closed contradict each other: give one".into());
     }
     if !PROTOCOLS.contains(&args.output.as_str()) {
         return Err(format!("--output: unknown protocol {:?}; use one of {}", args.output, PROTOCOLS.join(", ")));
@@ -300,7 +316,7 @@ fn send(args: &Args, body: &[u8]) -> std::io::Result<Answer> {
         (output, None) => format!("/v1/hooks/{output}"),
     };
     if let Some(socket) = args.server.strip_prefix("unix:") {
-        let s = std::os::unix::net::UnixStream::connect(socket)?;
+        let s = std::os::unix::net::UnixStream::connect(socket).map_err(unreachable)?;
         match peer_uid(&s) {
             Ok(uid) if trusted(uid) => {}
             Ok(uid) => return Ok(Err(format!("the socket {socket} is served by uid {uid}, not by you (uid {}): nothing was sent to it", my_uid()))),
@@ -311,7 +327,7 @@ fn send(args: &Args, body: &[u8]) -> std::io::Result<Answer> {
     }
     let hostport = args.server.strip_prefix("http://").unwrap_or(&args.server).trim_end_matches('/');
     let addr = std::net::ToSocketAddrs::to_socket_addrs(hostport)?.next().ok_or_else(|| std::io::Error::other(format!("{hostport} resolves to nothing")))?;
-    let s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
+    let s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(unreachable)?;
     // On this machine, the listener must be this user's: a process that took the port must
     // not be handed the event or the token.
     if addr.ip().is_loopback() {
@@ -329,8 +345,8 @@ fn send(args: &Args, body: &[u8]) -> std::io::Result<Answer> {
 
 /// The token `hookhost serve` made for TCP requests, if this user has one.
 fn default_token() -> Option<String> {
-    let state = std::env::var_os("XDG_STATE_HOME").map(std::path::PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/state")))?;
-    let text = std::fs::read_to_string(state.join("hookhost/serve.token")).ok()?;
+    // Where `hookhost serve` put it (a relative or another user's `XDG_STATE_HOME` is not used).
+    let text = std::fs::read_to_string(hookhost_types::paths::serve_token_file()?).ok()?;
     Some(text.trim().to_string()).filter(|t| !t.is_empty())
 }
 
@@ -346,24 +362,30 @@ fn fall_back(args: &Args, body: &[u8]) -> ExitCode {
     if args.fail_closed {
         cmd.arg("--fail-closed");
     }
+    if args.fail_open {
+        cmd.arg("--fail-open");
+    }
     cmd.args(&args.run_args).stdin(std::process::Stdio::piped());
     let mut child = match cmd.spawn() {
         Ok(c) => c,
-        Err(e) => return failed(args, &format!("the daemon is unreachable and hookhost could not be run ({e}); install hookhost or start `hookhost serve`")),
+        Err(e) => return failed(args, body, &format!("the daemon did not answer and hookhost could not be run ({e}); install hookhost or start `hookhost serve`")),
     };
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(body);
     }
     match child.wait() {
         Ok(status) => ExitCode::from(status.code().unwrap_or(1).clamp(0, 255) as u8),
-        Err(e) => failed(args, &format!("hookhost run failed: {e}")),
+        Err(e) => failed(args, body, &format!("hookhost run failed: {e}")),
     }
 }
 
-/// hookhost could not answer: the runtime's non-blocking error, or with `--fail-closed` its block.
-fn failed(args: &Args, why: &str) -> ExitCode {
-    if args.fail_closed {
-        eprintln!("hookhost could not decide, and --fail-closed blocks: {why}");
+/// hookhost could not answer: every runtime's block (exit 2, the reason on stderr) where the
+/// event gates an action or cannot be read, or with `--fail-closed`; else the runtime's
+/// non-blocking error.
+fn failed(args: &Args, body: &[u8], why: &str) -> ExitCode {
+    let blocks = args.fail_closed || (!args.fail_open && hookhost_types::HookEvent::read(body, args.event_name.as_deref()).map_or(true, |e| e.name.gates_an_action()));
+    if blocks {
+        eprintln!("hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): {why}");
         ExitCode::from(2)
     } else {
         eprintln!("hookhost-send: error: {why}");
@@ -373,6 +395,16 @@ fn failed(args: &Args, why: &str) -> ExitCode {
     }
 }
 
+/// A failure to connect: never a timeout of the answer ([`is_timeout`]), whatever its kind.
+fn unreachable(e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::NotConnected, e)
+}
+
+/// Whether a read gave up waiting (a socket's read timeout).
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
@@ -380,10 +412,10 @@ fn main() -> ExitCode {
     };
     let mut body = Vec::new();
     if let Err(e) = std::io::stdin().take(MAX_EVENT + 1).read_to_end(&mut body) {
-        return failed(&args, &format!("cannot read the event from stdin: {e}"));
+        return failed(&args, &body, &format!("cannot read the event from stdin: {e}"));
     }
     if body.len() as u64 > MAX_EVENT {
-        return failed(&args, &format!("the event is over {MAX_EVENT} bytes"));
+        return failed(&args, &body, &format!("the event is over {MAX_EVENT} bytes"));
     }
     match send(&args, &body) {
         Ok(Ok(text)) => {
@@ -394,11 +426,19 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Ok(Err(why)) => failed(&args, &why),
+        // What answered is not a daemon of this user's, or refused (a 401, a 5xx): the event is
+        // decided in-process instead, as if no daemon were there.
+        Ok(Err(why)) if args.fallback => {
+            eprintln!("hookhost-send: {}: {why}; running the event in-process", args.server);
+            fall_back(&args, &body)
+        }
+        Ok(Err(why)) => failed(&args, &body, &why),
+        // It took the event and said nothing in time: running it again would take as long.
+        Err(e) if is_timeout(&e) => failed(&args, &body, &format!("{} did not answer within {} s (--timeout)", args.server, args.timeout.as_secs())),
         Err(e) if args.fallback => {
             eprintln!("hookhost-send: {} unreachable ({e}); running the event in-process", args.server);
             fall_back(&args, &body)
         }
-        Err(e) => failed(&args, &format!("{} unreachable ({e})", args.server)),
+        Err(e) => failed(&args, &body, &format!("{} unreachable ({e})", args.server)),
     }
 }

@@ -416,39 +416,58 @@ warnings: 2
 }
 
 #[test]
-fn under_a_runtime_protocol_hookhosts_own_failures_never_read_as_a_block() {
+fn under_a_runtime_protocol_hookhosts_own_failures_block_before_an_action() {
+    let dir = tempfile::tempdir().unwrap();
     let pre = r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"mkfs.ext4 /dev/sda"}}"#;
+    let harmless = r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
     // The answer in Claude Code's own form, exit 0.
     let out = hookhost(&["run", "--output", "claude-code"], pre);
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
-    // A bad config: the runtime's non-blocking error (exit 1, one line), not exit 2 (= block).
-    let out = hookhost(&["run", "--output", "claude-code", "--config", "/nonexistent/hooks.toml"], pre);
-    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(1), true));
-    assert_eq!(stderr(&out), "hookhost: error: /nonexistent/hooks.toml: cannot read the config file (No such file or directory (os error 2)); check its path");
-    // ... or, asked to, the runtime's block naming the failure.
-    let out = hookhost(&["run", "--output", "docker-agent", "--fail-closed", "--config", "/nonexistent/hooks.toml"], pre);
-    assert_eq!(out.status.code(), Some(0));
+    // A chain that cannot run (a managed file that does not load): even a harmless tool call is
+    // the runtime's block, naming the failure — never its "go ahead".
+    let managed = dir.path().join("managed.toml");
+    std::fs::write(&managed, "[[hooks]\n").unwrap();
+    let broken = |args: &[&str], stdin: &str| hookhost_with(args, stdin, &[("HOOKHOST_MANAGED_CONFIG", &managed)]);
+    let out = broken(&["run", "--output", "claude-code"], harmless);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["decision"], "block");
-    assert!(v["reason"].as_str().unwrap().starts_with("hookhost could not decide, and --fail-closed blocks: /nonexistent/hooks.toml: cannot read"), "{v}");
-    // Input that is not JSON: exit 1 as well (exit 2 with --fail-closed, every runtime's block).
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    assert!(reason.starts_with("hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): ") && reason.contains("managed.toml"), "{reason}");
+    // An event that gates nothing: the runtime's non-blocking error (exit 1, one line).
+    let out = broken(&["run", "--output", "claude-code"], r#"{"hook_event_name":"Stop","session_id":"s"}"#);
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(1), true));
+    // --fail-open: the non-blocking error before a tool too (the tool runs unchecked).
+    let out = broken(&["run", "--output", "claude-code", "--fail-open"], harmless);
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(1), true));
+    assert!(stderr(&out).starts_with("hookhost: error: "), "{}", stderr(&out));
+    // --fail-closed: the block on every event.
+    let out = broken(&["run", "--output", "docker-agent", "--fail-closed"], r#"{"hook_event_name":"Stop","session_id":"s"}"#);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["decision"], "block");
+    assert_eq!(hookhost(&["run", "--output", "claude-code", "--fail-open", "--fail-closed"], pre).status.code(), Some(2), "the two contradict");
+    // Input that is not JSON: every runtime's universal block, exit 2 (exit 1 with --fail-open).
     let out = hookhost(&["run", "--output", "gemini-cli"], "{");
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).starts_with("hookhost: error: stdin: event is not valid JSON"), "{}", stderr(&out));
-    assert_eq!(hookhost(&["run", "--output", "gemini-cli", "--fail-closed"], "{").status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with("hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): stdin: event is not valid JSON"), "{}", stderr(&out));
+    assert_eq!(hookhost(&["run", "--output", "gemini-cli", "--fail-open"], "{").status.code(), Some(1));
     // GitHub Copilot CLI denies a tool call whose preToolUse hook exits non-zero at all: there
-    // hookhost's own failure is exit 0 and nothing, its block JSON on exit 0.
-    let copilot_pre = r#"{"sessionId":"s","timestamp":1767225600000,"cwd":"/","toolName":"bash","toolArgs":{"command":"mkfs.ext4 /dev/sda"}}"#;
-    let out = hookhost(&["run", "--output", "copilot", "--config", "/nonexistent/hooks.toml"], copilot_pre);
-    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true));
-    assert!(stderr(&out).starts_with("hookhost: error: /nonexistent/hooks.toml: cannot read"), "{}", stderr(&out));
-    let out = hookhost(&["run", "--output", "copilot", "--event-name", "preToolUse"], copilot_pre);
+    // hookhost's block is its deny JSON on exit 0, and its non-blocking error exit 0 and nothing.
+    let copilot_pre = r#"{"sessionId":"s","timestamp":1767225600000,"cwd":"/","toolName":"bash","toolArgs":{"command":"ls"}}"#;
+    let out = broken(&["run", "--output", "copilot", "--event-name", "preToolUse"], copilot_pre);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["permissionDecision"], "deny");
-    let out = hookhost(&["run", "--output", "copilot"], r#"{"sessionId":"s","timestamp":1,"cwd":"/"}"#);
+    let out = broken(&["run", "--output", "copilot", "--event-name", "preToolUse", "--fail-open"], copilot_pre);
     assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true));
+    let out = hookhost(&["run", "--output", "copilot", "--event-name", "preToolUse"], &copilot_pre.replace("ls", "mkfs.ext4 /dev/sda"));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["permissionDecision"], "deny");
+    // A payload that names no event and whose fields do not say (a wiring without
+    // --event-name): not readable as an event, so blocked (Copilot denies on exit 2).
+    let out = hookhost(&["run", "--output", "copilot"], r#"{"sessionId":"s","timestamp":1,"cwd":"/"}"#);
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(2), true));
     assert!(stderr(&out).contains("pass the name its hook is configured under, `hookhost run --event-name NAME`"), "{}", stderr(&out));
     // An event hookhost does not model passes through, exit 0, nothing to say.
     let out = hookhost(&["run", "--output", "claude-code"], r#"{"hook_event_name":"TaskCompleted","task_id":"t1"}"#);

@@ -17,3 +17,4 @@ mod real_world;
 mod rollout;
 mod send;
 mod serve;
+mod unreadable;

@@ -202,16 +202,16 @@ fn a_managed_file_that_does_not_load_stops_the_host() {
     assert_eq!(err, format!("hookhost: error: {}: line 3, column 50: unclosed inline table, expected `}}`", managed.display()));
     let err = m.refused("work", &["check"]);
     assert!(err.starts_with(&format!("hookhost: error: {}: line 3", managed.display())), "{err}");
-    // In a runtime's protocol it is hookhost's own failure: the non-blocking error, or with
-    // --fail-closed the runtime's block — never a pass.
+    // In a runtime's protocol it is hookhost's own failure: before a tool, the runtime's block
+    // naming it; with --fail-open, the non-blocking error — never a pass unless asked.
     let out = m.run_in("work", &["run", "--output", "claude-code"], RM);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains(&managed.display().to_string()), "{}", text(&out.stderr));
-    let out = m.run_in("work", &["run", "--output", "claude-code", "--fail-closed"], RM);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "deny");
     assert!(reply["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains(&managed.display().to_string()), "{reply}");
+    let out = m.run_in("work", &["run", "--output", "claude-code", "--fail-open"], RM);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains(&managed.display().to_string()), "{}", text(&out.stderr));
     // A named managed file that is missing is an error too, not an absent layer.
     std::fs::remove_file(&managed).unwrap();
     let err = m.refused("work", &["check"]);
@@ -740,4 +740,60 @@ fn observe_mode_is_each_layers_own() {
     m.write("user.toml", "# no hooks\n");
     let (outcome, _) = m.dispatch("work/app", &["--config", "../../user.toml"], RM);
     assert_eq!((outcome["decision"].as_str(), outcome["hooks"][0]["observed"].as_bool()), (Some("pass"), Some(true)), "{outcome}");
+}
+
+/// A user config that does not load (a typo, a mute of a managed hook, a plugin that is not
+/// there): answering a runtime, it is left out with a notice the user sees on every answer, and
+/// the managed guard keeps deciding — a broken user file never switches it off. `check` and
+/// `run --output json` still refuse it, naming the problem.
+#[test]
+fn a_user_config_that_does_not_load_is_left_out_and_the_managed_guard_still_decides() {
+    let bad = [
+        ("[[hooks]\nthis is not toml\n", "line 1"),
+        ("disabled_contributions = [\"managed:guard\"]\n", "a lower layer cannot mute it"),
+        ("[[hooks]]\nid = \"x\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"missing.wasm\" }\n", "missing.wasm"),
+    ];
+    for (body, why) in bad {
+        let (m, _root) = guarded_machine("# none\n");
+        m.write("user.toml", body);
+        let out = m.run_in("work", &["run", "--output", "claude-code", "--config", "../user.toml"], RM);
+        assert_eq!(out.status.code(), Some(0), "{why}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{why}: the managed guard still blocks: {v}");
+        let notice = v["systemMessage"].as_str().unwrap_or_default();
+        assert!(notice.starts_with("hookhost: your config ../user.toml is left out because it does not load (") && notice.contains(why), "{why}: {v}");
+        assert!(text(&out.stderr).contains("is left out because it does not load"), "{why}: {}", text(&out.stderr));
+        // A harmless command runs, with the notice.
+        let out = m.run_in("work", &["run", "--output", "claude-code", "--config", "../user.toml"], LS);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v.get("hookSpecificOutput").is_none() && v["systemMessage"].as_str().is_some(), "{why}: {v}");
+        // The tools a person runs still say what is wrong.
+        assert!(m.refused("work", &["check", "--config", "../user.toml"]).contains(why), "{why}");
+        assert!(m.refused("work", &["run", "--config", "../user.toml"]).contains(why), "{why}");
+    }
+    // Without a managed layer, the embedded default stands in: the built-in guard decides.
+    let m = Machine::new().warm();
+    m.write("user.toml", "[[hooks]\n");
+    let out = m.run_in("work", &["run", "--output", "gemini-cli", "--config", "../user.toml"], RM);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "deny", "{v}");
+    assert!(v["systemMessage"].as_str().unwrap().contains("the managed and built-in hooks decide in its place"), "{v}");
+}
+
+/// A relative `XDG_CONFIG_HOME` is not used (the XDG base-directory rules): the user's file is
+/// where `HOME` says, whatever a repository's environment sets.
+#[test]
+fn relative_xdg_directories_are_ignored() {
+    let m = Machine::new().warm();
+    // The user's real file (broken, so that reading it shows); a relative XDG_CONFIG_HOME
+    // pointing at a harmless config in the working directory must not replace it.
+    m.write("home/.config/hookhost/hooks.toml", "[[hooks]\n");
+    m.write("work/rel/hookhost/hooks.toml", "# nothing\n");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    m.setup(&mut cmd, "work");
+    let out = cmd.env("XDG_CONFIG_HOME", "rel").args(["check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(err.contains("XDG_CONFIG_HOME=rel is not an absolute path, so it is ignored"), "{err}");
+    assert!(err.contains(&format!("{}: line 1", m.path("home/.config/hookhost/hooks.toml").display())), "{err}");
 }

@@ -40,13 +40,37 @@ fn it_answers_through_the_daemon_in_the_runtimes_protocol() {
     ok(&out);
     assert_eq!(stdout(&out), "");
     assert_eq!(stdout(&send(&["--server", &server, "--output", "gemini-cli", "--token-file", token.to_str().unwrap()], LS)), "{}");
-    // The daemon's own refusal (no token) is the runtime's non-blocking error, or its block.
+    // The daemon's refusal (no token): the event is decided in-process instead, as without a
+    // daemon — the destructive call is still denied.
     let out = send(&["--server", &server, "--output", "claude-code"], MKFS);
+    ok(&out);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(stderr(&out).contains("the daemon answered 401") && stderr(&out).contains("running the event in-process"), "{}", stderr(&out));
+    // Without the fallback: the block, naming the refusal (a tool call), or with --fail-open the
+    // runtime's non-blocking error.
+    let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback"], LS);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with("hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): the daemon answered 401"), "{}", stderr(&out));
+    let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback", "--fail-open"], LS);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).starts_with("hookhost-send: error: the daemon answered 401: "), "{}", stderr(&out));
-    let out = send(&["--server", &server, "--output", "claude-code", "--fail-closed"], MKFS);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).starts_with("hookhost could not decide, and --fail-closed blocks: the daemon answered 401"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_daemon_that_says_nothing_in_time_is_a_block_before_a_tool() {
+    // A listener that takes the event and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let server = format!("http://{}", listener.local_addr().unwrap());
+    let held = std::thread::spawn(move || listener.incoming().take(2).flatten().collect::<Vec<_>>());
+    let started = std::time::Instant::now();
+    let out = send(&["--server", &server, "--output", "claude-code", "--timeout", "1"], LS);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stderr(&out), format!("hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): {server} did not answer within 1 s (--timeout)"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "it answered at its own deadline, not the runtime's");
+    // An event that gates nothing: the non-blocking error.
+    let out = send(&["--server", &server, "--output", "claude-code", "--timeout", "1"], r#"{"hook_event_name":"Stop","session_id":"s"}"#);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    drop(held);
 }
 
 #[test]
@@ -70,17 +94,22 @@ fn without_a_daemon_it_runs_the_event_in_process_or_fails_as_asked() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "the fallback `hookhost run` decided");
     assert!(stderr(&out).contains("unreachable") && stderr(&out).contains("running the event in-process"), "{}", stderr(&out));
-    // The fallback passes the run's own arguments on (here: a config that cannot be read).
+    // The fallback passes the run's own arguments on (here: a config that cannot be read, left
+    // out with a notice: the built-in guard decides in its place).
     let out = send(&["--server", &server, "--output", "claude-code", "--", "--config", "/nonexistent/hooks.toml"], MKFS);
-    assert_eq!(out.status.code(), Some(1), "hookhost run's non-blocking error: {}", stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(v["systemMessage"].as_str().unwrap().contains("your config /nonexistent/hooks.toml is left out because it does not load"), "{v}");
     let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback"], MKFS);
-    assert_eq!(out.status.code(), Some(1));
-    let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback", "--fail-closed"], MKFS);
     assert_eq!(out.status.code(), Some(2));
+    let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback", "--fail-open"], MKFS);
+    assert_eq!(out.status.code(), Some(1));
     // GitHub Copilot CLI: an unreachable daemon is exit 0 (any non-zero exit of a preToolUse
     // hook denies there); the event's name reaches the fallback run.
     let copilot_mkfs = r#"{"sessionId":"s","timestamp":1767225600000,"cwd":"/","toolName":"bash","toolArgs":{"command":"mkfs.ext4 /dev/sda"}}"#;
-    assert_eq!(send(&["--server", &server, "--output", "copilot", "--no-fallback"], copilot_mkfs).status.code(), Some(0));
+    assert_eq!(send(&["--server", &server, "--output", "copilot", "--no-fallback", "--fail-open"], copilot_mkfs).status.code(), Some(0));
+    assert_eq!(send(&["--server", &server, "--output", "copilot", "--no-fallback"], copilot_mkfs).status.code(), Some(2), "a deny");
     let out = send(&["--server", &server, "--output", "copilot"], copilot_mkfs);
     assert_eq!(serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()["permissionDecision"], "deny", "{}", stderr(&out));
     let out = send(&["--server", &server, "--output", "copilot", "--event-name", "permissionRequest"], copilot_mkfs);
@@ -118,7 +147,7 @@ fn fake_daemon(raw: Vec<u8>) -> (String, std::sync::Arc<std::sync::Mutex<Vec<u8>
 }
 
 #[test]
-fn fail_closed_blocks_on_any_answer_that_is_not_hookhosts() {
+fn any_answer_that_is_not_hookhosts_is_a_block_or_the_fallback() {
     let ok_head = |body: &str| format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len());
     let big = format!("{{\"x\":\"{}\"}}", "a".repeat(41 << 20));
     let cases: Vec<(&str, String)> = vec![
@@ -133,19 +162,23 @@ fn fail_closed_blocks_on_any_answer_that_is_not_hookhosts() {
     ];
     for (what, raw) in cases {
         let (server, _) = fake_daemon(raw.into_bytes());
-        let out = send(&["--server", &server, "--output", "claude-code", "--fail-closed", "--no-fallback"], MKFS);
+        let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback"], LS);
         assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(&out));
-        assert!(stderr(&out).starts_with("hookhost could not decide, and --fail-closed blocks: "), "{what}: {}", stderr(&out));
+        assert!(stderr(&out).starts_with("hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): "), "{what}: {}", stderr(&out));
         assert_eq!(stdout(&out), "", "{what}");
-        let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback"], MKFS);
-        assert_eq!(out.status.code(), Some(1), "{what}: without --fail-closed, the non-blocking error");
+        let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback", "--fail-open"], LS);
+        assert_eq!(out.status.code(), Some(1), "{what}: with --fail-open, the non-blocking error");
+        // With the fallback (the default), `hookhost run` decides instead.
+        let out = send(&["--server", &server, "--output", "claude-code"], MKFS);
+        assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
+        assert!(stdout(&out).contains("\"deny\"") && stderr(&out).contains("running the event in-process"), "{what}: {}", stderr(&out));
     }
     // hookhost's own outcome must carry a decision.
     let (server, _) = fake_daemon(ok_head("{\"ok\":true}").into_bytes());
-    assert_eq!(send(&["--server", &server, "--output", "json", "--fail-closed", "--no-fallback"], MKFS).status.code(), Some(2));
+    assert_eq!(send(&["--server", &server, "--output", "json", "--no-fallback"], MKFS).status.code(), Some(2));
     // A whole answer of the right shape passes through.
     let (server, _) = fake_daemon(ok_head("{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\"}}").into_bytes());
-    let out = send(&["--server", &server, "--output", "claude-code", "--fail-closed", "--no-fallback"], MKFS);
+    let out = send(&["--server", &server, "--output", "claude-code", "--no-fallback"], MKFS);
     assert_eq!((out.status.code(), stdout(&out).contains("\"deny\"")), (Some(0), true), "{}", stderr(&out));
 }
 
@@ -178,7 +211,7 @@ fn the_client_sends_nothing_to_a_listener_of_another_user() {
     let token = dir.path().join("token");
     std::fs::write(&token, "s3cret-token\n").unwrap();
     for server in [format!("unix:{}", sock.display()), format!("http://127.0.0.1:{port}")] {
-        let out = send(&["--server", &server, "--output", "claude-code", "--token-file", token.to_str().unwrap(), "--fail-closed", "--no-fallback"], MKFS);
+        let out = send(&["--server", &server, "--output", "claude-code", "--token-file", token.to_str().unwrap(), "--no-fallback"], MKFS);
         assert_eq!(out.status.code(), Some(2), "{server}: {}", stderr(&out));
         assert!(stderr(&out).contains("is served by uid 65534, not by you (uid 0): nothing was sent to it"), "{server}: {}", stderr(&out));
     }

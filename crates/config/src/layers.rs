@@ -92,6 +92,11 @@ pub struct LayerOptions {
     /// Load the project layer whether or not it is approved (`hookhost trust`, to see what it
     /// resolves to before approving it). Never for running hooks.
     pub approving: bool,
+    /// Leave the user's config out, for this reason, and run the embedded default in its place:
+    /// what a command that answers a runtime does when the user's file does not load (a typo,
+    /// a mute of a managed hook), so the managed and built-in hooks keep deciding
+    /// ([`Layers::user_note`] says so). Never for `check`, which must show the error.
+    pub user_left_out: Option<String>,
 }
 
 /// The project a discovery found, and whether it loaded.
@@ -126,6 +131,7 @@ pub struct Merge {
     summaries: Vec<LayerSummary>,
     project: Option<ProjectPins>,
     project_note: Option<String>,
+    user_note: Option<String>,
 }
 
 /// What a loaded project layer must match: its root, the files its approval read (its plugins
@@ -149,7 +155,7 @@ fn named(kind: LayerKind, file: &Path) -> String {
 impl Layers {
     /// One config as the only (user) layer: what a host built from a single file loads.
     pub fn single(config: ConfigFile) -> Layers {
-        let merge = Merge { managed: None, user: (config.source.clone(), config.policy.clone()), restrictions: Vec::new(), summaries: vec![summary(LayerKind::User, &config)], project: None, project_note: None };
+        let merge = Merge { managed: None, user: (config.source.clone(), config.policy.clone()), restrictions: Vec::new(), summaries: vec![summary(LayerKind::User, &config)], project: None, project_note: None, user_note: None };
         Layers { layers: vec![Layer { kind: LayerKind::User, config }], project: None, merge, opts: LayerOptions::default() }
     }
 
@@ -207,6 +213,17 @@ impl Layers {
         }
     }
 
+    /// Why the user's config was left out ([`LayerOptions::user_left_out`]), if it was: one line
+    /// to show the user with every answer until the file is fixed.
+    pub fn user_note(&self) -> Option<&str> {
+        self.merge.user_note.as_deref()
+    }
+
+    /// The user's own config file, when the user layer is one (not the embedded default).
+    pub fn user_file(opts: &LayerOptions) -> Option<PathBuf> {
+        opts.user.clone().or_else(|| paths::user_config().filter(|p| p.is_file()))
+    }
+
     /// The cache directory the merged host uses: `$HOOKHOST_CACHE_DIR`, else the highest
     /// layer's `cache_dir`, else the user's cache directory.
     pub fn effective_cache_dir(&self) -> Option<PathBuf> {
@@ -254,7 +271,11 @@ fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, Co
     let managed = if opts.skip_managed {
         None
     } else {
-        let (path, named_by_env) = paths::managed_config();
+        let (path, source) = paths::managed_config();
+        if let paths::ManagedSource::SystemOverEnv(named) = &source {
+            restrictions.push(format!("managed: HOOKHOST_MANAGED_CONFIG={} is ignored: the installed {} wins over the environment", named.display(), path.display()));
+        }
+        let named_by_env = source.named_by_env();
         if path.exists() || named_by_env {
             let config = ConfigFile::load(&path).map_err(|mut e| {
                 if named_by_env && !path.exists() {
@@ -268,7 +289,16 @@ fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, Co
         }
     };
     // User.
-    let user_path = opts.user.clone().or_else(|| paths::user_config().filter(|p| p.is_file()));
+    let user_path = Layers::user_file(opts);
+    let user_note = match (&opts.user_left_out, &user_path) {
+        (Some(why), Some(path)) => Some(format!(
+            "your config {} is left out because it does not load ({why}); the managed and built-in hooks decide in its place until you fix it (`hookhost check --config {}` shows the problem)",
+            path.display(),
+            path.display()
+        )),
+        _ => None,
+    };
+    let user_path = user_path.filter(|_| user_note.is_none());
     let mut user = match &user_path {
         Some(path) => ConfigFile::load_as(path, opts.format)?,
         None => ConfigFile::embedded_default(),
@@ -334,7 +364,10 @@ fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, Co
     let managed = layers.iter().find(|l| l.kind == LayerKind::Managed).map(|l| (l.config.source.clone(), l.config.policy.clone()));
     let user = layers.iter().find(|l| l.kind == LayerKind::User).map(|l| (l.config.source.clone(), l.config.policy.clone())).expect("a user layer always exists");
     let summaries = layers.iter().map(|l| summary(l.kind, &l.config)).collect();
-    let mut found = Layers { layers, project: project_state, merge: Merge { managed, user, restrictions, summaries, project: pins, project_note: None }, opts: opts.clone() };
+    let mut found = Layers { layers, project: project_state, merge: Merge { managed, user, restrictions, summaries, project: pins, project_note: None, user_note: user_note.clone() }, opts: opts.clone() };
+    if let Some(note) = user_note {
+        found.merge.restrictions.push(note);
+    }
     found.merge.project_note = found.unapproved();
     if let Some(note) = found.merge.project_note.clone().filter(|_| drop.is_some()) {
         found.merge.restrictions.push(note);

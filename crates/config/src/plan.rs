@@ -51,6 +51,8 @@ pub struct Plan {
     /// Why a project found around the working directory does not run (not approved, changed,
     /// not this user's, or left out because it failed to load), if so: one line to show.
     pub(crate) project_note: Option<String>,
+    /// Why the user's config was left out (it did not load), if it was: one line to show.
+    pub(crate) user_note: Option<String>,
 }
 
 impl Plan {
@@ -81,6 +83,7 @@ impl Plan {
             restrictions: Vec::new(),
             refused_grants: Default::default(),
             project_note: None,
+            user_note: None,
         }
     }
 
@@ -158,6 +161,11 @@ impl Plan {
     /// Why a project found around the working directory does not run, if so.
     pub fn project_note(&self) -> Option<&str> {
         self.project_note.as_deref()
+    }
+
+    /// Why the user's config was left out (it did not load), if it was.
+    pub fn user_note(&self) -> Option<&str> {
+        self.user_note.as_deref()
     }
 
     /// The cache directory a host of this plan uses: `$HOOKHOST_CACHE_DIR`, else `cache_dir`,

@@ -32,7 +32,7 @@ pub struct HookEvent {
 }
 
 /// Why an event input could not be read.
-#[derive(Debug, thiserror::Error, PartialEq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum EventError {
     /// Not JSON.
     #[error("event is not valid JSON: {0}")]
@@ -54,6 +54,12 @@ pub enum EventError {
         /// The names it knows.
         known: String,
     },
+    #[error("the event nests values deeper than {limit} levels, which hookhost does not read; no runtime sends such arguments, so the event is judged unreadable")]
+    /// Nested deeper than hookhost reads ([`crate::json::MAX_DEPTH`]).
+    TooDeep {
+        /// The deepest nesting read.
+        limit: usize,
+    },
     #[error("field \"{field}\" must be {expected}")]
     /// A field of the wrong type.
     BadField {
@@ -63,6 +69,24 @@ pub enum EventError {
         expected: &'static str,
     },
 }
+
+/// An event that could not be read: why, and as much of it as was (its name, session and tool),
+/// when that much was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unreadable {
+    /// Why.
+    pub error: EventError,
+    /// What was read of it, when its name was.
+    pub event: Option<Box<HookEvent>>,
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for Unreadable {}
 
 impl HookEvent {
     /// A `pre_tool_use` event for `tool` with these arguments (tests and examples).
@@ -93,6 +117,20 @@ impl HookEvent {
     pub fn from_json(text: &str) -> Result<Self, EventError> {
         let value: Value = serde_json::from_str(text).map_err(|e| EventError::Json(e.to_string()))?;
         Self::from_value(value)
+    }
+
+    /// Read an event from whatever bytes a runtime sent (see [`crate::json`]): text that is not
+    /// UTF-8 and lone surrogate escapes are read with U+FFFD in their place; a value nested
+    /// deeper than [`crate::json::MAX_DEPTH`] makes the event [`EventError::TooDeep`], with the
+    /// rest of it read, so the answer can still be the event's own (a block before a tool).
+    pub fn read(bytes: &[u8], event_name: Option<&str>) -> Result<Self, Unreadable> {
+        let unreadable = |error| Unreadable { error, event: None };
+        let value = crate::json::parse(&crate::json::text(bytes)).map_err(|e| unreadable(EventError::Json(e.to_string())))?;
+        let event = Self::from_runtime_value(value, event_name).map_err(unreadable)?;
+        if event.data.values().any(crate::json::was_cut) {
+            return Err(Unreadable { error: EventError::TooDeep { limit: crate::json::MAX_DEPTH }, event: Some(Box::new(event)) });
+        }
+        Ok(event)
     }
 
     /// Normalise an event: the canonical envelope `{"event", ..., "data": {...}}`, or the flat
@@ -249,7 +287,9 @@ mod copilot {
             match key.as_str() {
                 "toolArgs" => {
                     let args = match value {
-                        Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+                        // Read as leniently as the payload around it (a lone surrogate in an
+                        // argument must not turn the arguments into one opaque string).
+                        Value::String(text) => crate::json::parse(&text).unwrap_or(Value::String(text)),
                         other => other,
                     };
                     out.insert("tool_input".into(), args);

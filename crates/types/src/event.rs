@@ -133,6 +133,14 @@ impl EventName {
         self.row().map(|row| row.2).unwrap_or(false)
     }
 
+    /// Whether this event gates what the agent does next — a tool call, a permission, a prompt
+    /// reaching the model — so that a hook host that cannot decide must stop it rather than let
+    /// it through (a stop or a compaction can block too, but blocking those on a failure would
+    /// keep the agent going, not stop anything).
+    pub fn gates_an_action(&self) -> bool {
+        matches!(self, E::PreToolUse | E::PermissionRequest | E::UserPromptSubmit)
+    }
+
     /// Whether hooks on this event see a tool call (and may carry a matcher).
     pub fn is_tool_event(&self) -> bool {
         matches!(self, E::PreToolUse | E::PermissionRequest | E::PostToolUse | E::ToolResultTransform)

@@ -13,6 +13,7 @@ pub mod decision;
 pub mod envelope;
 pub mod event;
 pub mod ids;
+pub mod json;
 pub mod matcher;
 pub mod paths;
 pub mod runtime;
@@ -20,7 +21,7 @@ pub mod spec;
 pub mod text;
 
 pub use decision::{Decision, Effect, Verdict, VerdictKind};
-pub use envelope::{EventError, HookEvent};
+pub use envelope::{EventError, HookEvent, Unreadable};
 pub use event::{EffectKind, EventName};
 pub use ids::{BadBundleName, BadDigest, BundleName, BundleRef, Digest};
 pub use matcher::{Matcher, MatcherSpec};

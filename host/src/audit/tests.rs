@@ -177,3 +177,33 @@ fn a_failed_write_is_returned() {
     assert!(err.starts_with("cannot write the audit log /dev/full: No space left on device"), "{err}");
     assert_eq!(log.head(), None, "a failed write does not advance the chain");
 }
+
+#[test]
+fn a_record_of_any_depth_reads_back_and_the_log_continues() {
+    let (_dir, path) = log_of(1);
+    // An event nested deeper than a JSON parser reads (serde_json stops at 128 levels).
+    let mut deep = serde_json::json!("x");
+    for _ in 0..200 {
+        deep = serde_json::json!([deep]);
+    }
+    let log = AuditLog::open(&path).unwrap();
+    log.append(&AuditRecord { event_data: Some(deep), ..record("pass") }, false).unwrap();
+    drop(log);
+    let again = AuditLog::open(&path).expect("the next run continues the chain");
+    again.append(&record("block"), true).unwrap();
+    assert_eq!(verify(&std::fs::read_to_string(&path).unwrap()).unwrap().records, 3);
+}
+
+#[cfg(unix)]
+#[test]
+fn logs_are_owner_only() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (dir, path) = log_of(1);
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    // One made before, readable by others: made owner-only when next opened.
+    let old = dir.path().join("old.jsonl");
+    std::fs::write(&old, "").unwrap();
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o644)).unwrap();
+    AuditLog::open(&old).unwrap();
+    assert_eq!(std::fs::metadata(&old).unwrap().permissions().mode() & 0o777, 0o600);
+}

@@ -120,19 +120,40 @@ fn gemini_docker_and_starchild_forms() {
 }
 
 #[test]
-fn hookhosts_own_failures_never_look_like_a_block_unless_asked() {
+fn hookhosts_own_failures_block_before_an_action_unless_fail_open() {
+    let closed_reason = "hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): hooks.toml: bad";
     for p in [Protocol::Runtime(Runtime::ClaudeCode), Protocol::Runtime(Runtime::Codex), Protocol::Runtime(Runtime::GeminiCli), Protocol::Runtime(Runtime::DockerAgent), Protocol::Runtime(Runtime::Starchild)] {
-        // (Copilot's non-blocking error is exit 0: `copilot_failures_exit_zero_unless_fail_closed`.)
-        let reply = failure(p, Some(&ev("PreToolUse")), "hooks.toml: bad", false);
-        assert_eq!((reply.stdout.as_str(), reply.code), ("", 1), "{p:?}: the runtime's non-blocking error");
-        assert_eq!(reply.notes, ["hookhost: error: hooks.toml: bad"]);
-        let closed = failure(p, Some(&ev("PreToolUse")), "hooks.toml: bad", true);
-        assert_eq!(closed.code, 0);
-        assert!(closed.stdout.contains("hookhost could not decide, and --fail-closed blocks: hooks.toml: bad"), "{p:?}: {}", closed.stdout);
-        let unreadable = failure(p, None, "stdin: not JSON", true);
-        assert_eq!((unreadable.code, unreadable.notes[0].as_str()), (2, "hookhost could not decide, and --fail-closed blocks: stdin: not JSON"));
+        // The default: a tool call, a permission and a prompt are blocked, naming the failure.
+        for event in ["PreToolUse", "PermissionRequest", "UserPromptSubmit"] {
+            let closed = failure(p, Some(&ev(event)), "hooks.toml: bad", OnFailure::default());
+            assert_eq!(closed.code, 0, "{p:?} {event}: the block is in the JSON");
+            assert!(closed.stdout.contains(closed_reason), "{p:?} {event}: {}", closed.stdout);
+            assert_eq!(closed.notes[0], "hookhost: error: hooks.toml: bad");
+        }
+        // An event that gates nothing (a stop would keep the agent going): the non-blocking error.
+        for event in ["Stop", "PostToolUse", "SessionStart"] {
+            let reply = failure(p, Some(&ev(event)), "hooks.toml: bad", OnFailure::Closed);
+            assert_eq!((reply.stdout.as_str(), reply.code), ("", 1), "{p:?} {event}: the runtime's non-blocking error");
+        }
+        // --fail-open: the non-blocking error, even before a tool.
+        let open = failure(p, Some(&ev("PreToolUse")), "hooks.toml: bad", OnFailure::Open);
+        assert_eq!((open.stdout.as_str(), open.code), ("", 1), "{p:?}: --fail-open");
+        assert_eq!(open.notes, ["hookhost: error: hooks.toml: bad"]);
+        // --fail-closed: a block on every event.
+        let always = failure(p, Some(&ev("PreToolUse")), "hooks.toml: bad", OnFailure::Always);
+        assert!(always.stdout.contains(closed_reason), "{p:?}: {}", always.stdout);
+        // Not even the event could be read: every runtime's universal block, unless --fail-open.
+        let unreadable = failure(p, None, "stdin: not JSON", OnFailure::Closed);
+        assert_eq!(
+            (unreadable.code, unreadable.notes[0].as_str()),
+            (2, "hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): stdin: not JSON")
+        );
+        assert_eq!(failure(p, None, "stdin: not JSON", OnFailure::Open).code, 1);
     }
-    assert_eq!(failure(Protocol::Json, None, "x", false).code, 2, "hookhost's own exit code for bad input");
+    assert_eq!(failure(Protocol::Json, None, "x", OnFailure::Open).code, 2, "hookhost's own exit code for bad input");
+    assert_eq!(OnFailure::from_flags(false, false), OnFailure::Closed);
+    assert_eq!(OnFailure::from_flags(true, false), OnFailure::Open);
+    assert_eq!(OnFailure::from_flags(false, true), OnFailure::Always);
 }
 
 /// Codex's own checks of a hook's answer, as its hook engine applies them
@@ -283,11 +304,11 @@ fn copilot_answers_per_event_and_never_exits_non_zero_before_a_tool() {
 }
 
 #[test]
-fn copilot_failures_exit_zero_unless_fail_closed() {
+fn copilot_failures_exit_zero_when_they_do_not_block() {
     let p = Protocol::Runtime(Runtime::Copilot);
-    let reply = failure(p, Some(&copilot_ev("preToolUse")), "hooks.toml: bad", false);
+    let reply = failure(p, Some(&copilot_ev("preToolUse")), "hooks.toml: bad", OnFailure::Open);
     assert_eq!((reply.stdout.as_str(), reply.code, reply.notes.as_slice()), ("", 0, &["hookhost: error: hooks.toml: bad".to_string()][..]), "exit 1 would deny the tool call");
-    let closed = failure(p, Some(&copilot_ev("preToolUse")), "hooks.toml: bad", true);
+    let closed = failure(p, Some(&copilot_ev("preToolUse")), "hooks.toml: bad", OnFailure::Closed);
     assert_eq!(closed.code, 0);
     assert_eq!(serde_json::from_str::<Value>(&closed.stdout).unwrap()["permissionDecision"], "deny");
 }
