@@ -533,6 +533,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             println!("ok: {} hook(s) loaded: {}", ids.len(), ids.join(", "));
             print!("{}", table::check_report(&loaded.report().await, loaded.not_run(), loaded.warnings()));
             print!("{}", table::restrictions(loaded.restrictions()));
+            print!("{}", table::layer_sources(loaded.layer_sources()));
             if host.verbose {
                 print!("{}", table::guard_rules(&loaded.report().await));
                 print!("{}", table::profile(&loaded.profile().await));

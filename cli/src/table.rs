@@ -211,6 +211,24 @@ pub fn layers_json(plan: &hookhost::Plan, unapproved: Option<&str>) -> serde_jso
     serde_json::json!({"layers": plan.layers(), "muted": plan.muted(), "restrictions": plan.restrictions(), "unapproved_project": unapproved})
 }
 
+/// Where each layer came from (`check`): one line each, the managed file saying whether the
+/// environment named it.
+pub fn layer_sources(layers: &[(&str, std::path::PathBuf)]) -> String {
+    let mut out = String::new();
+    for (kind, source) in layers {
+        let how = match *kind {
+            "managed" => match hookhost_types::paths::managed_config().1 {
+                hookhost_types::paths::ManagedSource::Env => " (named by HOOKHOST_MANAGED_CONFIG; an installed /etc/hookhost/managed.toml would win)",
+                _ => " (installed)",
+            },
+            "user" if source.to_string_lossy().starts_with('<') => " (no user config: the built-in guard and redactors)",
+            _ => "",
+        };
+        out.push_str(&format!("layer {kind}: {}{how}\n", source.display()));
+    }
+    out
+}
+
 /// What the layers' policies removed or changed (`check`, `config show --layers`).
 pub fn restrictions(lines: &[String]) -> String {
     if lines.is_empty() {

@@ -73,6 +73,8 @@ pub struct Host {
     /// Why a project around the working directory does not run, if so.
     pub(crate) project_note: Option<String>,
     pub(crate) user_note: Option<String>,
+    /// Each layer merged, in order: its kind (`managed`, `user`, `project`) and its file.
+    pub(crate) layer_sources: Vec<(&'static str, std::path::PathBuf)>,
 }
 
 pub(crate) struct LoadedHook {
@@ -388,6 +390,7 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         restrictions: plan.restrictions().to_vec(),
         project_note: plan.project_note().map(str::to_string),
         user_note: plan.user_note().map(str::to_string),
+        layer_sources: plan.layers().iter().map(|l| (l.kind.as_str(), l.source.clone())).collect(),
     })
 }
 
@@ -443,6 +446,12 @@ impl Host {
     /// to load (the other layers then run as if there were none).
     pub fn project_note(&self) -> Option<&str> {
         self.project_note.as_deref()
+    }
+
+    /// Each layer this host merged, in order: its kind (`managed`, `user`, `project`) and its
+    /// file (`hookhost check` says where each came from).
+    pub fn layer_sources(&self) -> &[(&'static str, std::path::PathBuf)] {
+        &self.layer_sources
     }
 
     /// Why the user's config was left out (it did not load and the embedded default runs in its

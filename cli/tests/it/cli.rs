@@ -172,7 +172,8 @@ fn check_lists_the_loaded_chain() {
   user:guard_destructive (pre_tool_use): wasm, timeout 1 s
   user:redact_tool_input (pre_tool_use): wasm, timeout 5 s
   user:redact_tool_output (post_tool_use): wasm, timeout 5 s
-  user:redact_prompt (user_prompt_submit): wasm, timeout 5 s"
+  user:redact_prompt (user_prompt_submit): wasm, timeout 5 s
+layer user: <embedded default config> (no user config: the built-in guard and redactors)"
     );
 }
 
@@ -406,6 +407,7 @@ not run: 1 hook(s) load but do not run:
 warnings: 2
   hooks.PreToolUse[0].hooks[0].blocking: not a field this runtime documents; ignored
   hooks.PreToolUse[0].hooks[1].timeout: 900 s is capped at hookhost's ceiling of 600 s for peer hooks
+layer user: {file}
 "
         )
     );

@@ -771,6 +771,11 @@ fn a_user_config_that_does_not_load_is_left_out_and_the_managed_guard_still_deci
         assert!(m.refused("work", &["check", "--config", "../user.toml"]).contains(why), "{why}");
         assert!(m.refused("work", &["run", "--config", "../user.toml"]).contains(why), "{why}");
     }
+    // `check` says where each layer came from.
+    let (m, _root) = guarded_machine("# none\n");
+    let check = m.ok_in("work", &["check", "--config", "../user.toml"]);
+    let managed = m.managed.clone().unwrap();
+    assert!(check.contains(&format!("layer managed: {} (named by HOOKHOST_MANAGED_CONFIG; an installed /etc/hookhost/managed.toml would win)\nlayer user: ../user.toml", managed.display())), "{check}");
     // Without a managed layer, the embedded default stands in: the built-in guard decides.
     let m = Machine::new().warm();
     m.write("user.toml", "[[hooks]\n");
