@@ -43,15 +43,15 @@ fn layer_options(args: &HostArgs, project_from: Option<PathBuf>) -> Result<Layer
 /// answer): a typo in the user's file, or a mute of a managed hook, never switches the managed
 /// and built-in hooks off. Still failing, the first error stands (and the caller blocks).
 async fn load_for_hooks(args: &HostArgs, project_from: Option<PathBuf>, engine: Option<hookhost::Engine>) -> Result<Host> {
-    let first = match read_layers_in(args, project_from.clone()) {
+    let opts = layer_options(args, project_from)?;
+    let first = match Layers::discover(&opts) {
         Ok(layers) => load_layers(args, layers, engine.clone()).await,
-        Err(e) => Err(e),
+        Err(e) => Err(usage(e)),
     };
     let e = match first {
         Ok(host) => return Ok(host),
         Err(e) => e,
     };
-    let opts = layer_options(args, project_from)?;
     if Layers::user_file(&opts).is_none() {
         return Err(e);
     }

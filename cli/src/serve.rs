@@ -235,7 +235,7 @@ async fn events(State(app): State<Arc<App>>, body: Bytes) -> Response {
         // Read in part (nested too deep): an event that gates an action is blocked.
         Err((Some(event), why)) if event.name.gates_an_action() => {
             app.count(route, StatusCode::OK);
-            let outcome = Outcome { decision: hookhost::VerdictKind::Block, reason: Some(hookhost::protocol::failure_reason(&why)), user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() };
+            let outcome = Outcome::block(hookhost::protocol::failure_reason(&why));
             return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], serde_json::to_string(&outcome).unwrap_or_default()).into_response();
         }
         Err((_, why)) => return unreadable(&app, route, &why),
@@ -243,7 +243,7 @@ async fn events(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let (host, outcome) = decide(&app, &event).await;
     let outcome = match outcome {
         Ok(o) => o,
-        Err(why) if event.name.can_block() => Outcome { decision: hookhost::VerdictKind::Block, reason: Some(why), user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() },
+        Err(why) if event.name.can_block() => Outcome::block(why),
         Err(why) => return json_error(StatusCode::REQUEST_TIMEOUT, &why),
     };
     app.count(route, StatusCode::OK);

@@ -488,6 +488,12 @@ fn apply(effect: &Effect, ev: &mut std::borrow::Cow<HookEvent>, patch: &mut Map<
 }
 
 impl Outcome {
+    /// A block with this reason, no hook having run: what hookhost answers itself when its chain
+    /// cannot decide (its own failure, a chain out of time).
+    pub fn block(reason: String) -> Outcome {
+        Outcome { decision: VerdictKind::Block, reason: Some(reason), user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() }
+    }
+
     /// True when the final verdict is a block.
     pub fn is_block(&self) -> bool {
         self.decision == VerdictKind::Block

@@ -245,10 +245,7 @@ impl OnFailure {
     }
 }
 
-/// The reason a block for hookhost's own failure gives: the failure, and that it is one.
-pub fn failure_reason(error: &str) -> String {
-    format!("hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): {error}")
-}
+pub use hookhost_types::decision::own_failure_reason as failure_reason;
 
 /// hookhost's own failure (bad config, bad input, a plugin that will not load) in `protocol`:
 /// where `on_failure` blocks ([`OnFailure::blocks`]), the event's own block form with a reason
@@ -270,8 +267,7 @@ pub fn failure(protocol: Protocol, event: Option<&HookEvent>, error: &str, on_fa
     match event {
         // The event is known: its own block form.
         Some(event) => {
-            let outcome = Outcome { decision: VerdictKind::Block, reason: Some(reason), user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() };
-            let mut reply = render(protocol, event, &outcome);
+            let mut reply = render(protocol, event, &Outcome::block(reason));
             reply.notes.insert(0, line);
             reply
         }

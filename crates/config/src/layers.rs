@@ -364,10 +364,7 @@ fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, Co
     let managed = layers.iter().find(|l| l.kind == LayerKind::Managed).map(|l| (l.config.source.clone(), l.config.policy.clone()));
     let user = layers.iter().find(|l| l.kind == LayerKind::User).map(|l| (l.config.source.clone(), l.config.policy.clone())).expect("a user layer always exists");
     let summaries = layers.iter().map(|l| summary(l.kind, &l.config)).collect();
-    let mut found = Layers { layers, project: project_state, merge: Merge { managed, user, restrictions, summaries, project: pins, project_note: None, user_note: user_note.clone() }, opts: opts.clone() };
-    if let Some(note) = user_note {
-        found.merge.restrictions.push(note);
-    }
+    let mut found = Layers { layers, project: project_state, merge: Merge { managed, user, restrictions, summaries, project: pins, project_note: None, user_note }, opts: opts.clone() };
     found.merge.project_note = found.unapproved();
     if let Some(note) = found.merge.project_note.clone().filter(|_| drop.is_some()) {
         found.merge.restrictions.push(note);

@@ -151,3 +151,10 @@ impl Decision {
         Decision { verdict: Verdict::pass(), effects: Vec::new() }
     }
 }
+
+/// The reason a block for hookhost's own failure gives — an event it could not read, a chain that
+/// could not run, a daemon that did not answer: the failure, and that it is one. The host's
+/// runtime answers and `hookhost-send` (which links no host) say it alike.
+pub fn own_failure_reason(error: &str) -> String {
+    format!("hookhost could not decide, so it blocks (its own failures block before an action; `--fail-open` lets them through): {error}")
+}

@@ -46,11 +46,8 @@ pub fn was_cut(value: &Value) -> bool {
 /// [`MAX_DEPTH`] replaced by [`TOO_DEEP`]; borrowed when there is nothing to change.
 pub fn repair(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
-    // The common case: nothing to mend (no surrogate escape, no deep nesting).
-    if !needs_repair(bytes) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
+    // Made at the first change: the common case (nothing to mend) copies nothing.
+    let mut out: Option<String> = None;
     let mut depth = 0usize;
     let mut in_string = false;
     let mut i = 0;
@@ -70,6 +67,7 @@ pub fn repair(text: &str) -> Cow<'_, str> {
                             continue;
                         }
                         if (0xD800..0xE000).contains(&unit) {
+                            let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
                             out.push_str(&text[copied..i]);
                             out.push_str("\\ufffd");
                             i += 6;
@@ -94,6 +92,7 @@ pub fn repair(text: &str) -> Cow<'_, str> {
                 depth += 1;
                 if depth > MAX_DEPTH {
                     // Replace this whole container by the marker.
+                    let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
                     out.push_str(&text[copied..i]);
                     out.push_str(&serde_json::to_string(TOO_DEEP).expect("a string serialises"));
                     i = container_end(bytes, i);
@@ -107,35 +106,13 @@ pub fn repair(text: &str) -> Cow<'_, str> {
         }
         i += 1;
     }
-    out.push_str(&text[copied.min(text.len())..]);
-    Cow::Owned(out)
-}
-
-/// Whether the text holds a `\u` escape of a surrogate, or containers deeper than
-/// [`MAX_DEPTH`].
-fn needs_repair(bytes: &[u8]) -> bool {
-    let (mut depth, mut in_string, mut i) = (0usize, false, 0);
-    while i < bytes.len() {
-        match (in_string, bytes[i]) {
-            (true, b'\\') => {
-                if bytes.get(i + 1) == Some(&b'u') && hex4(bytes, i + 2).is_some_and(|u| (0xD800..0xE000).contains(&u)) {
-                    return true;
-                }
-                i += 1;
-            }
-            (true, b'"') | (false, b'"') => in_string = !in_string,
-            (false, b'[' | b'{') => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return true;
-                }
-            }
-            (false, b']' | b'}') => depth = depth.saturating_sub(1),
-            _ => {}
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut out) => {
+            out.push_str(&text[copied.min(text.len())..]);
+            Cow::Owned(out)
         }
-        i += 1;
     }
-    false
 }
 
 /// The four hex digits at `at`, if there are.

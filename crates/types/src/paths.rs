@@ -16,13 +16,13 @@ fn xdg(var: &str, fallback: &str) -> Option<PathBuf> {
 fn usable_base(var: &str, dir: &Path) -> bool {
     if !dir.is_absolute() {
         if !dir.as_os_str().is_empty() {
-            tracing_free_warning(&format!("{var}={} is not an absolute path, so it is ignored (the XDG base-directory rules)", dir.display()));
+            warn_once(var, &format!("{var}={} is not an absolute path, so it is ignored (the XDG base-directory rules)", dir.display()));
         }
         return false;
     }
     match owner_is_foreign(dir) {
         Some(owner) => {
-            tracing_free_warning(&format!("{var}={} belongs to uid {owner}, not to you, so it is ignored", dir.display()));
+            warn_once(var, &format!("{var}={} belongs to uid {owner}, not to you, so it is ignored", dir.display()));
             false
         }
         None => true,
@@ -45,9 +45,14 @@ fn owner_is_foreign(_dir: &Path) -> Option<u32> {
     None
 }
 
-/// One warning line on stderr (this crate logs nothing else: it has no tracing subscriber).
-fn tracing_free_warning(line: &str) {
-    eprintln!("hookhost: warning: {line}");
+/// Warn about `var` once per process (the directories are looked up several times per command).
+fn warn_once(var: &str, line: &str) {
+    static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut warned = WARNED.lock().unwrap_or_else(|p| p.into_inner());
+    if !warned.iter().any(|v| v == var) {
+        warned.push(var.to_string());
+        tracing::warn!("{line}");
+    }
 }
 
 /// The cache directory (compiled plugins, pulled bundles, stop-loop counters):
