@@ -423,18 +423,18 @@ pub struct GuardFile {
 }
 
 /// `hookhost bench guard`: every case of the guard's corpus (plugins/guard-destructive/corpus)
-/// through the guard component — the built-in one (its packs alone: `protect_hooks = false`), or
-/// `plugin` — as a `pre_tool_use` of a shell tool with the case's `cwd`, each a fresh instance;
-/// per file, how many it decides as written.
+/// through the guard component — the built-in one with its shipped settings (self-protection
+/// on), or `plugin` — as a `pre_tool_use` of the case's tool (a shell tool unless it names
+/// another) with the case's `cwd`, each a fresh instance; per file, how many it decides as
+/// written.
 pub async fn guard(plugin: Option<&Path>) -> Result<Vec<GuardFile>> {
     use guard_destructive::Verdict;
     let plugin = match plugin {
         Some(p) => Some(std::fs::canonicalize(p).with_context(|| format!("--plugin {}", p.display()))?),
         None => None,
     };
-    // One host per `packs` setting the corpus asks for. The corpus is the packs' rules;
-    // self-protection (a setting of its own, with its own tests) is left out of it.
-    // A `--plugin` that refuses a `packs` setting disagrees on those cases; the rest still run.
+    // One host per `packs` setting the corpus asks for. A `--plugin` that refuses a `packs`
+    // setting disagrees on those cases; the rest still run.
     let mut hosts: Vec<(Option<Vec<&str>>, Result<Host, String>)> = Vec::new();
     let cases = guard_destructive::corpus::cases().map_err(anyhow::Error::msg)?;
     for case in &cases {
@@ -442,9 +442,6 @@ pub async fn guard(plugin: Option<&Path>) -> Result<Vec<GuardFile>> {
             continue;
         }
         let mut settings = Vec::new();
-        if plugin.is_none() {
-            settings.push("protect_hooks = false".to_string());
-        }
         if let Some(packs) = &case.packs {
             settings.push(format!("packs = [{}]", packs.iter().map(|p| toml_string(p)).collect::<Vec<_>>().join(", ")));
         }
@@ -465,7 +462,8 @@ pub async fn guard(plugin: Option<&Path>) -> Result<Vec<GuardFile>> {
             samples.push(Vec::new());
         }
         let (file, times) = (files.last_mut().unwrap(), samples.last_mut().unwrap());
-        let mut event = HookEvent::pre_tool_use("Bash", json!({ "command": case.command }));
+        let (tool, arguments) = case.call().map_err(anyhow::Error::msg)?;
+        let mut event = HookEvent::pre_tool_use(tool, arguments);
         event.cwd = case.cwd.map(str::to_string);
         let want = match case.expect {
             Some(Verdict::Block) => "block",

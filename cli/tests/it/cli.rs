@@ -65,7 +65,7 @@ fn the_embedded_default_keeps_the_agent_off_its_own_hooks() {
     assert_eq!(edit["permissionDecision"], "deny");
     assert_eq!(
         edit["permissionDecisionReason"],
-        "hook configuration is protected: Edit would change /home/u/p/.claude/settings.json (hook configuration; read it freely, but change hooks yourself, outside the agent)"
+        "hook configuration is protected: Edit would change /home/u/p/.claude/settings.json (hook configuration) (rule hooks.change); instead: read it freely, but change hooks yourself, outside the agent"
     );
     let sed = claude("Bash", r#"{"command":"sed -i 's/block/warn/' .hookhost/hooks.toml"}"#).unwrap();
     assert_eq!(sed["permissionDecision"], "deny");
@@ -617,9 +617,12 @@ fn bench_guard_runs_the_corpus_through_the_component() {
     assert!(out.status.success(), "{text}{}", stderr(&out));
     let total = text.lines().find(|l| l.starts_with("all ")).unwrap_or_else(|| panic!("{text}"));
     let cases: usize = total.split_whitespace().nth(1).unwrap().parse().unwrap();
-    assert!(cases >= 900, "{text}");
+    assert!(cases >= 2300, "{text}");
     assert!(total.contains("(100.0%)"), "{text}");
-    for file in ["core-fs.txt", "core-git.txt", "core-interpreters.txt", "core-wrappers.txt", "pack-database.txt", "pack-kubernetes.txt", "pack-secrets.txt", "packs-selection.txt"] {
+    for file in [
+        "core-fs.txt", "core-git.txt", "core-interpreters.txt", "core-wrappers.txt", "pack-database.txt", "pack-kubernetes.txt", "pack-secrets.txt", "packs-selection.txt", "evasions.txt",
+        "protect-files.txt", "protect-hookhost.txt", "protect-agents.txt", "everyday.txt",
+    ] {
         assert!(text.lines().any(|l| l.starts_with(file) && l.contains("(100.0%)") && l.ends_with(" µs")), "{file}: {text}");
     }
 

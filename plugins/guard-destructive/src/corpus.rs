@@ -1,11 +1,14 @@
 //! The cases the guard's rules are held to (`corpus/*.txt`), one a line:
 //! `block|ask|allow RULE COMMAND`, with `@cwd PATH` (or `@cwd -`) setting the working directory
 //! of the cases after it, `@packs a,b` (or `@packs -`, the default `core`) the guard's `packs`
-//! for them, and `\n` in a command standing for a line break. `cargo test` checks
-//! every case against the rules natively; `hookhost bench guard` runs them through the built
-//! guard component and prints the agreement per file.
+//! for them, `@tool NAME` (or `@tool -`, a `Bash` call) the tool called — for another tool the
+//! COMMAND is its arguments as JSON — and `\n` in a command standing for a line break. Every
+//! case is a tool call decided by the whole guard under its shipped settings (self-protection
+//! on); a JSON COMMAND keeps its own `\n` escapes. `cargo test` checks every case natively; `hookhost bench guard` runs them through the
+//! built guard component and prints the agreement per file.
 
 use crate::Verdict;
+use hookhost_sdk::serde_json;
 
 /// The corpus files, by name: the `core` pack's areas, each opt-in pack alone, and which packs
 /// are on.
@@ -24,6 +27,11 @@ pub const FILES: &[(&str, &str)] = &[
     ("pack-platform.txt", include_str!("../corpus/pack-platform.txt")),
     ("pack-secrets.txt", include_str!("../corpus/pack-secrets.txt")),
     ("packs-selection.txt", include_str!("../corpus/packs-selection.txt")),
+    ("evasions.txt", include_str!("../corpus/evasions.txt")),
+    ("protect-files.txt", include_str!("../corpus/protect-files.txt")),
+    ("protect-hookhost.txt", include_str!("../corpus/protect-hookhost.txt")),
+    ("protect-agents.txt", include_str!("../corpus/protect-agents.txt")),
+    ("everyday.txt", include_str!("../corpus/everyday.txt")),
 ];
 
 /// One case.
@@ -43,6 +51,18 @@ pub struct Case {
     pub cwd: Option<&'static str>,
     /// The guard's `packs` setting for it (`None`: the default, `core`).
     pub packs: Option<Vec<&'static str>>,
+    /// The tool called (`None`: `Bash`, whose `command` is the case's command).
+    pub tool: Option<&'static str>,
+}
+
+impl Case {
+    /// The tool call: its name and arguments.
+    pub fn call(&self) -> Result<(&'static str, serde_json::Value), String> {
+        match self.tool {
+            None => Ok(("Bash", serde_json::json!({ "command": self.command }))),
+            Some(tool) => serde_json::from_str(&self.command).map(|args| (tool, args)).map_err(|e| format!("{}:{}: the arguments of {tool} are not JSON: {e}", self.file, self.line)),
+        }
+    }
 }
 
 /// Every case of every file, or what is wrong with a line.
@@ -51,12 +71,17 @@ pub fn cases() -> Result<Vec<Case>, String> {
     for (file, text) in FILES {
         let mut cwd = None;
         let mut packs: Option<Vec<&'static str>> = None;
+        let mut tool = None;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
             }
             if let Some(dir) = line.strip_prefix("@cwd ") {
                 cwd = (dir != "-").then_some(dir);
+                continue;
+            }
+            if let Some(name) = line.strip_prefix("@tool ") {
+                tool = (name != "-").then_some(name);
                 continue;
             }
             if let Some(list) = line.strip_prefix("@packs ") {
@@ -74,7 +99,9 @@ pub fn cases() -> Result<Vec<Case>, String> {
             if command.is_empty() {
                 return Err(format!("{file}:{}: no command", n + 1));
             }
-            cases.push(Case { file, line: n + 1, expect, rule, command: command.replace("\\n", "\n"), cwd, packs: packs.clone() });
+            let case = Case { file, line: n + 1, expect, rule, command: if tool.is_some() { command.to_string() } else { command.replace("\\n", "\n") }, cwd, packs: packs.clone(), tool };
+            case.call()?;
+            cases.push(case);
         }
     }
     Ok(cases)

@@ -12,6 +12,7 @@
 
 use crate::paths::components;
 use crate::{Finding, Verdict};
+use hookhost_shell_parse as shell;
 
 rules! {
     RM_ROOT = "fs.rm-root", Block,
@@ -284,12 +285,11 @@ fn rm(args: &[String], strict_rm: bool, from_input: bool, cwd: Option<&str>) -> 
             "--recursive" if !options_done => recursive = true,
             "--force" if !options_done => force = true,
             "--no-preserve-root" if !options_done => return Some(RM_NO_PRESERVE.finding_for("rm --no-preserve-root".into())),
-            // rm(1): `-i` / `-I` / `--interactive` ask before removing; `--help` removes nothing.
-            "--help" | "--version" | "--interactive" | "--interactive=always" | "--interactive=once" if !options_done => return None,
+            // `--help` removes nothing. `-i` / `-I` / `--interactive` ask on the terminal — an
+            // agent has none, and `yes | rm -rI ~` answers them: judged as if not there.
+            "--help" | "--version" if !options_done => return None,
+            flag if !options_done && flag.starts_with("--interactive") => {}
             flag if !options_done && flag.starts_with('-') && !flag.starts_with("--") && flag.len() > 1 => {
-                if flag.contains(['i', 'I']) {
-                    return None;
-                }
                 recursive |= flag.contains('r') || flag.contains('R');
                 force |= flag.contains('f');
             }
@@ -314,13 +314,39 @@ fn rm(args: &[String], strict_rm: bool, from_input: bool, cwd: Option<&str>) -> 
     found
 }
 
+/// Programs that delete what they are given, as `find -exec` runs them.
+pub(crate) const DELETERS: &[&str] = &["rm", "rmdir", "unlink", "shred"];
+
+/// The commands `find` runs for each file (`-exec CMD… ;`, `-execdir`, `-ok`, `-okdir`).
+pub(crate) fn find_execs(args: &[String]) -> impl Iterator<Item = &[String]> {
+    let mut rest = args;
+    std::iter::from_fn(move || {
+        let at = rest.iter().position(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))?;
+        let body = &rest[at + 1..];
+        let end = body.iter().position(|a| a == ";" || a == "+").unwrap_or(body.len());
+        rest = body.get(end + 1..).unwrap_or(&[]);
+        Some(&body[..end])
+    })
+}
+
 fn find(args: &[String], cwd: Option<&str>) -> Option<Finding> {
     let starts: Vec<&str> = args.iter().map(String::as_str).take_while(|a| !a.starts_with('-') && !matches!(*a, "(" | "!" | ",")).collect();
+    // Deleting: `-delete`, or running a deleter or a shell (`-exec sh -c 'rm -rf "$1"' _ {} ;`)
+    // on each file.
     let deletes = args.iter().any(|a| a == "-delete")
-        || args.windows(2).any(|w| matches!(w[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") && w[1].rsplit('/').next() == Some("rm"));
-    let filtered = args.iter().any(|a| {
-        matches!(a.as_str(), "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename" | "-regex" | "-iregex" | "-newer" | "-mtime" | "-mmin" | "-atime" | "-amin" | "-ctime" | "-cmin" | "-size" | "-user" | "-group" | "-empty" | "-links" | "-inum" | "-samefile")
-    });
+        || find_execs(args).any(|argv| argv.first().is_some_and(|p| {
+            let p = shell::program(p);
+            DELETERS.contains(&p) || matches!(p, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish")
+        }));
+    // A filter narrows what is deleted — unless it matches every name (`-name '*'`,
+    // `-regex '.*'`).
+    let match_all = |p: &str| p.chars().all(|c| c == '*');
+    let filtered = args.windows(2).any(|w| match w[0].as_str() {
+        "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename" => !match_all(&w[1]),
+        "-regex" | "-iregex" => !matches!(w[1].as_str(), ".*" | ".+" | "^.*$" | ".*.*"),
+        "-newer" | "-mtime" | "-mmin" | "-atime" | "-amin" | "-ctime" | "-cmin" | "-size" | "-user" | "-group" | "-links" | "-inum" | "-samefile" => true,
+        _ => false,
+    }) || args.iter().any(|a| a == "-empty");
     if !deletes || filtered {
         return None;
     }

@@ -107,12 +107,20 @@ fn subcommand(args: &[String]) -> (usize, bool) {
 pub fn check(args: &[String]) -> Option<Finding> {
     let (at, scratch) = subcommand(args);
     let (sub, rest) = args[at..].split_first()?;
+    let rest = &canonical(sub, rest);
     if scratch || options(rest).any(|a| a == "-h" || a == "--help") {
         return None;
     }
+    // `-c clean.requireForce=false`: git clean deletes without -f.
+    let unforced_clean = config(&args[..at]).any(|(k, v)| k.eq_ignore_ascii_case("clean.requireforce") && matches!(v.to_ascii_lowercase().as_str(), "false" | "no" | "off" | "0"));
     let rule = match sub.as_str() {
         "reset" => reset(rest),
+        "clean" if unforced_clean => clean(&[&["-f".to_string()][..], &rest[..]].concat()),
         "clean" => clean(rest),
+        // git-read-tree(1) `-u --reset` and git-checkout-index(1) `-f` (with `-a` or paths)
+        // overwrite the working tree as `checkout -f` does.
+        "read-tree" => (options(rest).any(|a| a == "-u") && options(rest).any(|a| a == "--reset" || a == "-m")).then_some(&CHECKOUT_PATHS),
+        "checkout-index" => (has_short(rest, 'f') || options(rest).any(|a| a == "--force")).then_some(&CHECKOUT_PATHS),
         "checkout" => checkout(rest),
         // git-switch(1): `--discard-changes` and `-f` / `--force` throw local changes away.
         "switch" => options(rest).any(|a| matches!(a, "--discard-changes" | "-f" | "--force")).then_some(&CHECKOUT_PATHS),
@@ -138,16 +146,84 @@ pub fn check(args: &[String]) -> Option<Finding> {
     Some(rule.finding())
 }
 
-/// The command `git submodule [options] foreach [--recursive] COMMAND...` runs in every
-/// submodule, as one shell line (git-submodule(1) hands it to the shell).
-pub fn foreach_script(args: &[String]) -> Option<String> {
+/// The shell lines `git ARGS` runs: the command `git submodule [options] foreach
+/// [--recursive] COMMAND...` runs in every submodule (git-submodule(1) hands it to the shell),
+/// and the commands `-c` settings name (git-config(1): `core.pager`, `core.editor`,
+/// `core.sshCommand`, `core.fsmonitor`, `sequence.editor`, `diff.external`, `alias.X=!CMD`, ...),
+/// which git runs.
+pub fn scripts(args: &[String]) -> Vec<String> {
     let (sub, scratch) = subcommand(args);
-    if scratch || args.get(sub).map(String::as_str) != Some("submodule") {
-        return None;
+    let mut out: Vec<String> = config(&args[..sub])
+        .filter_map(|(k, v)| {
+            let k = k.to_ascii_lowercase();
+            let runs = matches!(k.as_str(), "core.pager" | "core.editor" | "core.sshcommand" | "core.fsmonitor" | "core.askpass" | "sequence.editor" | "diff.external" | "gpg.program" | "credential.helper")
+                || k.starts_with("pager.")
+                || (k.starts_with("alias.") && v.starts_with('!'))
+                || (k.starts_with("diff.") || k.starts_with("merge.") || k.starts_with("filter.")) && (k.ends_with(".command") || k.ends_with(".driver") || k.ends_with(".textconv") || k.ends_with(".clean") || k.ends_with(".smudge") || k.ends_with(".process"));
+            runs.then(|| v.trim_start_matches('!').to_string())
+        })
+        .collect();
+    if !scratch && args.get(sub).map(String::as_str) == Some("submodule") {
+        if let Some(foreach) = args[sub..].iter().position(|a| a == "foreach") {
+            let command: Vec<&str> = args[sub + foreach + 1..].iter().map(String::as_str).skip_while(|a| matches!(*a, "--recursive" | "-q" | "--quiet")).collect();
+            if !command.is_empty() {
+                out.push(command.join(" "));
+            }
+        }
     }
-    let foreach = args[sub..].iter().position(|a| a == "foreach")? + sub;
-    let command: Vec<&str> = args[foreach + 1..].iter().map(String::as_str).skip_while(|a| matches!(*a, "--recursive" | "-q" | "--quiet")).collect();
-    (!command.is_empty()).then(|| command.join(" "))
+    out
+}
+
+/// The `-c KEY=VALUE` settings among git's global options.
+fn config(globals: &[String]) -> impl Iterator<Item = (&str, &str)> {
+    globals.windows(2).filter(|w| w[0] == "-c").filter_map(|w| w[1].split_once('='))
+}
+
+/// The long options each subcommand's rules read. git accepts any unambiguous prefix of a long
+/// option (`reset --har`, `clean --forc`; gitcli(7)): such a prefix is read as the option.
+fn long_options(sub: &str) -> &'static [&'static str] {
+    match sub {
+        "reset" => &["--hard", "--merge", "--keep", "--soft", "--mixed", "--patch", "--quiet", "--no-refresh", "--pathspec-from-file", "--intent-to-add", "--recurse-submodules", "--no-recurse-submodules"],
+        "clean" => &["--force", "--dry-run", "--quiet", "--interactive", "--exclude"],
+        "checkout" => &["--force", "--ours", "--theirs", "--merge", "--orphan", "--detach", "--track", "--no-track", "--quiet", "--patch", "--overlay", "--no-overlay", "--progress", "--conflict", "--guess", "--ignore-other-worktrees", "--recurse-submodules", "--pathspec-from-file"],
+        "switch" => &["--discard-changes", "--force", "--create", "--force-create", "--detach", "--guess", "--no-guess", "--track", "--no-track", "--orphan", "--quiet", "--merge", "--conflict", "--progress", "--ignore-other-worktrees", "--recurse-submodules"],
+        "rm" => &["--force", "--cached", "--dry-run", "--quiet", "--ignore-unmatch", "--sparse", "--pathspec-from-file"],
+        "restore" => &["--staged", "--worktree", "--source", "--patch", "--quiet", "--progress", "--ours", "--theirs", "--merge", "--conflict", "--ignore-unmerged", "--overlay", "--no-overlay", "--recurse-submodules", "--pathspec-from-file"],
+        "push" => &["--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--dry-run", "--all", "--tags", "--follow-tags", "--set-upstream", "--porcelain", "--prune", "--atomic", "--no-verify", "--verbose", "--quiet", "--progress", "--push-option", "--repo", "--receive-pack", "--exec", "--signed", "--thin", "--no-thin"],
+        "branch" => &["--delete", "--force", "--move", "--copy", "--list", "--all", "--remotes", "--track", "--no-track", "--set-upstream-to", "--unset-upstream", "--merged", "--no-merged", "--contains", "--verbose", "--quiet", "--show-current", "--edit-description", "--create-reflog", "--column", "--sort", "--points-at", "--format", "--ignore-case"],
+        "worktree" => &["--force"],
+        "checkout-index" => &["--force", "--all", "--index", "--quiet", "--no-create", "--prefix", "--stage", "--temp", "--stdin", "--ignore-skip-worktree-bits"],
+        "read-tree" => &["--reset", "--prefix", "--index-output", "--trivial", "--aggressive", "--dry-run", "--no-sparse-checkout", "--empty", "--quiet", "--exclude-per-directory", "--recurse-submodules"],
+        "gc" => &["--prune", "--aggressive", "--auto", "--quiet", "--force", "--keep-largest-pack", "--cruft", "--no-cruft"],
+        "prune" => &["--dry-run", "--verbose", "--progress", "--expire"],
+        "stash" => &["--keep-index", "--no-keep-index", "--include-untracked", "--all", "--quiet", "--patch", "--staged", "--message", "--pathspec-from-file", "--index"],
+        _ => &[],
+    }
+}
+
+/// `rest` with each long option that is an unambiguous prefix of one `sub` reads spelled out.
+fn canonical(sub: &str, rest: &[String]) -> Vec<String> {
+    let known = long_options(sub);
+    let mut out = Vec::with_capacity(rest.len());
+    let mut options_done = false;
+    for a in rest {
+        if a == "--" {
+            options_done = true;
+        }
+        let spelled = (!options_done && a.starts_with("--") && a.len() > 2)
+            .then(|| {
+                let (name, value) = a.split_once('=').map_or((a.as_str(), None), |(n, v)| (n, Some(v)));
+                if known.contains(&name) {
+                    return None;
+                }
+                let mut matches = known.iter().filter(|k| k.starts_with(name));
+                let one = matches.next()?;
+                matches.next().is_none().then(|| value.map_or(one.to_string(), |v| format!("{one}={v}")))
+            })
+            .flatten();
+        out.push(spelled.unwrap_or_else(|| a.clone()));
+    }
+    out
 }
 
 /// Whether a short-option cluster among `args` (before `--`) holds `flag` (`-fdx` holds `f`).

@@ -65,10 +65,15 @@ pub(crate) fn lang_of(prog: &str) -> Option<Lang> {
 pub(crate) enum Source<'a> {
     /// Code on the command line (`-c`, `-e`, `-r`, `deno eval`).
     Inline(&'a str),
-    /// A script file, or a module (`-m`): not read.
-    File,
+    /// A script file (its name), or a module (`-m`, an empty name): not read.
+    File(&'a str),
     /// Its input: a here-document when the line has one, else a pipe.
     Stdin,
+}
+
+/// A script file that is the interpreter's own input: `bash /dev/stdin <<< …`.
+pub(crate) fn is_stdin_file(file: &str) -> bool {
+    matches!(file, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
 }
 
 /// Where `lang`'s interpreter, given `args`, takes its program from.
@@ -82,7 +87,7 @@ pub(crate) fn source(lang: Lang, args: &[String]) -> Source<'_> {
         _ => matches!(a, "-v" | "-V" | "--version" | "-h" | "--help"),
     };
     if args.iter().any(|a| informational(a)) {
-        return Source::File;
+        return Source::File("");
     }
     let mut i = 0;
     while i < args.len() {
@@ -95,7 +100,7 @@ pub(crate) fn source(lang: Lang, args: &[String]) -> Source<'_> {
             if lang == Lang::Node && a == "eval" {
                 return args.get(i + 1).map_or(Source::Stdin, |c| Source::Inline(c));
             }
-            return Source::File;
+            return Source::File(a);
         }
         let short = !a.starts_with("--");
         // A cluster of flag letters that ends with the code flag (`-Sc`, `-lne`), not an option
@@ -114,7 +119,7 @@ pub(crate) fn source(lang: Lang, args: &[String]) -> Source<'_> {
             return args.get(i + 1).map_or(Source::Stdin, |c| Source::Inline(c));
         }
         if lang == Lang::Python && cluster("bBdEhiIOPqsSuvx", &['m']) {
-            return Source::File;
+            return Source::File("");
         }
         // Options that take a value in the next word.
         let takes_value = match lang {
@@ -519,8 +524,8 @@ mod tests {
         assert!(matches!(source(Lang::Python, &s(&["-c", "x"])), Source::Inline("x")));
         assert!(matches!(source(Lang::Python, &s(&["-Sc", "x"])), Source::Inline("x")));
         assert!(matches!(source(Lang::Python, &s(&["-W", "ignore", "-c", "x"])), Source::Inline("x")));
-        assert!(matches!(source(Lang::Python, &s(&["script.py"])), Source::File));
-        assert!(matches!(source(Lang::Python, &s(&["-m", "http.server"])), Source::File));
+        assert!(matches!(source(Lang::Python, &s(&["script.py"])), Source::File(_)));
+        assert!(matches!(source(Lang::Python, &s(&["-m", "http.server"])), Source::File(_)));
         assert!(matches!(source(Lang::Python, &s(&[])), Source::Stdin));
         assert!(matches!(source(Lang::Python, &s(&["-"])), Source::Stdin));
         assert!(matches!(source(Lang::Node, &s(&["-e", "x"])), Source::Inline("x")));
@@ -530,9 +535,9 @@ mod tests {
         assert!(matches!(source(Lang::Ruby, &s(&["-rfileutils", "-e", "x"])), Source::Inline("x")));
         assert!(matches!(source(Lang::Php, &s(&["-r", "x"])), Source::Inline("x")));
         assert!(matches!(source(Lang::Shell, &s(&["-s"])), Source::Stdin));
-        assert!(matches!(source(Lang::Shell, &s(&["-x", "deploy.sh"])), Source::File));
-        assert!(matches!(source(Lang::Python, &s(&["--version"])), Source::File));
-        assert!(matches!(source(Lang::Node, &s(&["-v"])), Source::File));
+        assert!(matches!(source(Lang::Shell, &s(&["-x", "deploy.sh"])), Source::File(_)));
+        assert!(matches!(source(Lang::Python, &s(&["--version"])), Source::File(_)));
+        assert!(matches!(source(Lang::Node, &s(&["-v"])), Source::File(_)));
         assert_eq!(lang_of("python3.11"), Some(Lang::Python));
         assert_eq!(lang_of("pythonista"), None);
     }

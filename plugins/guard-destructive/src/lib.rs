@@ -203,7 +203,7 @@ fn obviously_harmless(script: &str, policy: &Policy) -> bool {
 /// Whether any of `needles` occurs in `script`, in one pass: `str::contains` per needle set up
 /// a two-way searcher for each of them on every call, ~5% of a fresh instance's decision. Only
 /// the positions holding a needle's first byte are compared.
-fn mentions_any(script: &[u8], needles: &[&str]) -> bool {
+pub(crate) fn mentions_any(script: &[u8], needles: &[&str]) -> bool {
     let mut first = [false; 256];
     for n in needles {
         if let Some(&b) = n.as_bytes().first() {
@@ -225,17 +225,24 @@ pub(crate) fn check_script(script: &str, policy: &Policy, depth: usize) -> Optio
         return Some(fs::FORK_BOMB.finding_for("fork bomb".into()));
     }
     match shell::parse(script) {
-        Ok(parsed) => first_block_else_ask(parsed.commands.iter().enumerate().map(|(i, words)| {
-            let stdin = parsed.inputs.iter().find(|(at, _)| *at == i).map(|(_, text)| text.as_str());
-            check_command(words, policy, depth, false, stdin)
-        })),
+        Ok(parsed) => {
+            // Trees moved earlier in the line are judged where they came from when a later
+            // command deletes them (`mv ~/Documents /tmp/t && rm -rf /tmp/t`).
+            let mut moved = Vec::new();
+            first_block_else_ask(parsed.commands.iter().enumerate().map(|(i, words)| {
+                let stdin = parsed.inputs.iter().find(|(at, _)| *at == i).map(|(_, text)| text.as_str());
+                let words = paths::relocate(words, &moved);
+                paths::record_move(&words, &mut moved);
+                check_command(&words, policy, depth, false, stdin)
+            }))
+        }
         Err(why) => unparseable(script, &why, policy),
     }
 }
 
 /// The first block among `findings`, else the first ask: a later `rm -rf /` outranks an
 /// earlier `git stash drop`.
-fn first_block_else_ask(findings: impl Iterator<Item = Option<Finding>>) -> Option<Finding> {
+pub(crate) fn first_block_else_ask(findings: impl Iterator<Item = Option<Finding>>) -> Option<Finding> {
     let mut ask = None;
     for f in findings.flatten() {
         if f.verdict == Verdict::Block {
@@ -252,10 +259,13 @@ fn first_block_else_ask(findings: impl Iterator<Item = Option<Finding>>) -> Opti
 /// lines before a syntax error, and the `$(…)` in arithmetic; else left alone: nothing in it
 /// is anything the guard would stop.
 fn unparseable(script: &str, why: &str, policy: &Policy) -> Option<Finding> {
+    // Words as the shell would join them (`\rm`, `r""m`, `g\it` are rm and git): quotes and
+    // backslashes removed first, then split where the shell would.
+    let unquoted = unquote(script);
     let words = || {
-        script
-            .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`' | '$' | '{' | '}' | '"' | '\'' | '[' | ']' | '<' | '>' | '='))
-            .map(|w| w.rsplit('/').next().unwrap_or(w))
+        unquoted
+            .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`' | '$' | '{' | '}' | '[' | ']' | '<' | '>' | '=' | ','))
+            .map(shell::program)
     };
     if let Some(named) = words().find(|w| DANGEROUS.contains(w) || w.starts_with("mkfs.")) {
         return Some(guard::UNPARSEABLE.finding_for(format!("the command could not be parsed ({why}) and runs {named}")));
@@ -263,6 +273,12 @@ fn unparseable(script: &str, why: &str, policy: &Policy) -> Option<Finding> {
     let acts_on = |w: &str| interp::lang_of(w).is_some() || matches!(w, "eval" | "exec" | "source") || (policy.opt_in != 0 && packs::PROGRAMS.contains(&w));
     let named = words().find(|w| acts_on(w))?;
     Some(guard::UNREADABLE.finding_for(format!("the command could not be parsed ({why}) and runs {named}")))
+}
+
+/// `text` without the quotes and backslashes the shell would remove before it runs a word
+/// (`r""m` is `rm`, `.cla\ude` is `.claude`): how the guards read a line the parser refuses.
+pub(crate) fn unquote(text: &str) -> String {
+    text.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect()
 }
 
 /// Check an argv (a tool call's `command` given as a list).
@@ -300,18 +316,43 @@ pub(crate) fn check_command(words: &[String], policy: &Policy, depth: usize, fro
 
 /// The `core` pack's rules for one (unwrapped) command.
 fn core_rules(prog: &str, args: &[String], policy: &Policy, depth: usize, from_input: bool, stdin: Option<&str>) -> Option<Finding> {
-    if let Some(lang) = interp::lang_of(prog) {
-        return match (interp::source(lang, args), stdin) {
-            (interp::Source::Inline(code), _) | (interp::Source::Stdin, Some(code)) => interp::check_code(lang, code, policy, depth),
+    // at(1) and batch(1) run the shell commands they read (`at now <<< 'rm -rf ~'`) unless
+    // given a file (`-f`); source and `.` run a file in this shell.
+    let lang = match prog {
+        "at" | "batch" if !args.iter().any(|a| a == "-f" || a == "-l" || a == "-d" || a == "-r" || a == "-c") => Some(interp::Lang::Shell),
+        _ => interp::lang_of(prog),
+    };
+    let source = match (prog, lang) {
+        ("at" | "batch", _) => Some(interp::Source::Stdin),
+        ("source" | ".", _) => Some(interp::Source::File(args.first().map_or("", String::as_str))),
+        (_, Some(lang)) => Some(interp::source(lang, args)),
+        _ => None,
+    };
+    if let Some(source) = source {
+        return match (source, stdin) {
+            (interp::Source::Inline(code), _) | (interp::Source::Stdin, Some(code)) => interp::check_code(lang.unwrap_or(interp::Lang::Shell), code, policy, depth),
             (interp::Source::Stdin, None) => Some(interp::STDIN_SCRIPT.finding_for(format!("{prog} runs a script from its input"))),
-            (interp::Source::File, _) => None,
+            // `bash /dev/stdin <<< …`: the file is its input.
+            (interp::Source::File(f), Some(code)) if interp::is_stdin_file(f) => interp::check_code(lang.unwrap_or(interp::Lang::Shell), code, policy, depth),
+            (interp::Source::File(f), None) if interp::is_stdin_file(f) => Some(interp::STDIN_SCRIPT.finding_for(format!("{prog} runs a script from its input"))),
+            // `bash <(curl …)`, `source <(…)`: a script made when the line runs, as `curl … | bash`.
+            (interp::Source::File(f), _) if f.starts_with("$(") => Some(interp::STDIN_SCRIPT.finding_for(format!("{prog} runs a script another command writes as the line runs"))),
+            (interp::Source::File(_), _) => None,
         };
     }
     if prog == "git" {
-        if let Some(script) = git::foreach_script(args) {
-            return check_script(&script, policy, depth + 1);
+        let scripts = git::scripts(args);
+        if !scripts.is_empty() {
+            return first_block_else_ask(scripts.iter().map(|s| check_script(s, policy, depth + 1)).chain([git::check(args)]));
         }
         return git::check(args);
+    }
+    if prog == "find" {
+        // What `-exec` / `-execdir` / `-ok` run for each file, beyond deleting (which
+        // `fs.find-delete` judges with the starting points).
+        let inner = fs::find_execs(args).filter(|argv| !argv.first().is_some_and(|p| fs::DELETERS.contains(&shell::program(p))));
+        let execs = first_block_else_ask(inner.map(|argv| check_command(argv, policy, depth + 1, true, None)));
+        return first_block_else_ask([execs, fs::check(prog, args, policy.strict_rm, from_input, policy.cwd.as_deref())].into_iter());
     }
     fs::check(prog, args, policy.strict_rm, from_input, policy.cwd.as_deref())
 }
@@ -319,12 +360,12 @@ fn core_rules(prog: &str, args: &[String], policy: &Policy, depth: usize, from_i
 /// What a tool call asks the shell to run: `command` / `cmd` / `commands` / `script` as a
 /// string (a script) or a list of strings (an argv). Arguments that arrive as a JSON string
 /// are decoded first.
-enum Shell<'a> {
+pub(crate) enum Shell<'a> {
     Script(&'a str),
     Argv(Vec<String>),
 }
 
-fn shell_of(arguments: &Value) -> Vec<Shell<'_>> {
+pub(crate) fn shell_of(arguments: &Value) -> Vec<Shell<'_>> {
     let mut out = Vec::new();
     for key in ["command", "cmd", "commands", "script"] {
         match arguments.get(key) {
@@ -410,9 +451,19 @@ impl Hook for Guard {
             Event::PreToolUse(call) | Event::PermissionRequest(call) => call,
             _ => return Ok(Decision::pass()),
         };
-        if let Some(why) = Some(call).filter(|_| s.protect_hooks).and_then(|c| protect::check_call(&c.name, &c.arguments, ctx.cwd.as_deref())) {
+        let protected = Some(call).filter(|_| s.protect_hooks).and_then(|c| protect::check_call(&c.name, &c.arguments, ctx.cwd.as_deref()));
+        // A tree that merely holds hook configuration (`rm -rf /etc`): the destructive rule, when
+        // one blocks too, says more.
+        let protected = protected.filter(|f| !f.reason.contains(protect::HOLDS) || !check_call(&call.arguments, &s.policy).is_some_and(|d| d.verdict == Verdict::Block));
+        if let Some(f) = protected {
             let message = s.user_message.unwrap_or_else(|| "The agent may not change or stop its own hooks; change them yourself if you mean to.".into());
-            return Ok(Decision::block(format!("hook configuration is protected: {why}")).with_user_message(message));
+            let reason = format!("hook configuration is protected: {}", f.reason);
+            let decision = if f.verdict == Verdict::Block { Decision::block(reason) } else { Decision::ask(reason) };
+            return Ok(decision.with_user_message(message));
+        }
+        // Codex's apply_patch carries a patch, not a shell line: its context lines run nothing.
+        if call.name.eq_ignore_ascii_case("apply_patch") {
+            return Ok(Decision::pass());
         }
         let arguments = &call.arguments;
         match check_call(arguments, &s.policy) {
@@ -584,17 +635,24 @@ mod tests {
         }
     }
 
+    /// Every corpus case through the whole guard — self-protection on, as shipped — as the
+    /// component decides it.
     #[test]
     fn corpus() {
         let cases = corpus::cases().unwrap();
         let mut wrong = Vec::new();
-        for corpus::Case { file, line, expect: want, rule, command, cwd, packs } in &cases {
+        for case @ corpus::Case { file, line, expect: want, rule, command, cwd, packs, .. } in &cases {
             let settings = packs.as_ref().map_or(json!({}), |packs| json!({ "packs": packs }));
-            let policy = Policy { cwd: cwd.map(str::to_string), ..Policy::from_settings(&settings).unwrap() };
-            let got = check_line(command, &policy);
+            let (tool, arguments) = case.call().unwrap();
+            let ctx = Context { settings, cwd: cwd.map(str::to_string), ..Context::default() };
+            let got = match Guard::handle(Event::pre_tool_use(tool, arguments), ctx).unwrap().verdict {
+                hookhost_sdk::Verdict::Block { reason, .. } => Some((Verdict::Block, reason.unwrap_or_default())),
+                hookhost_sdk::Verdict::Ask(reason) => Some((Verdict::Ask, reason.unwrap_or_default())),
+                _ => None,
+            };
             let ok = match (want, &got) {
                 (None, None) => true,
-                (Some(v), Some(f)) => f.verdict == *v && f.reason.contains(&format!("(rule {rule})")),
+                (Some(v), Some((verdict, reason))) => verdict == v && reason.contains(&format!("(rule {rule})")),
                 _ => false,
             };
             if !ok {
@@ -610,7 +668,7 @@ mod tests {
     fn every_rule_is_in_the_corpus() {
         let cases = corpus::cases().unwrap();
         // strict_rm is a setting the corpus (the default policy) leaves off: its own test has it.
-        for rule in git::RULES.iter().chain(fs::RULES).chain(interp::RULES).chain(guard::RULES).chain(packs::RULES).filter(|r| r.name != fs::STRICT_RM.name) {
+        for rule in git::RULES.iter().chain(fs::RULES).chain(interp::RULES).chain(guard::RULES).chain(packs::RULES).chain(protect::RULES).filter(|r| r.name != fs::STRICT_RM.name) {
             assert!(cases.iter().any(|c| c.rule == rule.name), "no corpus case for {}", rule.name);
             assert!(!rule.what.is_empty() && !rule.instead.is_empty(), "{}", rule.name);
         }

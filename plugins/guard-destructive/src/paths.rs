@@ -67,6 +67,67 @@ pub(crate) fn wildcard(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == b'*')
 }
 
+/// A move made earlier in a line: where a tree went (`to`) and where it came from (`from`).
+pub(crate) struct Move {
+    to: Vec<String>,
+    from: String,
+}
+
+/// Remember the trees `mv` moves (`mv SRC DEST`, `mv SRC... DIR`, `mv -t DIR SRC...`).
+pub(crate) fn record_move(words: &[String], moved: &mut Vec<Move>) {
+    let Some((prog, args)) = words.split_first() else { return };
+    if hookhost_shell_parse::program(prog) != "mv" {
+        return;
+    }
+    let mut target = None;
+    let mut operands = Vec::new();
+    let mut it = args.iter();
+    let mut options_done = false;
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--" if !options_done => options_done = true,
+            "-t" | "--target-directory" if !options_done => target = it.next().cloned(),
+            t if !options_done && t.starts_with("--target-directory=") => target = Some(t["--target-directory=".len()..].to_string()),
+            o if !options_done && o.starts_with('-') && o.len() > 1 => {}
+            operand => operands.push(operand.to_string()),
+        }
+    }
+    let (dir, sources) = match target {
+        Some(dir) => (Some(dir), operands),
+        None if operands.len() > 2 => {
+            let dir = operands.pop();
+            (dir, operands)
+        }
+        None if operands.len() == 2 => {
+            moved.push(Move { to: components(&operands[1], None), from: operands[0].clone() });
+            return;
+        }
+        None => return,
+    };
+    if let Some(dir) = dir {
+        for src in sources {
+            let name = src.trim_end_matches('/').rsplit('/').next().unwrap_or(&src).to_string();
+            moved.push(Move { to: components(&format!("{dir}/{name}"), None), from: src });
+        }
+    }
+}
+
+/// `words` with each operand that lies in a moved tree named where the tree came from.
+pub(crate) fn relocate<'a>(words: &'a [String], moved: &[Move]) -> std::borrow::Cow<'a, [String]> {
+    if moved.is_empty() {
+        return std::borrow::Cow::Borrowed(words);
+    }
+    let mut out = words.to_vec();
+    for w in out.iter_mut().skip(1) {
+        let parts = components(w, None);
+        if let Some(m) = moved.iter().rev().find(|m| !m.to.is_empty() && parts.len() >= m.to.len() && parts[..m.to.len()] == m.to[..]) {
+            let rest = &parts[m.to.len()..];
+            *w = if rest.is_empty() { m.from.clone() } else { format!("{}/{}", m.from.trim_end_matches('/'), rest.join("/")) };
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

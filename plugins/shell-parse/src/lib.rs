@@ -44,6 +44,9 @@ pub struct Script {
     /// What a command reads from a here-document or here-string (`python3 <<'EOF' … EOF`,
     /// `bash <<< "…"`), by its index in `commands`.
     pub inputs: Vec<(usize, String)>,
+    /// The variables the line sets, as `NAME=value` (the value as [`text`] reads it): prefixes
+    /// (`CODEX_HOME=/tmp codex`) and assignments standing alone (`PID=$(pgrep x)`).
+    pub assignments: Vec<String>,
     /// Why a text the shell expands could not be read (see [`reread`]): `parse` returns it as
     /// the error, so a command hidden there is never taken for none.
     unreadable: Option<String>,
@@ -121,11 +124,25 @@ fn walk(cmd: &Command, out: &mut Script) {
                     reread(index, out);
                 }
                 match &a.value {
-                    AssignmentValue::Scalar(w) => substitutions(w, out),
-                    AssignmentValue::Array(ws) => ws.iter().for_each(|w| substitutions(w, out)),
+                    AssignmentValue::Scalar(w) => {
+                        substitutions(w, out);
+                        out.assignments.push(format!("{}={}", a.name, text(w)));
+                    }
+                    AssignmentValue::Array(ws) => {
+                        ws.iter().for_each(|w| substitutions(w, out));
+                        out.assignments.push(format!("{}=({})", a.name, ws.iter().map(text).collect::<Vec<_>>().join(" ")));
+                    }
                 }
             }
-            let words: Vec<String> = std::iter::once(&s.name).chain(&s.args).flat_map(expand).filter(|w| !w.is_empty()).collect();
+            let mut words = Vec::new();
+            for w in std::iter::once(&s.name).chain(&s.args) {
+                match expand(w) {
+                    Ok(expanded) => words.extend(expanded.into_iter().filter(|w| !w.is_empty())),
+                    Err(why) => {
+                        out.unreadable.get_or_insert(why);
+                    }
+                }
+            }
             if !words.is_empty() {
                 let at = out.commands.len();
                 out.commands.push(words);
@@ -203,7 +220,12 @@ fn redirects(rs: &[Redirect], out: &mut Script) {
     for r in rs {
         substitutions(&r.target, out);
         if matches!(r.kind, RedirectKind::Output | RedirectKind::Clobber | RedirectKind::Append | RedirectKind::OutputBoth | RedirectKind::ReadWrite) {
-            out.writes.extend(expand(&r.target));
+            match expand(&r.target) {
+                Ok(files) => out.writes.extend(files),
+                Err(why) => {
+                    out.unreadable.get_or_insert(why);
+                }
+            }
         }
     }
 }
@@ -288,8 +310,9 @@ fn text(word: &Word) -> String {
 
 /// A word as [`text`] reads it, split where an unquoted `$IFS` / `${IFS}` stands (bash splits
 /// the expansion into fields: `rm${IFS}-rf${IFS}/` is `rm -rf /`); unquoted words get brace
-/// expansion.
-fn expand(word: &Word) -> Vec<String> {
+/// expansion. A brace expansion past [`MAX_BRACE_WORDS`] is an error: its words are not all
+/// known, and a checker must not take the ones it read for all of them.
+fn expand(word: &Word) -> Result<Vec<String>, String> {
     // bashkit marks the quoted parts of a mixed word (`a"$IFS"b`); a word quoted whole has
     // `quoted` and no part marked.
     let mixed = word.part_quoted.iter().any(|q| *q);
@@ -314,11 +337,11 @@ fn expand(word: &Word) -> Vec<String> {
     for field in fields {
         if word.quoted || !field.contains('{') {
             words.push(field);
-        } else {
-            braces(&field, &mut words);
+        } else if !braces(&field, &mut words) {
+            return Err(format!("a brace expansion makes more than {MAX_BRACE_WORDS} words"));
         }
     }
-    words
+    Ok(words)
 }
 
 /// `$IFS` or `${IFS}`: what the shell splits words on.
@@ -327,18 +350,16 @@ fn is_ifs(part: &WordPart) -> bool {
 }
 
 /// Bash brace expansion of `a{b,c}d` (nested, comma lists only; `{1..3}` and `{}` stay as they
-/// are), capped at [`MAX_BRACE_WORDS`].
-fn braces(text: &str, out: &mut Vec<String>) {
+/// are), capped at [`MAX_BRACE_WORDS`]: `false` when the cap cut it short.
+fn braces(text: &str, out: &mut Vec<String>) -> bool {
     if out.len() >= MAX_BRACE_WORDS {
-        return;
+        return false;
     }
     let Some((open, close, alternatives)) = first_group(text) else {
         out.push(text.to_string());
-        return;
+        return true;
     };
-    for alt in alternatives {
-        braces(&format!("{}{alt}{}", &text[..open], &text[close + 1..]), out);
-    }
+    alternatives.into_iter().all(|alt| braces(&format!("{}{alt}{}", &text[..open], &text[close + 1..]), out))
 }
 
 /// The first `{...}` holding a top-level comma: its bounds and its alternatives.
@@ -497,6 +518,20 @@ mod tests {
     #[test]
     fn expands_unquoted_braces_only() {
         assert_eq!(cmds("rm -rf {~,/tmp/x} a{b,c{d,e}}f '{q,r}' {1..3} {}"), vec![vec!["rm", "-rf", "~", "/tmp/x", "abf", "acdf", "acef", "{q,r}", "{1..3}", "{}"]]);
+        // 2^8 words and one more: past the cap the word is not read at all (issue #48: the cut
+        // once dropped the `~`).
+        let eight = "{a,b}".repeat(8);
+        assert_eq!(cmds(&format!("echo {eight}")).len(), 1);
+        assert_eq!(cmds(&format!("echo {eight}"))[0].len(), 257);
+        assert_eq!(commands(&format!("rm -rf {{{eight}.txt,~}}")), Err("a brace expansion makes more than 256 words".to_string()));
+        assert_eq!(commands(&format!("echo x > {{{eight},~}}")), Err("a brace expansion makes more than 256 words".to_string()));
+    }
+
+    #[test]
+    fn assignments_are_collected() {
+        let s = parse("CODEX_HOME=/tmp/c codex; PID=$(pgrep hookhost); kill $PID; A=(1 2) true").unwrap();
+        assert_eq!(s.assignments, ["CODEX_HOME=/tmp/c", "PID=$(…)", "A=(1 2)"]);
+        assert!(s.commands.contains(&vec!["pgrep".to_string(), "hookhost".into()]));
     }
 }
 

@@ -25,13 +25,26 @@ fn value_options(prog: &str) -> Option<&'static [&'static str]> {
         "chroot" => &["--userspec", "--groups"],
         "ssh" => &["-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"],
         "su" => &["-g", "-G", "-s", "-w", "--group", "--supp-group", "--shell", "--whitelist-environment"],
+        "runuser" => &["-u", "-g", "-G", "-s", "-w", "--user", "--group", "--supp-group", "--shell", "--whitelist-environment"],
+        // Package runners run a package's program: `npx rimraf ~` runs `rimraf ~`.
+        "npx" | "bunx" | "pnpx" | "uvx" => &["-p", "--package", "--from", "--with", "--python"],
+        "systemd-run" => &[
+            "-u", "--unit", "-p", "--property", "--description", "--slice", "-E", "--setenv", "-M", "--machine", "--uid", "--gid", "-H", "--host", "--working-directory", "--nice",
+            "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property", "--path-property", "--socket-property", "--service-type",
+            "--expand-environment", "-C", "--capsule",
+        ],
         _ => return None,
     })
 }
 
-/// A program's name as the shell finds it: `/bin/rm` and `./rm` are `rm`.
+/// A program's name as the shell finds it: `/bin/rm` and `./rm` are `rm`; on Windows
+/// `C:\Git\bin\git.exe` and `rm.EXE` are `git` and `rm`.
 pub fn program(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
+    let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    match base.len().checked_sub(4) {
+        Some(cut) if base.is_char_boundary(cut) && base[cut..].eq_ignore_ascii_case(".exe") && cut > 0 => &base[..cut],
+        _ => base,
+    }
 }
 
 /// What a command runs in turn, if it runs another one.
@@ -54,10 +67,73 @@ pub fn runs<'a>(prog: &str, args: &'a [String]) -> Option<Runs<'a>> {
             let pos = args.iter().position(|a| a == "-S" || a == "--split-string")?;
             Some(Runs::Script(args.get(pos + 1)?.clone()))
         }
-        "bash" | "sh" | "zsh" | "dash" | "ksh" => {
-            // `-c STRING`, also as part of a flag cluster (`-lc`, `-ec`).
-            let pos = args.iter().position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))?;
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "fish" => {
+            // `-c STRING`, also as part of a flag cluster (`-lc`, `-ec`), and fish's
+            // `--command`; a `--` between the flag and the string ends the options.
+            let pos = args.iter().position(|a| (a.starts_with('-') && !a.starts_with("--") && a.contains('c')) || a == "--command")?;
+            let at = if args.get(pos + 1).is_some_and(|a| a == "--") { pos + 2 } else { pos + 1 };
+            Some(Runs::Script(args.get(at)?.clone()))
+        }
+        // PowerShell (`-c`, `-Command`, any unambiguous prefix of it) and cmd.exe (`/c`, `/k`):
+        // the rest of the line is the command, read as a shell line would be.
+        "pwsh" | "powershell" => {
+            let is_command = |a: &str| {
+                let a = a.to_ascii_lowercase();
+                a == "/c" || (a.len() >= 2 && (a.starts_with('-') || a.starts_with('/')) && "command".starts_with(&a[1..]))
+            };
+            let pos = args.iter().position(|a| is_command(a))?;
+            Some(Runs::Script(args[pos + 1..].join(" ")))
+        }
+        "cmd" => {
+            let pos = args.iter().position(|a| a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k"))?;
+            Some(Runs::Script(args[pos + 1..].join(" ")))
+        }
+        // `trap 'CMD' EXIT`: the command runs when the signal comes (at the latest, on exit).
+        "trap" => {
+            let args = if args.first().is_some_and(|a| a == "--") { &args[1..] } else { args };
+            match args {
+                [action, _signal, ..] if !action.starts_with('-') => Some(Runs::Script(action.clone())),
+                _ => None,
+            }
+        }
+        // `script -qc CMD [file]`: util-linux script(1) runs CMD under a terminal.
+        "script" => {
+            let pos = args.iter().position(|a| a == "--command" || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c')));
+            match pos {
+                Some(pos) => Some(Runs::Script(args.get(pos + 1)?.clone())),
+                None => args.iter().find_map(|a| a.strip_prefix("--command=")).map(|c| Runs::Script(c.to_string())),
+            }
+        }
+        // `taskset [-c] MASK CMD...` (with `-p` it changes a running process).
+        "taskset" => {
+            let opts = args.iter().take_while(|a| a.starts_with('-')).count();
+            if args[..opts].iter().any(|a| a == "--pid" || (!a.starts_with("--") && a.contains('p'))) {
+                return Some(Runs::Argv(&[]));
+            }
+            Some(Runs::Argv(args.get(opts + 1..).unwrap_or(&[])))
+        }
+        // `runuser -u USER [--] CMD...` or `runuser [-l] USER -c STRING`, as su.
+        "runuser" if args.iter().any(|a| a == "-c" || a == "--command") => {
+            let pos = args.iter().position(|a| a == "-c" || a == "--command")?;
             Some(Runs::Script(args.get(pos + 1)?.clone()))
+        }
+        "runuser" if !args.iter().any(|a| a == "-u" || a == "--user" || a.starts_with("--user=")) => Some(Runs::Argv(&[])),
+        // `tmux new-session 'CMD'`, `tmux send-keys 'CMD' Enter`: the command runs in the
+        // session's shell.
+        "tmux" => tmux(args).map(Runs::Script),
+        // `screen -dmS name CMD...`; `screen -X stuff 'CMD\n'` types into a session.
+        "screen" => {
+            let mut i = 0;
+            while i < args.len() && args[i].starts_with('-') {
+                let a = args[i].as_str();
+                if a == "-X" {
+                    let typed = args.get(i + 1..).unwrap_or(&[]);
+                    return (typed.first().is_some_and(|c| c == "stuff")).then(|| Runs::Script(typed[1..].join(" ").replace("\\n", "\n").replace("^M", "\n")));
+                }
+                let takes_value = !a.starts_with("--") && a.len() > 1 && a.ends_with(['S', 'c', 'e', 'h', 'p', 's', 'T', 't']);
+                i += if takes_value { 2 } else { 1 };
+            }
+            Some(Runs::Argv(args.get(i..).unwrap_or(&[])))
         }
         "eval" => Some(Runs::Script(args.join(" "))),
         // `su [user] -c STRING`, `flock FILE -c STRING`.
@@ -66,6 +142,11 @@ pub fn runs<'a>(prog: &str, args: &'a [String]) -> Option<Runs<'a>> {
             Some(Runs::Script(args.get(pos + 1)?.clone()))
         }
         "su" => Some(Runs::Argv(&[])),
+        // `npx -c 'CMD'` runs a shell command.
+        "npx" if args.iter().any(|a| a == "-c" || a == "--call") => {
+            let pos = args.iter().position(|a| a == "-c" || a == "--call")?;
+            Some(Runs::Script(args.get(pos + 1)?.clone()))
+        }
         // `docker exec [options] CONTAINER COMMAND...`: the command runs in the container.
         "docker" | "podman" | "nerdctl" if args.first().is_some_and(|a| a == "exec") => {
             let value_opts = ["-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "--detach-keys"];
@@ -130,6 +211,40 @@ fn unwrap<'a>(prog: &str, args: &'a [String]) -> &'a [String] {
         "flock" | "chroot" => rest.get(1..).unwrap_or(&[]),
         _ => rest,
     }
+}
+
+/// The command a `tmux` invocation starts or types, if any: `new-session`, `new-window`,
+/// `split-window`, `respawn-pane` / `-window`, `run-shell` and `display-popup` take a shell
+/// command after their options; `send-keys` types its words (key names such as `Enter` aside).
+fn tmux(args: &[String]) -> Option<String> {
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        i += if matches!(args[i].as_str(), "-L" | "-S" | "-f" | "-c" | "-T") { 2 } else { 1 };
+    }
+    let sub = args.get(i)?.as_str();
+    let starts = matches!(sub, "new-session" | "new" | "new-window" | "neww" | "split-window" | "splitw" | "respawn-pane" | "respawnp" | "respawn-window" | "respawnw" | "run-shell" | "run" | "display-popup" | "popup");
+    let types = matches!(sub, "send-keys" | "send");
+    if !starts && !types {
+        return None;
+    }
+    i += 1;
+    while i < args.len() && args[i].starts_with('-') && args[i] != "--" {
+        let a = args[i].as_str();
+        // Options that take a value (`-t target`, `-c dir`, `-e VAR=x`, ...), clustered or not.
+        let takes_value = a.len() > 1 && a.ends_with(['t', 's', 'n', 'c', 'x', 'y', 'F', 'e', 'l', 'p', 'f', 'w', 'h', 'N', 'T', 'S', 'b', 'd']) && !(types && a.ends_with('l'));
+        // `-d` (detached) and `-h` / `-b` / `-l` in split-window are flags; only the ones this
+        // table knows take a value.
+        let flag_only = matches!(a, "-d" | "-P" | "-k" | "-R" | "-M" | "-X" | "-H" | "-K" | "-E" | "-Z" | "-v" | "-h" | "-b" | "-l" | "-D" | "-I" | "-C" | "-a" | "-A");
+        i += if takes_value && !flag_only { 2 } else { 1 };
+    }
+    if args.get(i).is_some_and(|a| a == "--") {
+        i += 1;
+    }
+    let mut words: Vec<&str> = args.get(i..).unwrap_or(&[]).iter().map(String::as_str).collect();
+    if types {
+        words.retain(|w| !matches!(*w, "Enter" | "C-m" | "KPEnter" | "C-j" | "\\;"));
+    }
+    (!words.is_empty()).then(|| words.join(if types { "" } else { " " }))
 }
 
 /// How deep [`every_command`] follows wrappers and strings.
@@ -205,5 +320,43 @@ mod tests {
         assert_eq!(lines("docker exec -it -u root db rm -rf x"), ["docker exec -it -u root db rm -rf x", "rm -rf x"]);
         assert_eq!(lines("kubectl exec -n app web -- rm -rf x"), ["kubectl exec -n app web -- rm -rf x", "rm -rf x"]);
         assert_eq!(lines("docker ps"), ["docker ps"]);
+    }
+
+    /// The wrappers issue #48 found not unwrapped: each runs `rm -rf x`.
+    #[test]
+    fn more_wrappers_are_unwrapped() {
+        for line in [
+            "bash -c -- 'rm -rf x'",
+            "fish -c 'rm -rf x'",
+            "pwsh -c rm -rf x",
+            "pwsh -Command 'rm -rf x'",
+            "powershell.exe -com 'rm -rf x'",
+            "cmd /c rm -rf x",
+            "trap 'rm -rf x' EXIT",
+            "trap -- 'rm -rf x' EXIT INT",
+            "script -qc 'rm -rf x' /dev/null",
+            "script --command 'rm -rf x'",
+            "taskset 0x1 rm -rf x",
+            "taskset -c 0,1 rm -rf x",
+            "runuser -u bob -- rm -rf x",
+            "runuser -l bob -c 'rm -rf x'",
+            "systemd-run --user --unit t -p MemoryMax=1G rm -rf x",
+            "tmux new-session -d -s t 'rm -rf x'",
+            "tmux new -d rm -rf x",
+            "tmux send-keys -t t 'rm -rf x' Enter",
+            "screen -dmS t rm -rf x",
+            "screen -S t -X stuff 'rm -rf x'",
+            "/usr/bin/sudo.exe rm -rf x",
+            "npx -c 'rm -rf x'",
+            "npx -y rm -rf x",
+        ] {
+            assert!(lines(line).iter().any(|l| l == "rm -rf x"), "{line}: {:?}", lines(line));
+        }
+        for line in ["trap - EXIT", "trap -p", "taskset -p 0x1 1234", "tmux ls", "tmux attach -t x", "screen -ls", "runuser bob"] {
+            assert_eq!(lines(line).len(), 1, "{line}: {:?}", lines(line));
+        }
+        assert_eq!(program("C:\\Git\\bin\\git.exe"), "git");
+        assert_eq!(program("RM.EXE"), "RM");
+        assert_eq!(program(".exe"), ".exe");
     }
 }
