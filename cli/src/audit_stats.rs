@@ -25,6 +25,8 @@ struct Record {
     observed: bool,
     #[serde(default)]
     ignored: bool,
+    #[serde(default)]
+    replayed: bool,
 }
 
 #[derive(Default)]
@@ -41,9 +43,11 @@ struct PerHook {
 
 /// The summary of an audit log's text, or why there is none. Lines that are not audit records
 /// (another program's line, a recovery note) are counted and named, never fatal.
-pub(crate) fn summarise(name: &str, text: &str) -> Result<String, String> {
+/// Records of replayed events are left out (and counted) unless `include_replayed`.
+pub(crate) fn summarise(name: &str, text: &str, include_replayed: bool) -> Result<String, String> {
     let mut hooks: BTreeMap<String, PerHook> = BTreeMap::new();
     let mut skipped = Vec::new();
+    let mut replayed = 0u64;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -55,6 +59,11 @@ pub(crate) fn summarise(name: &str, text: &str) -> Result<String, String> {
                 continue;
             }
         };
+        // A recording replayed through the config (`replay`, `diff`) is not what happened.
+        if record.replayed && !include_replayed {
+            replayed += 1;
+            continue;
+        }
         let h = hooks.entry(record.hook_id).or_default();
         h.observed |= record.observed;
         h.times.push(Duration::from_micros(record.duration_us));
@@ -78,7 +87,7 @@ pub(crate) fn summarise(name: &str, text: &str) -> Result<String, String> {
             }
         }
     }
-    if hooks.is_empty() {
+    if hooks.is_empty() && replayed == 0 {
         return Err(format!("{name}: no audit record in it ({} line(s) that are not records); is it a hookhost audit log (`audit_log` or `--audit`)?", skipped.len()));
     }
     let mut out = String::new();
@@ -102,6 +111,9 @@ pub(crate) fn summarise(name: &str, text: &str) -> Result<String, String> {
     for s in &skipped {
         let _ = writeln!(out, "skipped {s}");
     }
+    if replayed > 0 {
+        let _ = writeln!(out, "left out {replayed} record(s) of replayed events (hookhost replay / diff): they are not traffic the hooks saw (--include-replayed counts them)");
+    }
     Ok(out)
 }
 
@@ -118,20 +130,22 @@ mod tests {
             r#"{"hook_id":"user:redact","decision":"pass","effects":[],"duration_us":20,"recheck":true}"#,
             r#"{"hook_id":"user:redact","decision":"block","effects":[],"duration_us":20,"error":"trap","on_error":"block"}"#,
             "not json",
+            r#"{"hook_id":"user:guard","decision":"block","effects":[],"duration_us":90,"replayed":true}"#,
         ]
         .join("\n");
-        let out = summarise("audit.jsonl", &log).unwrap();
+        let out = summarise("audit.jsonl", &log, false).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         let cols = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
         assert_eq!(cols(lines[1]), ["user:guard", "observe", "2", "0", "1", "0", "0", "0", "10", "30"]);
         assert_eq!(cols(lines[2]), ["user:redact", "enforce", "2", "1", "0", "1", "0", "1", "20", "20"]);
         assert_eq!(lines[3], "skipped audit.jsonl:6: not an audit record (expected ident at line 1 column 2)");
+        assert_eq!(lines[4], "left out 1 record(s) of replayed events (hookhost replay / diff): they are not traffic the hooks saw (--include-replayed counts them)");
     }
 
     #[test]
     fn a_log_without_records_is_an_error_naming_it() {
         assert_eq!(
-            summarise("x.jsonl", "hello\n\n").unwrap_err(),
+            summarise("x.jsonl", "hello\n\n", false).unwrap_err(),
             "x.jsonl: no audit record in it (1 line(s) that are not records); is it a hookhost audit log (`audit_log` or `--audit`)?"
         );
     }

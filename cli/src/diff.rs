@@ -40,7 +40,7 @@ pub(crate) async fn diff(old: &Host, new: &Host, sessions: &[PathBuf], json: boo
     let mut read_any = false;
     for path in sessions {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| crate::usage(format!("cannot read the session file {name}: {e}")))?;
+        let text = transcripts::read_recording(path, "session file").map_err(crate::usage)?;
         let session = transcripts::read(&name, &text).map_err(crate::usage)?;
         read_any = true;
         let without: usize = session.other.values().sum();
@@ -54,7 +54,9 @@ pub(crate) async fn diff(old: &Host, new: &Host, sessions: &[PathBuf], json: boo
             eprintln!("hookhost: {s}: skipped (not understood)");
         }
         skipped += session.skipped.len();
+        let here = transcripts::replay_here(&name, &session.events);
         for (line, event) in &session.events {
+            let event = &here(event);
             events += 1;
             let (a, b) = (old.dispatch(event).await, new.dispatch(event).await);
             if decided(&a) == decided(&b) {

@@ -291,6 +291,10 @@ enum AuditCommand {
     Stats {
         /// The audit log (JSONL).
         file: PathBuf,
+        /// Count the records of replayed events (`hookhost replay` / `diff`) too: left out by
+        /// default, since they are not traffic the hooks saw.
+        #[arg(long)]
+        include_replayed: bool,
     },
 }
 
@@ -388,11 +392,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             // comparison is not activity.
             let scratch = tempfile::tempdir().map_err(|e| usage(format!("cannot make a scratch directory: {e}")))?;
             let args = |config: &PathBuf, n: usize| HostArgs { config: Some(config.clone()), dialect: None, audit: Some(scratch.path().join(format!("audit-{n}.jsonl"))), grant: grant.clone(), locked: false, no_project, verbose: false };
-            let (old, new) = (load(&args(old, 0)).await?, load(&args(new, 1)).await?);
+            let (mut old, mut new) = (load(&args(old, 0)).await?, load(&args(new, 1)).await?);
+            old.replaying();
+            new.replaying();
             diff::diff(&old, &new, &sessions, json).await
         }
         Command::Replay { host: args, json, session } => {
-            let host = load(&args).await?;
+            // Its records in the config's audit log are marked replayed.
+            let mut host = load(&args).await?;
+            host.replaying();
             let code = replay(&host, &session, json).await?;
             print_audit_head(&host, args.verbose);
             Ok(code)
@@ -422,14 +430,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             println!("{}", hookhost_config::schema());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Audit(AuditCommand::Stats { file }) => {
-            let text = std::fs::read_to_string(&file).map_err(|e| usage(format!("cannot read the audit log {}: {e}", file.display())))?;
-            print!("{}", audit_stats::summarise(&file.display().to_string(), &text).map_err(usage)?);
+        Command::Audit(AuditCommand::Stats { file, include_replayed }) => {
+            let text = transcripts::read_recording(&file, "audit log").map_err(usage)?;
+            print!("{}", audit_stats::summarise(&file.display().to_string(), &text, include_replayed).map_err(usage)?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Audit(AuditCommand::Verify { file, expect_head }) => {
-            let text = std::fs::read(&file).map_err(|e| usage(format!("cannot read the audit log {}: {e}", file.display())))?;
-            let text = String::from_utf8(text).map_err(|_| usage(format!("{}: not UTF-8 text, so not a hookhost audit log", file.display())))?;
+            let text = transcripts::read_recording(&file, "audit log").map_err(usage)?;
             if let Some(h) = &expect_head {
                 if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
                     return Err(usage(format!("--expect-head: {h:?} is not a head hash (64 lowercase hex digits, as `run --audit F -v` prints)")));
@@ -534,6 +541,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", table::check_report(&loaded.report().await, loaded.not_run(), loaded.warnings()));
             print!("{}", table::restrictions(loaded.restrictions()));
             print!("{}", table::layer_sources(loaded.layer_sources()));
+            print!("{}", loaded.protection());
             if host.verbose {
                 print!("{}", table::guard_rules(&loaded.report().await));
                 print!("{}", table::profile(&loaded.profile().await));

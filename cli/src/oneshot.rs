@@ -122,16 +122,17 @@ pub(crate) fn print_audit_head(host: &Host, verbose: bool) {
 }
 
 pub(crate) async fn replay(host: &Host, session: &Path, json: bool) -> Result<ExitCode> {
-    let text = std::fs::read_to_string(session).map_err(|e| usage(format!("cannot read the session file {}: {e}", session.display())))?;
+    let text = crate::transcripts::read_recording(session, "session file").map_err(usage)?;
     // A hookhost session, or a Claude Code / Codex transcript (transcripts.rs).
     let read = crate::transcripts::read(&session.display().to_string(), &text).map_err(usage)?;
+    let here = crate::transcripts::replay_here(&session.display().to_string(), &read.events);
     for skip in &read.skipped {
         eprintln!("hookhost: {skip}: skipped");
     }
     let bad = read.skipped.len();
     let mut rows = Vec::new();
     for (lineno, event) in &read.events {
-        let (lineno, event) = (*lineno, event);
+        let (lineno, event) = (*lineno, &here(event));
         let outcome: Outcome = host.dispatch(event).await;
         if json {
             if !to_stdout(&format!("{}\n", serde_json::to_string(&outcome)?))? {

@@ -11,8 +11,10 @@
 //! The config is found as `run` finds it; it is reloaded on SIGHUP and when its file changes —
 //! the new one fully loaded first, the old one serving until then and on when the new one is
 //! bad. SIGTERM/SIGINT stop accepting and let in-flight requests finish. Requests are bounded:
-//! body size (413), header read time, total time (an event that can block gets the runtime's
-//! block, never a pass), concurrent requests and open connections.
+//! body size (413), header read and idle time (5 s at most), total time (an event that can
+//! block gets the runtime's block, never a pass), concurrent requests and open connections —
+//! of which connections that have not authenticated hold at most half, the oldest closed first
+//! when more arrive, so clients that send nothing or no token cannot starve one that does.
 //!
 //! The daemon serves its own user (SECURITY.md, "The daemon and its client"): on a unix socket
 //! the peer's credentials decide who asks — another user is refused; over TCP a bearer token is
@@ -106,6 +108,8 @@ struct App {
     token: Option<String>,
     /// How long one request may take, its body included.
     request_timeout: Duration,
+    /// Connections that have not authenticated yet ([`Pending`]).
+    pending: Mutex<Pending>,
     /// This process's user: a unix-socket peer must be it (or root).
     uid: u32,
 }
@@ -113,6 +117,44 @@ struct App {
 /// Who is on the other end of a connection: the peer's uid on a unix socket (`None` over TCP).
 #[derive(Clone, Copy)]
 struct Peer(Option<u32>);
+
+/// Which connection a request came on (to promote it once it authenticates).
+#[derive(Clone, Copy)]
+struct ConnId(u64);
+
+/// How long a connection may take to send a request's headers, and stay idle between requests,
+/// whatever `--request-timeout` says: a client that sends nothing holds a connection slot no
+/// longer than this.
+const HEADER_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Connections that have not yet made an authenticated request, oldest first. They may hold at
+/// most half the connection slots: a new connection past that closes the oldest of them, so
+/// clients that send nothing (or no token) cannot keep an authenticated one from being
+/// accepted.
+#[derive(Default)]
+struct Pending {
+    order: std::collections::VecDeque<(u64, tokio::task::AbortHandle)>,
+}
+
+impl Pending {
+    /// Register a new connection, closing the oldest unauthenticated ones past `cap`.
+    fn admit(&mut self, id: u64, handle: tokio::task::AbortHandle, cap: usize) -> usize {
+        let mut closed = 0;
+        while self.order.len() >= cap.max(1) {
+            if let Some((_, oldest)) = self.order.pop_front() {
+                oldest.abort();
+                closed += 1;
+            }
+        }
+        self.order.push_back((id, handle));
+        closed
+    }
+
+    /// The connection authenticated, or ended: no longer pending.
+    fn remove(&mut self, id: u64) {
+        self.order.retain(|(i, _)| *i != id);
+    }
+}
 
 impl App {
     fn host(&self) -> Arc<Host> {
@@ -330,6 +372,7 @@ async fn guard(State(app): State<Arc<App>>, headers: HeaderMap, request: Request
             return json_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "the event must be sent as Content-Type: application/json");
         }
     }
+    let mut authenticated = true;
     if let Some(token) = &app.token {
         let given = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
         let right = given.is_some_and(|g| hookhost::types::ids::sha256_hex(g.as_bytes()) == hookhost::types::ids::sha256_hex(token.as_bytes()));
@@ -337,6 +380,10 @@ async fn guard(State(app): State<Arc<App>>, headers: HeaderMap, request: Request
             app.count("unauthorized", StatusCode::UNAUTHORIZED);
             return json_error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token (Authorization: Bearer TOKEN; see --token-file)");
         }
+        authenticated = right;
+    }
+    if let (true, Some(ConnId(id))) = (authenticated, request.extensions().get::<ConnId>().copied()) {
+        app.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
     }
     // The handlers answer within `request_timeout` themselves (a block where the event can
     // block); this is the backstop for a body that never arrives.
@@ -399,13 +446,14 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
         metrics: Mutex::default(),
         token,
         request_timeout,
+        pending: Mutex::new(Pending::default()),
         uid,
     });
     let routes = router(app.clone(), &args);
     // HTTP/1.1 only. A client that sends nothing, never finishes its headers (slowloris), or
     // keeps a connection idle between requests is dropped after this long.
     let mut builder = hyper::server::conn::http1::Builder::new();
-    builder.timer(TokioTimer::new()).header_read_timeout(request_timeout);
+    builder.timer(TokioTimer::new()).header_read_timeout(request_timeout.min(HEADER_DEADLINE));
 
     enum Listener {
         Tcp(tokio::net::TcpListener),
@@ -436,6 +484,7 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
     // Accept errors (out of file descriptors) back off rather than spin.
     let mut backoff = Duration::ZERO;
     let mut last_logged = Instant::now() - Duration::from_secs(60);
+    let mut conn_seq = 0u64;
     loop {
         let (io, peer, permit) = tokio::select! {
             accepted = async {
@@ -485,16 +534,25 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
             _ = terminate.recv() => break,
             _ = interrupt.recv() => break,
         };
+        conn_seq += 1;
+        let id = ConnId(conn_seq);
         let routes = routes.clone();
         let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
             request.extensions_mut().insert(peer);
+            request.extensions_mut().insert(id);
             tower::ServiceExt::oneshot(routes.clone(), request)
         });
         let conn = graceful.watch(builder.serve_connection(io, service));
-        tokio::spawn(async move {
+        let done = app.clone();
+        let task = tokio::spawn(async move {
             let _ = conn.await;
+            done.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(id.0);
             drop(permit);
         });
+        let closed = app.pending.lock().unwrap_or_else(|p| p.into_inner()).admit(id.0, task.abort_handle(), args.max_connections / 2);
+        if closed > 0 {
+            app.count("evicted", StatusCode::REQUEST_TIMEOUT);
+        }
     }
     eprintln!("hookhost serve: shutting down, letting requests in flight finish");
     let started = Instant::now();

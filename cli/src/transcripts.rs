@@ -44,6 +44,58 @@ pub(crate) struct Session {
 }
 
 /// Read a recorded session, or say why it holds no event.
+/// The largest recording (a session, a transcript, an audit log) hookhost reads.
+pub(crate) const MAX_RECORDING_BYTES: u64 = 256 << 20;
+
+/// A recording's text, read bounded: a regular file (a FIFO would hang the read, `/dev/zero`
+/// never end) of at most [`MAX_RECORDING_BYTES`], UTF-8 — or one message naming the file (and
+/// the line that is not UTF-8) and the fix.
+pub(crate) fn read_recording(path: &std::path::Path, what: &str) -> Result<String, String> {
+    use std::io::Read;
+    let name = path.display();
+    let too_big = |n: u64| format!("{name}: {} MiB, over the {} MiB hookhost reads from a {what}; split it (`split -l`) and name the parts", n >> 20, MAX_RECORDING_BYTES >> 20);
+    // Looked at before it is opened: opening a FIFO waits for a writer.
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read the {what} {name}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{name}: not a regular file (a pipe, a device or a directory); name the {what} itself"));
+    }
+    if meta.len() > MAX_RECORDING_BYTES {
+        return Err(too_big(meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read the {what} {name}: {e}"))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_RECORDING_BYTES + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read the {what} {name}: {e}"))?;
+    if bytes.len() as u64 > MAX_RECORDING_BYTES {
+        return Err(too_big(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        format!("{name}:{line}: not UTF-8 text; a {what} is JSON lines in UTF-8")
+    })
+}
+
+/// Each event of a recording as `replay` and `diff` run it: in hookhost's own working
+/// directory, not the one the recording names — a transcript (someone else's, say) never
+/// chooses the directory whose project and `.claude/hooks` scripts host-mode hooks run. Said
+/// once per file when a recorded `cwd` is replaced.
+pub(crate) fn replay_here<'a>(name: &str, events: &[(usize, HookEvent)]) -> impl Fn(&'a HookEvent) -> std::borrow::Cow<'a, HookEvent> {
+    let here = std::env::current_dir().ok().map(|d| d.display().to_string());
+    let elsewhere: std::collections::BTreeSet<&str> = events.iter().filter_map(|(_, e)| e.cwd.as_deref()).filter(|c| Some(*c) != here.as_deref()).collect();
+    if let (Some(first), Some(here)) = (elsewhere.iter().next(), &here) {
+        let more = if elsewhere.len() > 1 { format!(" (and {} other directories)", elsewhere.len() - 1) } else { String::new() };
+        eprintln!("hookhost: {name}: events recorded in {first}{more} run in {here} instead: a recording never chooses where hooks run");
+    }
+    move |event: &'a HookEvent| match (&here, &event.cwd) {
+        (Some(h), Some(c)) if h != c => {
+            let mut moved = event.clone();
+            moved.cwd = Some(h.clone());
+            std::borrow::Cow::Owned(moved)
+        }
+        _ => std::borrow::Cow::Borrowed(event),
+    }
+}
+
 pub(crate) fn read(name: &str, text: &str) -> Result<Session, String> {
     // Each line parsed once: what the file is, then what it holds.
     let parsed: Vec<(usize, &str, Result<Value, serde_json::Error>)> =

@@ -65,6 +65,10 @@ pub struct AuditRecord {
     /// Set for a hook in `observe` mode: its decision and effects were recorded, not applied.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub observed: bool,
+    /// Set when the event was replayed from a recording (`hookhost replay`, `hookhost diff`),
+    /// not sent by a runtime: `audit stats` leaves such records out.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub replayed: bool,
     /// The event as the runtime sent it, in the first record of each dispatch when the config
     /// sets `audit_events = true` (what `hookhost diff` replays).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -259,12 +263,46 @@ fn read_head(file: &std::fs::File, path: &Path) -> Result<(Head, u64), AuditOpen
     let mut reader = file;
     let len = reader.seek(SeekFrom::End(0))?;
     let tail = last_line(&mut reader, len)?;
-    let head = match &tail {
+    let head = match tail {
         Tail::Empty => Head { seq: 0, hash: GENESIS.to_string() },
-        Tail::Complete(line) => link_head(line)?,
-        Tail::Torn { last_good, torn_from } => return recover(file, path, last_good.as_deref(), *torn_from, len),
+        Tail::Complete { line, from } => match link_head(&line) {
+            Ok(head) => head,
+            Err(e) => return set_aside(file, path, from, len, &e),
+        },
+        Tail::Torn { last_good: Some((line, from)), .. } if link_head(&line).is_err() => {
+            let e = link_head(&line).err().map(|e| e.to_string()).unwrap_or_default();
+            return set_aside(file, path, from, len, &e);
+        }
+        Tail::Torn { last_good, torn_from } => return recover(file, path, last_good.as_ref().map(|(l, _)| l.as_str()), torn_from, len),
     };
     Ok((head, len))
+}
+
+/// How many lines that are not hookhost records a writer moves aside before it gives up.
+const MAX_FOREIGN_LINES: usize = 1024;
+
+/// The log ends in complete lines that are not hookhost records (written by something else,
+/// or edited): they are moved aside, from `from` on, as a torn tail is, and a `recovered`
+/// record chained to the last record that is one says so — an unreadable record never stops
+/// the log (and with it every decision) from going on. Reported as a warning; `audit verify`
+/// lists the recovery.
+fn set_aside(file: &std::fs::File, path: &Path, from: u64, len: u64, why: &impl std::fmt::Display) -> Result<(Head, u64), AuditOpenError> {
+    let mut reader = file;
+    let mut cut = from;
+    for _ in 0..MAX_FOREIGN_LINES {
+        let good = match last_line(&mut reader, cut)? {
+            Tail::Empty => None,
+            Tail::Complete { line, from } if link_head(&line).is_err() => {
+                cut = from;
+                continue;
+            }
+            Tail::Complete { line, .. } => Some(line),
+            Tail::Torn { .. } => return Err(AuditOpenError::NotChained(format!("{why} (and the line before it is torn)"))),
+        };
+        tracing::warn!(path = %path.display(), "the audit log ends in {} byte(s) that are not hookhost records ({why}); moving them aside and going on", len - cut);
+        return recover(file, path, good.as_deref(), cut, len);
+    }
+    Err(AuditOpenError::NotChained(format!("{why}; the {MAX_FOREIGN_LINES} lines before it are not hookhost records either: move the log aside")))
 }
 
 fn link_head(line: &str) -> Result<Head, AuditOpenError> {
@@ -358,14 +396,14 @@ impl Link {
 /// How a log file ends.
 enum Tail {
     Empty,
-    /// Its last line, complete.
-    Complete(String),
-    /// It ends without a newline: the last complete line (if any), and where the torn bytes
-    /// start.
-    Torn { last_good: Option<String>, torn_from: u64 },
+    /// Its last line, complete, and where it starts.
+    Complete { line: String, from: u64 },
+    /// It ends without a newline: the last complete line and where it starts (if any), and
+    /// where the torn bytes start.
+    Torn { last_good: Option<(String, u64)>, torn_from: u64 },
 }
 
-/// Read how the file (of `len` bytes) ends.
+/// Read how the file's first `len` bytes end.
 fn last_line(file: &mut &std::fs::File, len: u64) -> Result<Tail, AuditOpenError> {
     if len == 0 {
         return Ok(Tail::Empty);
@@ -376,7 +414,7 @@ fn last_line(file: &mut &std::fs::File, len: u64) -> Result<Tail, AuditOpenError
         let start = len.saturating_sub(back);
         file.seek(SeekFrom::Start(start))?;
         let mut tail = Vec::new();
-        file.read_to_end(&mut tail)?;
+        Read::take(&mut *file, len - start).read_to_end(&mut tail)?;
         let torn = tail.last() != Some(&b'\n');
         // The complete part ends with its last newline.
         let complete_end = match tail.iter().rposition(|&b| b == b'\n') {
@@ -389,14 +427,14 @@ fn last_line(file: &mut &std::fs::File, len: u64) -> Result<Tail, AuditOpenError
         };
         let text = &tail[..complete_end];
         let line = match text.iter().rposition(|&b| b == b'\n') {
-            Some(i) => Some(String::from_utf8_lossy(&text[i + 1..]).into_owned()),
-            None if start == 0 => Some(String::from_utf8_lossy(text).into_owned()),
+            Some(i) => (String::from_utf8_lossy(&text[i + 1..]).into_owned(), start + i as u64 + 1),
+            None if start == 0 => (String::from_utf8_lossy(text).into_owned(), 0),
             None => {
                 back *= 4;
                 continue;
             }
         };
-        return Ok(if torn { Tail::Torn { last_good: line, torn_from: start + complete_end as u64 + 1 } } else { Tail::Complete(line.unwrap_or_default()) });
+        return Ok(if torn { Tail::Torn { last_good: Some(line), torn_from: start + complete_end as u64 + 1 } } else { Tail::Complete { line: line.0, from: line.1 } });
     }
 }
 

@@ -313,8 +313,8 @@ impl Host {
             Err(e) => (on_error(&hook.spec, &e, ev), Some(format!("{} {e}", hook.plugin.name))),
         };
         let ignored = !can_block && decision.verdict.kind != VerdictKind::Pass;
-        // The first record of a dispatch keeps the event as received, when asked to: no hook
-        // has rewritten it yet.
+        // The first record of a dispatch keeps the event as received, when asked to (no hook
+        // has rewritten it yet), its secrets masked.
         let keep_event = self.audit_events && outcome.hooks.is_empty() && !hook.spec.background && !recheck;
         if let Err(e) = self.record(ev, hook, &decision, ignored, error.as_deref(), usage, recheck, keep_event) {
             audit_error.get_or_insert(e);
@@ -436,7 +436,14 @@ impl Host {
             on_error: error.map(|_| hook.spec.on_error.as_str()),
             recheck,
             observed: hook.spec.mode == Mode::Observe,
-            event_data: keep_event.then(|| ev.to_value()),
+            replayed: self.replayed,
+            // Kept as the built-in redactor would pass it on: the log holds no secret the
+            // hooks keep from the model.
+            event_data: keep_event.then(|| {
+                let mut v = ev.to_value();
+                crate::redact::redact_json(&mut v);
+                v
+            }),
         }, durable && hook.spec.mode == Mode::Enforce)
     }
 }

@@ -75,6 +75,10 @@ pub struct Host {
     pub(crate) user_note: Option<String>,
     /// Each layer merged, in order: its kind (`managed`, `user`, `project`) and its file.
     pub(crate) layer_sources: Vec<(&'static str, std::path::PathBuf)>,
+    /// Which protection is in force and why ([`hookhost_config::Plan::protection`]).
+    pub(crate) protection: String,
+    /// Events come from a recording, not a runtime ([`Host::replaying`]).
+    pub(crate) replayed: bool,
 }
 
 pub(crate) struct LoadedHook {
@@ -391,6 +395,8 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         project_note: plan.project_note().map(str::to_string),
         user_note: plan.user_note().map(str::to_string),
         layer_sources: plan.layers().iter().map(|l| (l.kind.as_str(), l.source.clone())).collect(),
+        protection: plan.protection(),
+        replayed: false,
     })
 }
 
@@ -452,6 +458,17 @@ impl Host {
     /// file (`hookhost check` says where each came from).
     pub fn layer_sources(&self) -> &[(&'static str, std::path::PathBuf)] {
         &self.layer_sources
+    }
+
+    /// Mark every audit record this host writes from now on as replayed (`hookhost replay`,
+    /// `hookhost diff`): a recording's events are not production traffic.
+    pub fn replaying(&mut self) {
+        self.replayed = true;
+    }
+
+    /// Which protection is in force and why, one line ending in a newline (`hookhost check`).
+    pub fn protection(&self) -> &str {
+        &self.protection
     }
 
     /// Why the user's config was left out (it did not load and the embedded default runs in its

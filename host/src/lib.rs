@@ -36,6 +36,7 @@ mod net;
 mod plugin;
 mod process;
 pub mod protocol;
+mod redact;
 mod stoploop;
 mod wit;
 

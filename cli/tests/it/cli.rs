@@ -173,7 +173,8 @@ fn check_lists_the_loaded_chain() {
   user:redact_tool_input (pre_tool_use): wasm, timeout 5 s
   user:redact_tool_output (post_tool_use): wasm, timeout 5 s
   user:redact_prompt (user_prompt_submit): wasm, timeout 5 s
-layer user: <embedded default config> (no user config: the built-in guard and redactors)"
+layer user: <embedded default config> (no user config: the built-in guard and redactors)
+protection: the built-in guard runs before tool calls as user:guard_destructive"
     );
 }
 
@@ -364,17 +365,39 @@ fn audit_verify_accepts_an_intact_log_and_names_the_first_broken_line() {
     assert!(stderr(&out).starts_with("hookhost: error: cannot read the audit log "), "{}", stderr(&out));
 }
 
+/// Lines at the end of an audit log that are not hookhost records (written by something else,
+/// or edited) never stop the log, and with it every decision (issue #48): they are moved aside,
+/// the writer says so, a `recovered` record chained to the last real one records it, and the
+/// log verifies.
 #[test]
-fn a_foreign_audit_log_is_refused_not_appended_to() {
+fn foreign_lines_at_the_end_of_an_audit_log_are_moved_aside_and_the_log_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let foreign = write(dir.path(), "foreign.jsonl", b"{\"event\":\"x\"}\n");
-    let out = hookhost(&["run", "--audit", &foreign], r#"{"event":"session_start","data":{}}"#);
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        stderr(&out),
-        format!("hookhost: error: cannot open the audit log {foreign}: its last line is not a complete hookhost audit record (no `seq` field: not a hookhost audit record); check it with `hookhost audit verify` and point the host at a new file; check --audit")
-    );
-    assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "{\"event\":\"x\"}\n");
+    let out = hookhost(&["run", "--audit", &foreign], r#"{"event":"pre_tool_use","data":{"tool_name":"bash","arguments":{"command":"rm -rf /"}}}"#);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["decision"], "block");
+    assert!(stderr(&out).contains("the audit log ends in 14 byte(s) that are not hookhost records (its last line is not a complete hookhost audit record (no `seq` field: not a hookhost audit record)"), "{}", stderr(&out));
+    let aside: Vec<_> = std::fs::read_dir(dir.path()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().starts_with("foreign.jsonl.torn-")).collect();
+    assert_eq!(aside.len(), 1);
+    assert_eq!(std::fs::read_to_string(aside[0].path()).unwrap(), "{\"event\":\"x\"}\n");
+    let log = std::fs::read_to_string(&foreign).unwrap();
+    assert!(log.starts_with("{\"seq\":0,") && log.lines().next().unwrap().contains("\"recovered\":{\"torn_bytes\":14,"), "{log}");
+    let verified = hookhost(&["audit", "verify", &foreign], "");
+    assert!(verified.status.success(), "{}", stderr(&verified));
+
+    // Good records, then several foreign lines (one of them a record edited after it was
+    // written): the chain goes on from the last good record.
+    let lines: Vec<String> = log.lines().map(str::to_string).collect();
+    let edited = lines.last().unwrap().replacen("\"ts\":\"", "\"ts\":\"1", 1);
+    assert_ne!(&edited, lines.last().unwrap());
+    let poisoned = format!("{}\n{edited}\nnot json at all\n[1,2]\n", lines[..lines.len() - 1].join("\n"));
+    std::fs::write(&foreign, &poisoned).unwrap();
+    let out = hookhost(&["run", "--audit", &foreign], r#"{"event":"pre_tool_use","data":{"tool_name":"bash","arguments":{"command":"ls"}}}"#);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("that are not hookhost records (its last line is not a complete hookhost audit record (no `seq` field"), "{}", stderr(&out));
+    let verified = hookhost(&["audit", "verify", &foreign], "");
+    assert!(verified.status.success(), "{}", stderr(&verified));
+    assert!(!std::fs::read_to_string(&foreign).unwrap().contains("not json at all"));
 }
 
 #[test]
@@ -408,6 +431,7 @@ warnings: 2
   hooks.PreToolUse[0].hooks[0].blocking: not a field this runtime documents; ignored
   hooks.PreToolUse[0].hooks[1].timeout: 900 s is capped at hookhost's ceiling of 600 s for peer hooks
 layer user: {file}
+protection: none — no hook runs the built-in guard (builtin:guard-destructive) before tool calls
 "
         )
     );

@@ -161,6 +161,40 @@ fn without_any_layer_the_embedded_default_runs() {
     assert_eq!(stderr, "");
 }
 
+/// Issue #48: a user file that defines no hooks (empty, or `mode = "observe"` alone) does not
+/// switch the built-in protection off; `builtin_hooks = false` does, and `check` says which
+/// protection is in force and why.
+#[test]
+fn a_user_file_without_hooks_keeps_the_built_in_protection_unless_it_says_so() {
+    let m = Machine::new();
+    let user = m.path("home/.config/hookhost/hooks.toml");
+    let user_s = user.display().to_string();
+    for body in ["", "# nothing yet\n", "mode = \"observe\"\n", "stop_loop_cap = 3\n"] {
+        m.write("home/.config/hookhost/hooks.toml", body);
+        let (outcome, _) = m.dispatch("work", &[], RM);
+        assert_eq!(outcome["decision"], "block", "{body:?}: {outcome}");
+        assert_eq!(ids(&outcome), ["user:guard_destructive"], "{body:?}");
+        let check = m.ok_in("work", &["check"]);
+        assert!(
+            check.contains(&format!("protection: the built-in guard runs before tool calls as user:guard_destructive; {user_s} defines no hooks of its own, so the embedded default's run (builtin_hooks = false turns them off)")),
+            "{body:?}: {check}"
+        );
+    }
+    // Said explicitly: nothing runs, and check says so.
+    m.write("home/.config/hookhost/hooks.toml", "builtin_hooks = false\n");
+    let (outcome, _) = m.dispatch("work", &[], RM);
+    assert_eq!(outcome["decision"], "pass", "{outcome}");
+    let check = m.ok_in("work", &["check"]);
+    assert!(check.contains(&format!("protection: none — no hook runs the built-in guard (builtin:guard-destructive) before tool calls; {user_s} defines no hooks and sets builtin_hooks = false")), "{check}");
+    // A file with hooks of its own says what runs; check says the guard is not among them.
+    m.write("home/.config/hookhost/hooks.toml", &hook("r", "pre_tool_use", "builtin:redact-secrets", ""));
+    let check = m.ok_in("work", &["check"]);
+    assert!(check.contains("protection: none — no hook runs the built-in guard (builtin:guard-destructive) before tool calls"), "{check}");
+    m.write("home/.config/hookhost/hooks.toml", &hook("g", "pre_tool_use", "builtin:guard-destructive", "mode = \"observe\""));
+    let check = m.ok_in("work", &["check"]);
+    assert!(check.contains("protection: the built-in guard runs before tool calls as user:g (observe only: it decides nothing)"), "{check}");
+}
+
 #[test]
 fn a_lower_layer_cannot_mute_replace_or_contradict_the_managed_layer() {
     let mut m = Machine::new();
@@ -221,7 +255,7 @@ fn a_managed_file_that_does_not_load_stops_the_host() {
 #[test]
 fn project_hooks_run_only_once_approved_and_again_after_each_change() {
     let m = Machine::new();
-    let user = m.write("user.toml", "# no hooks of my own\n").display().to_string();
+    let user = m.write("user.toml", "builtin_hooks = false\n").display().to_string();
     m.write("work/app/.hookhost/hooks.toml", &hook("guard", "pre_tool_use", "builtin:guard-destructive", ""));
     m.write("work/app/.hookhost/notes.txt", "helper file\n");
     std::fs::create_dir_all(m.path("work/app/deep/er")).unwrap();
@@ -293,7 +327,7 @@ fn policies_restrict_lower_layers_and_check_reports_each_restriction() {
     assert!(!m.path("cache").join("modules").exists() || std::fs::read_dir(m.path("cache/modules")).unwrap().next().is_none(), "nothing compiled");
     // A project may grant only what the user's policy allows it, within the managed ceiling.
     m.managed("");
-    m.write("user.toml", "# nothing\n");
+    m.write("user.toml", "builtin_hooks = false\n");
     m.write("work/app/.hookhost/hooks.toml", &format!("[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n{}", SH_HOST));
     m.ok_in("work/app", &["trust"]);
     // The project does not load, so it is left out and says why; the rest loads.
@@ -306,7 +340,7 @@ fn policies_restrict_lower_layers_and_check_reports_each_restriction() {
     };
     let err = left_out(&m);
     assert!(err.contains("a layer's policy refused the grant: your user config (../../user.toml) lets projects grant nothing (policy.project_grants); add it there if you trust this project with it"), "{err}");
-    m.write("user.toml", "[policy]\nproject_grants = [\"process:exec\"]\n");
+    m.write("user.toml", "builtin_hooks = false\n[policy]\nproject_grants = [\"process:exec\"]\n");
     m.managed("[policy]\nproject_grants = [\"net:http:*\"]\n");
     let err = left_out(&m);
     assert!(err.contains(&format!("a layer's policy refused the grant: {managed} lets projects grant only net:http:* (policy.project_grants)")), "{err}");
@@ -406,6 +440,18 @@ fn the_worked_example_in_org_md() {
     let (outcome, _) = m.dispatch("org/project", &args, RM);
     assert_eq!((outcome["decision"].as_str(), ids(&outcome)), (Some("block"), vec!["acme:guard".to_string()]));
     assert_eq!(outcome["user_message"], "Blocked by Acme's shell policy; ask #platform if you need this.");
+    // Every runtime's shell tool, and edit tools reaching hook configuration (issue #48).
+    for (tool, input) in [
+        ("run_shell_command", serde_json::json!({"command": "rm -rf /"})),
+        ("exec_command", serde_json::json!({"cmd": "rm -rf /"})),
+        ("write_file", serde_json::json!({"file_path": ".gemini/settings.json", "content": "{}"})),
+        ("Edit", serde_json::json!({"file_path": ".claude/settings.json", "old_string": "a", "new_string": "b"})),
+        ("apply_patch", serde_json::json!({"command": "*** Begin Patch\n*** Delete File: .hookhost/hooks.toml\n*** End Patch"})),
+    ] {
+        let event = serde_json::json!({"event": "pre_tool_use", "tool_name": tool, "tool_input": input, "cwd": root}).to_string();
+        let (outcome, _) = m.dispatch("org/project", &args, &event);
+        assert_eq!((outcome["decision"].as_str(), ids(&outcome).first().map(String::as_str)), (Some("block"), Some("acme:guard")), "{tool}: {outcome}");
+    }
 }
 
 #[test]
@@ -450,7 +496,7 @@ fn an_administrator_locks_the_managed_layer_and_every_run_honours_it() {
     let managed = m.managed.clone().unwrap().display().to_string();
     let out = m.ok_in(".", &["update", "--config", &managed, "--yes"]);
     assert!(out.starts_with("bundles:\n  + org/acme/guard@^1 → 1.0.0 (sha256:") && out.ends_with(&format!("wrote {d}/etc/managed.lock (1 bundle(s))")), "{out}");
-    m.write("user.toml", "# mine\n");
+    m.write("user.toml", "builtin_hooks = false\n");
     let (outcome, _) = m.dispatch("work", &["--config", "../user.toml", "--locked"], RM);
     assert_eq!((outcome["decision"].as_str(), ids(&outcome)), (Some("block"), vec!["acme/guard:no-rm".to_string()]));
 }
@@ -463,7 +509,7 @@ fn a_peer_project_file_joins_the_project_layer_when_a_policy_asks_and_is_approve
     m.write("work/app/.claude/hooks/check.sh", "#!/bin/sh\nexit 0\n");
     let root = format!("{}/work/app", m.root());
     // Not asked: a Claude Code project file is not a project layer.
-    m.write("user.toml", "# nothing\n");
+    m.write("user.toml", "builtin_hooks = false\n");
     let out = m.run_in("work/app", &["config", "show", "--layers", "--config", "../../user.toml"], "");
     assert!(out.status.success() && out.stderr.is_empty(), "{}", text(&out.stderr));
     // Asked: it is one, unapproved until `hookhost trust`, which covers its scripts too.
@@ -483,7 +529,7 @@ fn a_peer_project_file_joins_the_project_layer_when_a_policy_asks_and_is_approve
 #[test]
 fn serve_reloads_when_a_project_is_approved() {
     let m = Machine::new();
-    m.write("user.toml", "# nothing\n");
+    m.write("user.toml", "builtin_hooks = false\n");
     m.write("work/app/.hookhost/hooks.toml", &hook("guard", "pre_tool_use", "builtin:guard-destructive", ""));
     let user = m.path("user.toml").display().to_string();
     let daemon = common::Daemon::start_with(&["--config", &user, "--listen", "127.0.0.1:0"], |cmd| m.setup(cmd, "work/app"));
@@ -508,7 +554,7 @@ fn serve_reloads_when_a_project_is_approved() {
 fn guarded_machine(hooks: &str) -> (Machine, String) {
     let mut m = Machine::new().warm();
     m.managed("[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\non_error = \"block\"\n");
-    m.write("user.toml", "# no hooks of my own\n");
+    m.write("user.toml", "builtin_hooks = false\n");
     m.write("work/app/.hookhost/hooks.toml", hooks);
     let root = format!("{}/work/app", m.root());
     (m, root)
@@ -576,7 +622,7 @@ fn a_failing_project_is_left_out_and_the_managed_guard_still_blocks() {
 #[test]
 fn approval_covers_the_bytes_that_run_links_and_what_bundles_resolve_to() {
     let m = Machine::new();
-    m.write("user.toml", "# none\n");
+    m.write("user.toml", "builtin_hooks = false\n");
     let args = ["--config", "../../user.toml"];
     // A project whose own directory registry holds its bundle, trusted by its own key.
     publish(&m, "proj", "work/app/registry");
@@ -632,7 +678,7 @@ fn approval_covers_the_bytes_that_run_links_and_what_bundles_resolve_to() {
 #[test]
 fn what_loads_is_what_was_hashed_even_while_the_files_change() {
     let m = Machine::new();
-    m.write("user.toml", "# none\n");
+    m.write("user.toml", "builtin_hooks = false\n");
     let approved = hook("approved", "pre_tool_use", "builtin:guard-destructive", "");
     let other = hook("unapproved", "pre_tool_use", "builtin:guard-destructive", "");
     m.write("work/app/.hookhost/hooks.toml", &approved);
@@ -665,7 +711,7 @@ fn what_loads_is_what_was_hashed_even_while_the_files_change() {
 #[test]
 fn a_project_another_user_can_write_is_ignored_like_git_safe_directory() {
     let m = Machine::new();
-    m.write("user.toml", "# none\n");
+    m.write("user.toml", "builtin_hooks = false\n");
     m.write("work/app/.hookhost/hooks.toml", &hook("guard", "pre_tool_use", "builtin:guard-destructive", ""));
     m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
     let args = ["--config", "../../user.toml"];
@@ -694,7 +740,7 @@ fn a_project_another_user_can_write_is_ignored_like_git_safe_directory() {
 #[test]
 fn a_fifo_in_the_mounted_project_does_not_hold_the_answer() {
     let m = Machine::new().warm();
-    m.write("user.toml", "# none\n");
+    m.write("user.toml", "builtin_hooks = false\n");
     let root = format!("{}/work/app", m.root());
     m.write(
         "work/app/.hookhost/hooks.toml",
@@ -737,7 +783,7 @@ fn observe_mode_is_each_layers_own() {
     assert_eq!(modes.first(), Some(&("managed:guard".to_string(), false)), "the managed guard enforces: {outcome}");
     // The managed file observing its own guard: the user's hooks decide.
     m.managed(&format!("mode = \"observe\"\n{}", hook("guard", "pre_tool_use", "builtin:guard-destructive", "on_error = \"block\"")));
-    m.write("user.toml", "# no hooks\n");
+    m.write("user.toml", "builtin_hooks = false\n");
     let (outcome, _) = m.dispatch("work/app", &["--config", "../../user.toml"], RM);
     assert_eq!((outcome["decision"].as_str(), outcome["hooks"][0]["observed"].as_bool()), (Some("pass"), Some(true)), "{outcome}");
 }

@@ -136,7 +136,7 @@ fn the_org_rollout_walkthrough_runs_as_written() {
     assert_eq!((files, commands), (3, 3), "the walkthrough's files and commands");
     assert!(shown >= 4, "the walkthrough shows what the commands print");
     // And what the walkthrough says happened did: the observed rule changed no decision.
-    let stats = String::from_utf8_lossy(&hookhost(d, &["audit", "stats", "audit.jsonl"], "").stdout).to_string();
+    let stats = String::from_utf8_lossy(&hookhost(d, &["audit", "stats", "--include-replayed", "audit.jsonl"], "").stdout).to_string();
     assert!(stats.lines().any(|l| normal(l).starts_with("user:strict_rm observe 2 0 1")), "{stats}");
 }
 
@@ -165,6 +165,82 @@ fn diff_replays_an_audit_log_that_kept_its_events() {
     let out = hookhost(d, &["diff", "--no-project", "--config", "old.toml", "--config", "new.toml", "plain.jsonl"], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("plain.jsonl: an audit log, but none of its records keeps its event; set audit_events = true"), "{}", String::from_utf8_lossy(&out.stderr));
+    // A kept event holds no secret the redactor would mask (issue #48).
+    let secret = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX";
+    let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash", "tool_input": {"command": format!("OPENAI_API_KEY={secret} ./deploy.sh")}}).to_string();
+    assert!(hookhost(d, &["run", "--no-project", "--config", "keeping.toml"], &event).status.success());
+    let kept = std::fs::read_to_string(d.join("kept.jsonl")).unwrap();
+    assert!(!kept.contains(secret) && kept.contains("OPENAI_API_KEY=[REDACTED:api-key] ./deploy.sh"), "{kept}");
     // The kept events do not break the log's chain.
     assert!(hookhost(d, &["audit", "verify", "kept.jsonl"], "").status.success());
+}
+
+/// Issue #48: replaying a recording (someone else's transcript, say) never runs hooks in the
+/// directory it names — its `cwd` would be `$CLAUDE_PROJECT_DIR` for a host-mode hook, and that
+/// directory's `.claude/hooks` script would run — and what replay writes to a config's audit
+/// log is marked replayed, which `audit stats` leaves out.
+#[test]
+fn a_recording_never_chooses_where_hooks_run_nor_counts_as_traffic() {
+    let dir = tempfile::tempdir().unwrap();
+    let (elsewhere, here) = (dir.path().join("elsewhere"), dir.path().join("here"));
+    std::fs::create_dir_all(elsewhere.join(".claude/hooks")).unwrap();
+    std::fs::create_dir_all(&here).unwrap();
+    let marker = dir.path().join("ran");
+    let script = elsewhere.join(".claude/hooks/x.sh");
+    std::fs::write(&script, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = "audit_log = \"audit.jsonl\"\n[[hooks]]\nid = \"project-script\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:bash-adapter\", settings = { command = \"\\\"$CLAUDE_PROJECT_DIR\\\"/.claude/hooks/x.sh\", mode = \"host\", dialect = \"claude-code\" } }\n";
+    std::fs::write(here.join("hooks.toml"), config).unwrap();
+    let transcript = format!(
+        "{}\n",
+        serde_json::json!({"type": "assistant", "sessionId": "s", "cwd": elsewhere.display().to_string(), "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]}})
+    );
+    std::fs::write(here.join("theirs.jsonl"), transcript).unwrap();
+    let out = hookhost(&here, &["replay", "--no-project", "--config", "hooks.toml", "--grant", "process:exec", "theirs.jsonl"], "");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!marker.exists(), "the recorded directory's script ran: {stderr}");
+    let here_c = std::fs::canonicalize(&here).unwrap();
+    assert!(stderr.contains(&format!("hookhost: theirs.jsonl: events recorded in {} run in {} instead: a recording never chooses where hooks run", elsewhere.display(), here_c.display())), "{stderr}");
+    // Its audit records are marked, and not counted as traffic.
+    let log = std::fs::read_to_string(here.join("audit.jsonl")).unwrap();
+    assert!(!log.is_empty() && log.lines().all(|l| l.contains("\"replayed\":true")), "{log}");
+    let stats = hookhost(&here, &["audit", "stats", "audit.jsonl"], "");
+    let stats_out = String::from_utf8_lossy(&stats.stdout);
+    assert!(stats.status.success() && stats_out.contains("left out 1 record(s) of replayed events"), "{stats_out}{}", String::from_utf8_lossy(&stats.stderr));
+}
+
+/// Issue #48: recordings are read bounded — a FIFO or a device is refused at once (a FIFO once
+/// hung `replay` silently, `/dev/zero` grew without end), bytes that are not UTF-8 name their
+/// line — by `replay`, `diff`, `audit stats` and `audit verify` alike.
+#[test]
+fn recordings_are_read_bounded_and_named_when_they_are_not_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("g.toml"), ENFORCED_GUARD).unwrap();
+    let fifo = d.join("pipe.jsonl");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut bad = b"{\"event\":\"session_start\",\"data\":{}}\n{\"event\":\"session_start\",\"data\":{}}\n".to_vec();
+    bad.extend_from_slice(b"{\"event\":\"session_start\",\"data\":{\"x\":\"\xff\"}}\n");
+    std::fs::write(d.join("bad.jsonl"), &bad).unwrap();
+    for (args, file, what) in [
+        (vec!["replay", "--no-project", "--config", "g.toml"], "pipe.jsonl", "session file"),
+        (vec!["diff", "--no-project", "--config", "g.toml", "--config", "g.toml"], "pipe.jsonl", "session file"),
+        (vec!["audit", "stats"], "pipe.jsonl", "audit log"),
+        (vec!["audit", "verify"], "/dev/zero", "audit log"),
+        (vec!["replay", "--no-project", "--config", "g.toml"], "/dev/zero", "session file"),
+    ] {
+        let started = std::time::Instant::now();
+        let mut all = args.clone();
+        all.push(file);
+        let out = hookhost(d, &all, "");
+        assert_eq!(out.status.code(), Some(2), "{all:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end(), format!("hookhost: error: {file}: not a regular file (a pipe, a device or a directory); name the {what} itself"), "{all:?}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{all:?}");
+    }
+    for args in [vec!["replay", "--no-project", "--config", "g.toml", "bad.jsonl"], vec!["audit", "stats", "bad.jsonl"]] {
+        let out = hookhost(d, &args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl:3: not UTF-8 text"), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
 }

@@ -351,6 +351,40 @@ fn idle_connections_are_closed_connections_are_capped_and_accept_errors_back_off
     }
 }
 
+/// Issue #48: clients that connect and send nothing, or no token, hold at most half the
+/// connection slots — the oldest are closed as more arrive — so an authenticated request is
+/// answered at once even while they keep connecting; and none of them is held past the header
+/// deadline (5 s), whatever `--request-timeout` says.
+#[test]
+fn unauthenticated_connections_cannot_starve_an_authenticated_one() {
+    let state = tempfile::tempdir().unwrap();
+    let d = Daemon::start_as_is(&["--listen", "127.0.0.1:0", "--request-timeout", "60", "--max-connections", "8"], |c| {
+        c.env("XDG_STATE_HOME", state.path());
+    });
+    let token = std::fs::read_to_string(state.path().join("hookhost/serve.token")).unwrap().trim().to_string();
+    let auth = format!("Bearer {token}");
+    let started = Instant::now();
+    let mut silent: Vec<TcpStream> = (0..32).map(|_| TcpStream::connect(&d.addr).unwrap()).collect();
+    // Some without a token, answered 401 and kept open.
+    for _ in 0..4 {
+        let mut s = TcpStream::connect(&d.addr).unwrap();
+        s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        silent.push(s);
+    }
+    let asked = Instant::now();
+    let (status, body) = d.request("POST", "/v1/hooks/claude-code", &[("Authorization", &auth)], &bash("rm -rf /"));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("deny"), "{body}");
+    assert!(asked.elapsed() < Duration::from_secs(3), "answered at once, not after the silent clients time out: {:?}", asked.elapsed());
+    // Every silent connection is closed by the daemon well before the 60 s request timeout.
+    for s in &mut silent {
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf).expect("closed by the daemon, not by the read timeout");
+    }
+    assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+}
+
 #[test]
 fn each_event_runs_with_the_project_of_its_own_cwd() {
     let home = tempfile::tempdir().unwrap();

@@ -132,6 +132,8 @@ pub struct Merge {
     project: Option<ProjectPins>,
     project_note: Option<String>,
     user_note: Option<String>,
+    /// Why the user layer holds the embedded default's hooks, or none (`builtin_hooks`).
+    builtin_note: Option<String>,
 }
 
 /// What a loaded project layer must match: its root, the files its approval read (its plugins
@@ -155,7 +157,7 @@ fn named(kind: LayerKind, file: &Path) -> String {
 impl Layers {
     /// One config as the only (user) layer: what a host built from a single file loads.
     pub fn single(config: ConfigFile) -> Layers {
-        let merge = Merge { managed: None, user: (config.source.clone(), config.policy.clone()), restrictions: Vec::new(), summaries: vec![summary(LayerKind::User, &config)], project: None, project_note: None, user_note: None };
+        let merge = Merge { managed: None, user: (config.source.clone(), config.policy.clone()), restrictions: Vec::new(), summaries: vec![summary(LayerKind::User, &config)], project: None, project_note: None, user_note: None, builtin_note: None };
         Layers { layers: vec![Layer { kind: LayerKind::User, config }], project: None, merge, opts: LayerOptions::default() }
     }
 
@@ -303,6 +305,17 @@ fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, Co
         Some(path) => ConfigFile::load_as(path, opts.format)?,
         None => ConfigFile::embedded_default(),
     };
+    // A user file that defines no hooks (an empty file, settings or `mode` alone) does not
+    // switch the built-in protection off unless it says so.
+    let mut builtin_note = None;
+    if let Some(path) = user_path.as_ref().filter(|_| user.hooks.is_empty() && user.bundles.is_empty()) {
+        if user.builtin_hooks == Some(false) {
+            builtin_note = Some(format!("{} defines no hooks and sets builtin_hooks = false", path.display()));
+        } else {
+            user.hooks = ConfigFile::embedded_default().hooks;
+            builtin_note = Some(format!("{} defines no hooks of its own, so the embedded default's run (builtin_hooks = false turns them off)", path.display()));
+        }
+    }
     check_policy_fields(LayerKind::User, &user)?;
     for cap in &opts.grants {
         user.settings.grants.grant_all(cap.clone());
@@ -364,7 +377,7 @@ fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, Co
     let managed = layers.iter().find(|l| l.kind == LayerKind::Managed).map(|l| (l.config.source.clone(), l.config.policy.clone()));
     let user = layers.iter().find(|l| l.kind == LayerKind::User).map(|l| (l.config.source.clone(), l.config.policy.clone())).expect("a user layer always exists");
     let summaries = layers.iter().map(|l| summary(l.kind, &l.config)).collect();
-    let mut found = Layers { layers, project: project_state, merge: Merge { managed, user, restrictions, summaries, project: pins, project_note: None, user_note }, opts: opts.clone() };
+    let mut found = Layers { layers, project: project_state, merge: Merge { managed, user, restrictions, summaries, project: pins, project_note: None, user_note, builtin_note }, opts: opts.clone() };
     found.merge.project_note = found.unapproved();
     if let Some(note) = found.merge.project_note.clone().filter(|_| drop.is_some()) {
         found.merge.restrictions.push(note);

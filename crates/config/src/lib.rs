@@ -44,6 +44,11 @@ pub struct RawConfig {
     /// The user's own hooks (HookIds `user:{id}`), after every capability's hooks.
     #[serde(default)]
     pub hooks: Vec<RawHook>,
+    /// Whether a user config that defines no hooks of its own (nor bundles) keeps the embedded
+    /// default's — the built-in guard and redactors (default `true`). `false` says it means to
+    /// run none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtin_hooks: Option<bool>,
     /// Groups of contributed hooks (HookIds `{capability}:{id}`), in chain order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub capabilities: Vec<RawCapability>,
@@ -376,6 +381,8 @@ pub struct ConfigFile {
     pub policy: Policy,
     /// Whether it wrote `[trust]` (a managed `[trust]` is a floor for lower layers).
     pub trust_written: bool,
+    /// `builtin_hooks` as written.
+    pub builtin_hooks: Option<bool>,
 }
 
 impl ConfigFile {

@@ -53,6 +53,8 @@ pub struct Plan {
     pub(crate) project_note: Option<String>,
     /// Why the user's config was left out (it did not load), if it was: one line to show.
     pub(crate) user_note: Option<String>,
+    /// Why the user layer holds (or lacks) the embedded default's hooks.
+    pub(crate) builtin_note: Option<String>,
 }
 
 impl Plan {
@@ -84,6 +86,7 @@ impl Plan {
             refused_grants: Default::default(),
             project_note: None,
             user_note: None,
+            builtin_note: None,
         }
     }
 
@@ -166,6 +169,34 @@ impl Plan {
     /// Why the user's config was left out (it did not load), if it was.
     pub fn user_note(&self) -> Option<&str> {
         self.user_note.as_deref()
+    }
+
+    /// Which protection is in force and why, one line (`hookhost check`): the hooks that run
+    /// the built-in guard before a tool call (observing only, or without self-protection, when
+    /// so), or that none does — and whether the embedded default's hooks stand in for a user
+    /// file that defines none.
+    pub fn protection(&self) -> String {
+        let guards: Vec<String> = self
+            .hooks
+            .iter()
+            .filter(|h| h.event == hookhost_types::EventName::PreToolUse && (matches!(&h.plugin, PluginRef::Builtin(n) if n == "guard-destructive") || matches!(&h.plugin, PluginRef::Bundle { file, .. } if file == "builtin:guard-destructive")))
+            .map(|h| {
+                let mut how = Vec::new();
+                if h.mode == hookhost_types::spec::Mode::Observe {
+                    how.push("observe only: it decides nothing");
+                }
+                if h.settings.get("protect_hooks").and_then(serde_json::Value::as_bool) == Some(false) {
+                    how.push("protect_hooks = false: the agent may change its hooks");
+                }
+                if how.is_empty() { h.id.clone() } else { format!("{} ({})", h.id, how.join("; ")) }
+            })
+            .collect();
+        let why = self.builtin_note.as_deref().map(|n| format!("; {n}")).unwrap_or_default();
+        if guards.is_empty() {
+            format!("protection: none — no hook runs the built-in guard (builtin:guard-destructive) before tool calls{why}\n")
+        } else {
+            format!("protection: the built-in guard runs before tool calls as {}{why}\n", guards.join(", "))
+        }
     }
 
     /// The cache directory a host of this plan uses: `$HOOKHOST_CACHE_DIR`, else `cache_dir`,

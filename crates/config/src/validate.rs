@@ -112,6 +112,7 @@ impl RawConfig {
             },
             policy,
             trust_written: self.trust.is_some(),
+            builtin_hooks: self.builtin_hooks,
             muted,
             not_run: self.not_run,
             warnings: self.warnings,

@@ -5,6 +5,7 @@ use super::*;
 fn record(decision: &str) -> AuditRecord {
     AuditRecord {
         observed: false,
+        replayed: false,
         event_data: None,
         ts: "2026-01-01T00:00:00Z".into(),
         hook_id: "user:guard".into(),
@@ -98,12 +99,18 @@ fn removed_and_reordered_records_are_detected() {
 }
 
 #[test]
-fn a_foreign_log_is_not_continued() {
+fn foreign_lines_are_moved_aside_and_the_chain_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("audit.jsonl");
     std::fs::write(&path, "{\"hook_id\":\"x\"}\n").unwrap();
-    let err = AuditLog::open(&path).err().unwrap().to_string();
-    assert!(err.contains("(no `seq` field: not a hookhost audit record)"), "{err}");
+    let log = AuditLog::open(&path).unwrap();
+    log.append(&record("pass"), false).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let verified = verify(&text).unwrap();
+    assert_eq!(verified.records, 2, "the recovery and the new record: {text}");
+    assert_eq!(verified.recoveries[0].1.torn_bytes, 16);
+    let aside = std::fs::read_to_string(&verified.recoveries[0].1.moved_to).unwrap();
+    assert_eq!(aside, "{\"hook_id\":\"x\"}\n");
     assert_eq!(verify("{\"hook_id\":\"x\"}\n").unwrap_err().problem, "no `seq` field: not a hookhost audit record");
     assert_eq!(verify("nonsense\n").unwrap_err().line, 1);
 }

@@ -23,7 +23,7 @@ impl Merge {
     /// lower layers' limits capped, settings merged; a lower layer that mutes or redefines a
     /// higher one's hook, or sets a setting differently, is an error naming both.
     pub fn merge(self, plans: Vec<(LayerKind, Plan)>) -> Result<Plan, ConfigError> {
-        let Merge { managed, user, mut restrictions, mut summaries, project, project_note, user_note } = self;
+        let Merge { managed, user, mut restrictions, mut summaries, project, project_note, user_note, builtin_note } = self;
         let mut plans = plans;
         // A project's plugin files load from the bytes its approval hashed, never read again.
         if let Some(pins) = &project {
@@ -157,6 +157,7 @@ impl Merge {
         merged.restrictions = restrictions;
         merged.project_note = project_note;
         merged.user_note = user_note;
+        merged.builtin_note = builtin_note;
         merged.refused_grants = refused_grants;
         Ok(merged)
     }
