@@ -8,6 +8,54 @@ use std::path::Path;
 
 pub mod soak;
 
+/// Deterministic mutations of inputs (the fuzz targets' smoke runs, the CLI's property tests):
+/// a failure reproduces.
+pub mod mutate {
+    /// xorshift64: deterministic, so a failure reproduces.
+    pub struct Rng(pub u64);
+
+    impl Rng {
+        /// The next number.
+        pub fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        /// A number below `n` (0 when `n` is 0).
+        pub fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+
+    /// One mutation of `seed`: flip, insert or delete bytes, splice in a JSON/TOML token, or cut.
+    pub fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
+        const TOKENS: &[&[u8]] = &[b"{", b"}", b"[", b"]", b"\"", b"\\u0000", b"null", b"1e999", b"-0", b"=", b"\n[[hooks]]\n", b":", b",", b"\xff", b"\x00", b"'''"];
+        let mut v = seed.to_vec();
+        for _ in 0..1 + rng.below(4) {
+            let at = rng.below(v.len() + 1);
+            match rng.below(5) {
+                0 if !v.is_empty() => {
+                    let i = at.min(v.len() - 1);
+                    v[i] ^= 1 << rng.below(8);
+                }
+                1 => v.insert(at, rng.next() as u8),
+                2 if at < v.len() => {
+                    let end = (at + 1 + rng.below(16)).min(v.len());
+                    v.drain(at..end);
+                }
+                3 => {
+                    let token = TOKENS[rng.below(TOKENS.len())];
+                    v.splice(at..at, token.iter().copied());
+                }
+                _ => v.truncate(at),
+            }
+        }
+        v
+    }
+}
+
 /// Paths of the test guests, built from tests/guests by build.rs.
 pub mod fixtures {
     include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));

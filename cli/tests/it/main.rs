@@ -13,6 +13,7 @@ mod hook_examples;
 mod layering;
 mod org;
 mod output_protocols;
+mod properties;
 mod real_world;
 mod rollout;
 mod send;

@@ -2,6 +2,7 @@
 //! hundred mutations of each, through the same function `cargo fuzz` drives. The real runs
 //! are `cargo fuzz run <target>` (fuzz/README.md).
 
+use hookhost_tests::mutate::{mutate, Rng};
 use std::path::Path;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -24,48 +25,6 @@ fn corpus(dirs: &[&str]) -> Vec<Vec<u8>> {
     }
     assert!(!out.is_empty(), "empty corpus {dirs:?}");
     out
-}
-
-/// xorshift64: deterministic, so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-/// One mutation of `seed`: flip, insert or delete bytes, splice in a JSON/TOML token, or cut.
-fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
-    const TOKENS: &[&[u8]] = &[b"{", b"}", b"[", b"]", b"\"", b"\\u0000", b"null", b"1e999", b"-0", b"=", b"\n[[hooks]]\n", b":", b",", b"\xff", b"\x00", b"'''"];
-    let mut v = seed.to_vec();
-    for _ in 0..1 + rng.below(4) {
-        let at = rng.below(v.len() + 1);
-        match rng.below(5) {
-            0 if !v.is_empty() => {
-                let i = at.min(v.len() - 1);
-                v[i] ^= 1 << rng.below(8);
-            }
-            1 => v.insert(at, rng.next() as u8),
-            2 if at < v.len() => {
-                let end = (at + 1 + rng.below(16)).min(v.len());
-                v.drain(at..end);
-            }
-            3 => {
-                let token = TOKENS[rng.below(TOKENS.len())];
-                v.splice(at..at, token.iter().copied());
-            }
-            _ => v.truncate(at),
-        }
-    }
-    v
 }
 
 /// Every corpus input once, then `budget` mutations spread evenly over the inputs (at least 5
