@@ -446,6 +446,8 @@ fn hook_facts(plan: &hookhost::Plan) -> std::collections::BTreeMap<String, Vec<(
                 ("settings", h.settings.to_string()),
                 ("limits", format!("{:?}", h.limits)),
                 ("on_error", h.on_error.as_str().to_string()),
+                ("mode", h.mode.as_str().to_string()),
+                ("background", if h.background { "background".into() } else { "in the chain".into() }),
             ];
             (h.id.clone(), facts)
         })
@@ -517,9 +519,18 @@ pub async fn update(host: &HostArgs, yes: bool, dry_run: bool) -> Result<ExitCod
         match old_hooks.get(id) {
             None => hooks.push(format!("  + {id} (on {})", facts[0].1)),
             Some(old) => {
-                let changed: Vec<&str> = facts.iter().zip(old).filter(|(a, b)| a.1 != b.1).map(|(a, _)| a.0).collect();
+                let changed: Vec<(&str, &str, &str)> = facts.iter().zip(old).filter(|(a, b)| a.1 != b.1).map(|(a, b)| (a.0, b.1.as_str(), a.1.as_str())).collect();
                 if !changed.is_empty() {
-                    hooks.push(format!("  ~ {id}: {} changed", changed.join(", ")));
+                    hooks.push(format!("  ~ {id}: {} changed", changed.iter().map(|c| c.0).collect::<Vec<_>>().join(", ")));
+                }
+                // A release that stops a hook deciding says so in as many words (issue #48).
+                for (what, was, is) in changed {
+                    match (what, is) {
+                        ("mode", "observe") => hooks.push(format!("    ! {id} switches to observe mode ({was} → {is}): its decisions will be recorded, not applied")),
+                        ("background", "background") => hooks.push(format!("    ! {id} moves to the background: it will no longer block or rewrite anything")),
+                        ("on_error", _) => hooks.push(format!("    ! {id}: on_error {was} → {is}")),
+                        _ => {}
+                    }
                 }
             }
         }

@@ -72,6 +72,11 @@ pub(crate) async fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget:
     for line in crate::cli_bundle::capability_report(&resolution.plan, resolution.bundles.iter().filter(|b| b.layer == LayerKind::Project)) {
         println!("  {line}");
     }
+    // What each of the project's hooks may do beyond the sandbox once approved: one that runs
+    // host processes runs them as you (issue #48).
+    for line in project_grants(&resolution.plan) {
+        println!("  {line}");
+    }
     if !unchanged {
         let path = project::approve(&found.root, files, bundles).map_err(usage)?;
         println!("approved (recorded in {}); any change to these files, or to what its bundles resolve to, needs approval again", path.display());
@@ -80,4 +85,24 @@ pub(crate) async fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget:
         println!("note: {} sets policy.allow_project_hooks = false, so project hooks do not run here", by.config.source.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each project hook and what it holds beyond the sandbox (`process:exec`, `net:http:` hosts),
+/// or that it holds nothing.
+fn project_grants(plan: &hookhost::Plan) -> Vec<String> {
+    use hookhost::Capability;
+    plan.hooks()
+        .iter()
+        .filter(|h| h.id.starts_with("project:"))
+        .map(|h| {
+            let mut held = Vec::new();
+            if h.grants.contains(&Capability::ProcessExec) || plan.holds(&h.plugin, &Capability::ProcessExec) {
+                held.push("process:exec (runs host processes as you)".to_string());
+            }
+            let hosts = plan.net_hosts(&h.plugin).into_iter().map(Capability::NetHttp).chain(h.grants.iter().filter(|c| matches!(c, Capability::NetHttp(_))).cloned());
+            held.extend(hosts.map(|c| c.to_string()).collect::<std::collections::BTreeSet<_>>());
+            let what = if held.is_empty() { "no grants: sandboxed".to_string() } else { format!("holds {}", held.join(", ")) };
+            format!("hook {} on {}: {what}", h.id, h.event)
+        })
+        .collect()
 }

@@ -799,8 +799,13 @@ fn oci_a_locked_cached_config_runs_through_an_outage_and_resolve_ttl_bounds_the_
 
 /// Pack, sign (with acme.key) and push `acme/guard@version` to `location`, its description set.
 fn publish_version(w: &Work, version: &str, description: &str, location: &str) {
+    publish_with(w, version, description, "", location);
+}
+
+/// As [`publish_version`], with `hook` (TOML) added to its hook's table.
+fn publish_with(w: &Work, version: &str, description: &str, hook: &str, location: &str) {
     let src = w.source(&format!("src-{version}-{description}"), "acme/guard", version);
-    let manifest = std::fs::read_to_string(src.join("bundle.toml")).unwrap().replace("blocks destructive commands", description);
+    let manifest = std::fs::read_to_string(src.join("bundle.toml")).unwrap().replace("blocks destructive commands", description) + hook;
     std::fs::write(src.join("bundle.toml"), manifest).unwrap();
     let file = format!("g-{version}.hhb");
     w.ok(&["bundle", "pack", src.to_str().unwrap(), "-o", &file]);
@@ -844,13 +849,20 @@ fn oci_version_ranges_resolve_to_the_newest_allowed_and_update_shows_the_differe
     // A revoked 1.2.0 is skipped: update stays on 1.1.0.
     w.ok(&["bundle", "revoke", "--key", "acme.key", "--reason", "broken", "acme/guard@1.2.0", &location]);
     assert_eq!(w.ok(&["update", "--config", "hooks.toml", "--yes"]), "up to date: hooks.lock pins the same 1 bundle(s)");
+    // A release that stops its hook deciding says so in as many words (issue #48).
+    publish_with(&w, "1.3.0", "quiet", "mode = \"observe\"\n", &location);
+    let out = w.ok(&["update", "--config", "hooks.toml", "--dry-run"]);
+    assert!(out.contains("  ~ acme/guard:no-rm: settings, mode changed\n    ! acme/guard:no-rm switches to observe mode (enforce → observe): its decisions will be recorded, not applied\n") || out.contains("    ! acme/guard:no-rm switches to observe mode (enforce → observe): its decisions will be recorded, not applied\n"), "{out}");
+    publish_with(&w, "1.4.0", "behind", "background = true\n", &location);
+    let out = w.ok(&["update", "--config", "hooks.toml", "--dry-run"]);
+    assert!(out.contains("    ! acme/guard:no-rm moves to the background: it will no longer block or rewrite anything\n"), "{out}");
     // A mirror gets the revocations with what it pulls.
     w.ok(&["registry", "pull", &format!("{location}/acme/guard@1.1.0"), "--key", "acme.pub", "--to", "mirror"]);
     assert_eq!(w.ok(&["registry", "list", "mirror"]), "acme/guard  1.1.0 revocations");
     // No version in range: the versions the registry has are named.
     w.write("far.toml", std::fs::read_to_string(w.path("hooks.toml")).unwrap().replace("^1.0", "^3"));
     let err = w.fails(&["update", "--config", "far.toml", "--yes"], 2);
-    assert!(err.contains("has no version of acme/guard matching ^3 (it has 1.0.0, 1.1.0, 1.2.0, 2.0.0)"), "{err}");
+    assert!(err.contains("has no version of acme/guard matching ^3 (it has 1.0.0, 1.1.0, 1.2.0, 1.3.0, 1.4.0, 2.0.0)"), "{err}");
 }
 
 #[test]

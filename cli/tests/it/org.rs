@@ -273,7 +273,8 @@ fn project_hooks_run_only_once_approved_and_again_after_each_change() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], format!("project {root}: approving 2 file(s):"));
     assert!(lines[1].starts_with("  .hookhost/hooks.toml  sha256:") && lines[2].starts_with("  .hookhost/notes.txt  sha256:"), "{out}");
-    assert!(lines[3].starts_with("approved (recorded in ") && lines[3].contains("home/.local/state/hookhost/approved-projects.json"), "{out}");
+    assert_eq!(lines[3], "  hook project:guard on pre_tool_use: no grants: sandboxed", "{out}");
+    assert!(lines[4].starts_with("approved (recorded in ") && lines[4].contains("home/.local/state/hookhost/approved-projects.json"), "{out}");
     let (outcome, stderr) = m.dispatch("work/app/deep/er", &args, RM);
     assert_eq!((outcome["decision"].as_str(), ids(&outcome)), (Some("block"), vec!["project:guard".to_string()]));
     assert_eq!(stderr, "");
@@ -341,6 +342,9 @@ fn policies_restrict_lower_layers_and_check_reports_each_restriction() {
     let err = left_out(&m);
     assert!(err.contains("a layer's policy refused the grant: your user config (../../user.toml) lets projects grant nothing (policy.project_grants); add it there if you trust this project with it"), "{err}");
     m.write("user.toml", "builtin_hooks = false\n[policy]\nproject_grants = [\"process:exec\"]\n");
+    // Allowed, approving says what the project's hook holds (issue #48).
+    let out = m.ok_in("work/app", &["trust", "--config", "../../user.toml"]);
+    assert!(out.contains("\n  hook project:sh on pre_tool_use: holds process:exec (runs host processes as you)"), "{out}");
     m.managed("[policy]\nproject_grants = [\"net:http:*\"]\n");
     let err = left_out(&m);
     assert!(err.contains(&format!("a layer's policy refused the grant: {managed} lets projects grant only net:http:* (policy.project_grants)")), "{err}");
