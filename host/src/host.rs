@@ -21,8 +21,10 @@ pub use report::{HookProfile, HookReport, Runs};
 /// executor error for every hook, handled by each hook's `on_error`.
 pub const MAX_EVENT_BYTES: usize = 8 << 20;
 
-/// Fuel added to a hook's budget per byte of the event payload it receives.
-pub const FUEL_PER_PAYLOAD_BYTE: u64 = 128;
+/// Fuel added to a hook's budget per byte of the event payload it receives: the built-in
+/// guard's shell parser burns about 500 a byte on a long line or here-document, so an ordinary
+/// 200 KB one still decides within twice that (issue #48). Time is bounded by the timeout.
+pub const FUEL_PER_PAYLOAD_BYTE: u64 = 1024;
 
 /// Rounds of re-checks after rewrites before the chain gives up and blocks.
 pub const MAX_RECHECK_ROUNDS: usize = 3;

@@ -89,3 +89,38 @@ fn serve_answers_unreadable_events_with_a_block_not_an_error() {
     let (status, body) = d.request("POST", "/v1/hooks/claude-code", &json, "{");
     assert_eq!(status, 400, "{body}");
 }
+
+/// Issue #48: bounded work never becomes a pass. A brace expansion past the guard's cap is not
+/// read as the words it did make (`rm -rf {…256 words….txt,~}` is a block, not a pass, even
+/// under `on_error = "warn"`), a 4 KB brace-heavy line decides within its fuel, and an ordinary
+/// 200 KB here-document still decides (fuel scales with the event).
+#[test]
+fn the_guards_caps_and_fuel_never_make_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("warn.toml");
+    std::fs::write(&config, "[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\non_error = \"warn\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n").unwrap();
+    let config = config.display().to_string();
+    let decide = |command: &str| {
+        let event = serde_json::json!({"event": "pre_tool_use", "data": {"tool_name": "bash", "tool_call_id": "c", "arguments": {"command": command}}}).to_string();
+        let out = run(&["--no-project", "--config", &config], event.as_bytes());
+        let v = answer(&out);
+        assert_eq!(v["hooks"][0]["error"], Value::Null, "the guard finished: {v}");
+        v
+    };
+    let eight = "{a,b}".repeat(8);
+    let v = decide(&format!("rm -rf {{{eight}.txt,~}}"));
+    assert_eq!(v["decision"], "block", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("a brace expansion makes more than 256 words") && v["reason"].as_str().unwrap().contains("(rule guard.unparseable)"), "{v}");
+    // 4 KB of braces around a deletion.
+    let heavy = format!("rm -rf {}", "{x,y}{p,q}/".repeat(4096 / 11));
+    assert!(heavy.len() >= 4000);
+    let v = decide(&heavy);
+    assert_eq!(v["decision"], "block", "{v}");
+    // An ordinary 200 KB here-document: decided, and harmless.
+    let body: String = (0..4000).map(|i| format!("line {i}: some ordinary text of a file\n")).collect();
+    assert!(body.len() > 150_000);
+    let v = decide(&format!("cat > notes.md <<'EOF'\n{body}EOF"));
+    assert_eq!(v["decision"], "pass", "{}", v["reason"]);
+    let v = decide(&format!("python3 - <<'EOF'\n{}import shutil; shutil.rmtree('/')\nEOF", "x = 1\n".repeat(30_000)));
+    assert_eq!(v["decision"], "block", "{}", v["reason"]);
+}

@@ -98,8 +98,8 @@ const ROOTED: &[&str] = &["/etc/hookhost", "/etc/claude-code", "/etc/codex", "/e
 /// File names the guard's [`FILES`] and hookhost's layers use, for `find -name` filters.
 const NAMES: &[&str] = &["settings.json", "settings.local.json", "hooks.json", "config.toml", "trustedfolders.json", "config.json", "hooks.lock", "hooks.toml", "managed.toml", "hooks", ".hookhost", "hookhost", ".claude", ".codex", ".gemini", ".copilot"];
 
-/// Programs that only read the files they are given (options that write are handled apart, in
-/// [`reads_only`]).
+/// Programs that only read the files they are given (`sed`, `sort`, `tar`, `git` and the others
+/// whose options decide are judged by those options).
 pub const READERS: &[&str] = &[
     "cat", "tac", "less", "more", "most", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "diff3", "sdiff", "colordiff", "delta", "difft", "cmp", "comm", "wc", "stat",
     "file", "ls", "dir", "tree", "exa", "eza", "du", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "bat", "batcat", "realpath",

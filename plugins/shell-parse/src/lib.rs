@@ -24,6 +24,8 @@ const REREAD_DEPTH: usize = 8;
 const MAX_PARSER_OPS: usize = 200_000;
 /// Most words one brace expansion may produce.
 const MAX_BRACE_WORDS: usize = 256;
+/// Most `{` one word may hold for brace expansion: [`braces`] recurses once a group.
+const MAX_BRACE_GROUPS: usize = 64;
 
 /// The words of each simple command `script` would run, or why it cannot be parsed.
 pub fn commands(script: &str) -> Result<Vec<Vec<String>>, String> {
@@ -44,8 +46,9 @@ pub struct Script {
     /// What a command reads from a here-document or here-string (`python3 <<'EOF' … EOF`,
     /// `bash <<< "…"`), by its index in `commands`.
     pub inputs: Vec<(usize, String)>,
-    /// The variables the line sets, as `NAME=value` (the value as [`text`] reads it): prefixes
-    /// (`CODEX_HOME=/tmp codex`) and assignments standing alone (`PID=$(pgrep x)`).
+    /// The variables the line sets, as `NAME=value` (the value read as words are: `$NAME`
+    /// kept, anything computed as `$(…)`): prefixes (`CODEX_HOME=/tmp codex`) and assignments
+    /// standing alone (`PID=$(pgrep x)`).
     pub assignments: Vec<String>,
     /// Why a text the shell expands could not be read (see [`reread`]): `parse` returns it as
     /// the error, so a command hidden there is never taken for none.
@@ -337,6 +340,9 @@ fn expand(word: &Word) -> Result<Vec<String>, String> {
     for field in fields {
         if word.quoted || !field.contains('{') {
             words.push(field);
+        } else if field.matches('{').count() > MAX_BRACE_GROUPS {
+            // Expanding it would recurse once a group (and the guard's stack is small).
+            return Err(format!("a word holds more than {MAX_BRACE_GROUPS} brace groups"));
         } else if !braces(&field, &mut words) {
             return Err(format!("a brace expansion makes more than {MAX_BRACE_WORDS} words"));
         }
@@ -525,6 +531,9 @@ mod tests {
         assert_eq!(cmds(&format!("echo {eight}"))[0].len(), 257);
         assert_eq!(commands(&format!("rm -rf {{{eight}.txt,~}}")), Err("a brace expansion makes more than 256 words".to_string()));
         assert_eq!(commands(&format!("echo x > {{{eight},~}}")), Err("a brace expansion makes more than 256 words".to_string()));
+        // Groups nested or chained past what a small stack recurses through: not read either.
+        assert_eq!(commands(&format!("rm -rf {}", "{x,y}{p,q}/".repeat(40))), Err("a word holds more than 64 brace groups".to_string()));
+        assert_eq!(commands(&format!("rm -rf {}~{}", "{a,".repeat(70), "}".repeat(70))), Err("a word holds more than 64 brace groups".to_string()));
     }
 
     #[test]
