@@ -41,21 +41,14 @@ pub(crate) async fn diff(old: &Host, new: &Host, sessions: &[PathBuf], json: boo
     for path in sessions {
         let name = path.display().to_string();
         let text = transcripts::read_recording(path, "session file").map_err(crate::usage)?;
-        let session = transcripts::read(&name, &text).map_err(crate::usage)?;
-        read_any = true;
-        let without: usize = session.other.values().sum();
-        eprintln!(
-            "hookhost: {name}: read as a {}: {} event(s){}",
-            session.kind,
-            session.events.len(),
-            if without > 0 { format!(", {without} line(s) with no hook event ({})", session.other.keys().cloned().collect::<Vec<_>>().join(", ")) } else { String::new() }
-        );
-        for s in &session.skipped {
-            eprintln!("hookhost: {s}: skipped (not understood)");
-        }
-        skipped += session.skipped.len();
-        let here = transcripts::replay_here(&name, &session.events);
-        for (line, event) in &session.events {
+        // Read as it runs: one event in memory at a time (and a few read ahead).
+        let (mut stream, reader) = transcripts::stream(name.clone(), text, 64);
+        let mut here = transcripts::replay_here(&name);
+        let mut closed = false;
+        while let Some((line, event)) = stream.recv().await {
+            if closed {
+                continue;
+            }
             let event = &here(event);
             events += 1;
             let (a, b) = (old.dispatch(event).await, new.dispatch(event).await);
@@ -68,15 +61,29 @@ pub(crate) async fn diff(old: &Host, new: &Host, sessions: &[PathBuf], json: boo
             newly_blocked += usize::from(blocks(is) && !blocks(was));
             unblocked += usize::from(blocks(was) && !blocks(is));
             if json {
-                let d = Difference { file: name.clone(), line: *line, event: event.to_value(), old: &a, new: &b };
-                if !to_stdout(&format!("{}\n", serde_json::to_string(&d)?))? {
-                    return Ok(ExitCode::from(1));
-                }
+                let d = Difference { file: name.clone(), line, event: event.to_value(), old: &a, new: &b };
+                closed = !to_stdout(&format!("{}\n", serde_json::to_string(&d)?))?;
             } else {
                 let why = b.reason.clone().or_else(|| a.reason.clone()).unwrap_or_default();
                 rows.push([format!("{name}:{line}"), event.name.to_string(), table::subject(event), format!("{} → {}", side(&a), side(&b)), why]);
             }
         }
+        let session = reader.join().map_err(|_| crate::usage(format!("{name}: the reader failed")))?.map_err(crate::usage)?;
+        if closed {
+            return Ok(ExitCode::from(1));
+        }
+        read_any = true;
+        let without: usize = session.other.values().sum();
+        eprintln!(
+            "hookhost: {name}: read as a {}: {} event(s){}",
+            session.kind,
+            session.events,
+            if without > 0 { format!(", {without} line(s) with no hook event ({})", session.other.keys().cloned().collect::<Vec<_>>().join(", ")) } else { String::new() }
+        );
+        for s in &session.skipped {
+            eprintln!("hookhost: {s}: skipped (not understood)");
+        }
+        skipped += session.skipped.len();
     }
     if !read_any {
         return Err(crate::usage("name at least one session file"));

@@ -123,30 +123,33 @@ pub(crate) fn print_audit_head(host: &Host, verbose: bool) {
 
 pub(crate) async fn replay(host: &Host, session: &Path, json: bool) -> Result<ExitCode> {
     let text = crate::transcripts::read_recording(session, "session file").map_err(usage)?;
-    // A hookhost session, or a Claude Code / Codex transcript (transcripts.rs).
-    let read = crate::transcripts::read(&session.display().to_string(), &text).map_err(usage)?;
-    let here = crate::transcripts::replay_here(&session.display().to_string(), &read.events);
+    let name = session.display().to_string();
+    // A hookhost session, or a Claude Code / Codex transcript (transcripts.rs), read as it runs.
+    let (mut events, reader) = crate::transcripts::stream(name.clone(), text, 64);
+    let mut here = crate::transcripts::replay_here(&name);
+    let mut rows = Vec::new();
+    let mut closed = false;
+    while let Some((lineno, event)) = events.recv().await {
+        if closed {
+            continue;
+        }
+        let event = here(event);
+        let outcome: Outcome = host.dispatch(&event).await;
+        if json {
+            closed = !to_stdout(&format!("{}\n", serde_json::to_string(&outcome)?))?;
+        } else {
+            rows.push(table::Row::new(lineno, &event, &outcome));
+        }
+        host.dispatch_background(&event).await;
+    }
+    let read = reader.join().map_err(|_| usage(format!("{name}: the reader failed")))?.map_err(usage)?;
     for skip in &read.skipped {
         eprintln!("hookhost: {skip}: skipped");
     }
-    let bad = read.skipped.len();
-    let mut rows = Vec::new();
-    for (lineno, event) in &read.events {
-        let (lineno, event) = (*lineno, &here(event));
-        let outcome: Outcome = host.dispatch(event).await;
-        if json {
-            if !to_stdout(&format!("{}\n", serde_json::to_string(&outcome)?))? {
-                return Ok(ExitCode::SUCCESS);
-            }
-        } else {
-            rows.push(table::Row::new(lineno, event, &outcome));
-        }
-        host.dispatch_background(event).await;
-    }
-    if !json && !to_stdout(&table::render(&rows))? {
+    if closed || (!json && !to_stdout(&table::render(&rows))?) {
         return Ok(ExitCode::SUCCESS);
     }
-    Ok(if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if read.skipped.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 /// Write `text` to stdout. `false` when the reader has gone (`hookhost replay --json | head`):

@@ -29,18 +29,39 @@ use hookhost::HookEvent;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
-/// The events of one recorded session.
-pub(crate) struct Session {
-    /// The file, for messages.
-    name: String,
+/// What reading a recording found, besides its events.
+pub(crate) struct Summary {
     /// What the file is (`hookhost session`, `Claude Code transcript`, `Codex rollout`).
     pub kind: &'static str,
-    /// Each event with the line it came from.
-    pub events: Vec<(usize, HookEvent)>,
+    /// How many events it held.
+    pub events: usize,
     /// `file:line: why` for each line the reader did not understand.
     pub skipped: Vec<String>,
     /// Lines understood to hold no hook event, by their type.
     pub other: BTreeMap<String, usize>,
+}
+
+/// The events of one recorded session, collected (for tests; `replay` and `diff` stream them).
+#[cfg(test)]
+pub(crate) struct Session {
+    pub kind: &'static str,
+    pub events: Vec<(usize, HookEvent)>,
+    pub skipped: Vec<String>,
+    pub other: BTreeMap<String, usize>,
+}
+
+/// The reader's state: the file's name, what it found, and where each event goes.
+struct Reader<'a> {
+    name: String,
+    found: Summary,
+    sink: &'a mut dyn FnMut(usize, HookEvent),
+}
+
+impl Reader<'_> {
+    fn emit(&mut self, line: usize, event: HookEvent) {
+        self.found.events += 1;
+        (self.sink)(line, event);
+    }
 }
 
 /// Read a recorded session, or say why it holds no event.
@@ -78,59 +99,97 @@ pub(crate) fn read_recording(path: &std::path::Path, what: &str) -> Result<Strin
 /// Each event of a recording as `replay` and `diff` run it: in hookhost's own working
 /// directory, not the one the recording names — a transcript (someone else's, say) never
 /// chooses the directory whose project and `.claude/hooks` scripts host-mode hooks run. Said
-/// once per file when a recorded `cwd` is replaced.
-pub(crate) fn replay_here<'a>(name: &str, events: &[(usize, HookEvent)]) -> impl Fn(&'a HookEvent) -> std::borrow::Cow<'a, HookEvent> {
+/// once per file, at the first recorded `cwd` replaced.
+pub(crate) fn replay_here(name: &str) -> impl FnMut(HookEvent) -> HookEvent + '_ {
     let here = std::env::current_dir().ok().map(|d| d.display().to_string());
-    let elsewhere: std::collections::BTreeSet<&str> = events.iter().filter_map(|(_, e)| e.cwd.as_deref()).filter(|c| Some(*c) != here.as_deref()).collect();
-    if let (Some(first), Some(here)) = (elsewhere.iter().next(), &here) {
-        let more = if elsewhere.len() > 1 { format!(" (and {} other directories)", elsewhere.len() - 1) } else { String::new() };
-        eprintln!("hookhost: {name}: events recorded in {first}{more} run in {here} instead: a recording never chooses where hooks run");
-    }
-    move |event: &'a HookEvent| match (&here, &event.cwd) {
-        (Some(h), Some(c)) if h != c => {
-            let mut moved = event.clone();
-            moved.cwd = Some(h.clone());
-            std::borrow::Cow::Owned(moved)
+    let mut said = false;
+    move |mut event: HookEvent| {
+        if let (Some(h), Some(c)) = (&here, &event.cwd) {
+            if h != c {
+                if !said {
+                    eprintln!("hookhost: {name}: events recorded in {c} run in {h} instead: a recording never chooses where hooks run");
+                    said = true;
+                }
+                event.cwd = Some(h.clone());
+            }
         }
-        _ => std::borrow::Cow::Borrowed(event),
+        event
     }
 }
 
-pub(crate) fn read(name: &str, text: &str) -> Result<Session, String> {
-    // Each line parsed once: what the file is, then what it holds.
-    let parsed: Vec<(usize, &str, Result<Value, serde_json::Error>)> =
-        text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l, serde_json::from_str::<Value>(l))).collect();
-    let kind = parsed.iter().find_map(|(_, _, v)| v.as_ref().ok().and_then(kind_of)).unwrap_or("hookhost session");
-    let mut s = Session { name: name.to_string(), kind, events: Vec::new(), skipped: Vec::new(), other: BTreeMap::new() };
+/// Read a recording line by line, handing each event to `sink` as it is read (a recording of a
+/// million lines never sits in memory as a million events), or say why it holds none.
+pub(crate) fn read_each(name: &str, text: &str, sink: &mut dyn FnMut(usize, HookEvent)) -> Result<Summary, String> {
+    let lines = || text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l));
+    // What the file is: the first line that says (each line parsed, and dropped, until one does).
+    let kind = lines().find_map(|(_, l)| serde_json::from_str::<Value>(l).ok().as_ref().and_then(kind_of)).unwrap_or("hookhost session");
+    let mut s = Reader { name: name.to_string(), found: Summary { kind, events: 0, skipped: Vec::new(), other: BTreeMap::new() }, sink };
     match kind {
         "hookhost session" => {
-            for (line, text, _) in parsed {
+            for (line, text) in lines() {
                 match HookEvent::from_json(text) {
-                    Ok(ev) => s.events.push((line, ev)),
-                    Err(e) => s.skipped.push(format!("{name}:{line}: {e}")),
+                    Ok(ev) => s.emit(line, ev),
+                    Err(e) => s.found.skipped.push(format!("{name}:{line}: {e}")),
                 }
             }
         }
         _ => {
-            let lines = objects(name, parsed, &mut s);
+            // The lines that are JSON objects; a skip naming each other one.
+            let mut skipped = Vec::new();
+            let objects = lines().filter_map(|(line, text)| match serde_json::from_str::<Value>(text) {
+                Ok(v @ Value::Object(_)) => Some((line, v)),
+                Ok(_) => {
+                    skipped.push(format!("{name}:{line}: not a JSON object"));
+                    None
+                }
+                Err(e) => {
+                    skipped.push(format!("{name}:{line}: not JSON ({e})"));
+                    None
+                }
+            });
             match kind {
-                "hookhost audit log" => audit_log(lines, &mut s),
-                "Claude Code transcript" => claude_code(name, lines, &mut s),
-                _ => codex(name, lines, &mut s),
+                "hookhost audit log" => audit_log(objects, &mut s),
+                "Claude Code transcript" => claude_code(name, objects, &mut s),
+                _ => codex(name, objects, &mut s),
             }
+            s.found.skipped.extend(skipped);
         }
     }
-    if s.events.is_empty() && kind == "hookhost audit log" {
+    let mut found = s.found;
+    // In the order of their lines.
+    found.skipped.sort_by_key(|m| m.get(name.len() + 1..).and_then(|r| r.split(':').next()).and_then(|n| n.parse::<usize>().ok()).unwrap_or(0));
+    if found.events == 0 && kind == "hookhost audit log" {
         return Err(format!("{name}: an audit log, but none of its records keeps its event; set audit_events = true in the config for the records to keep them (they then hold prompts and tool output: keep the log as you keep sessions)"));
     }
-    if s.events.is_empty() {
+    if found.events == 0 {
         return Err(format!(
             "{name}: no hook event in it (read as {kind}: {} line(s) not understood, {} without an event); give a hookhost session (one event per line), a Claude Code session file or a Codex rollout file",
-            s.skipped.len(),
-            s.other.values().sum::<usize>()
+            found.skipped.len(),
+            found.other.values().sum::<usize>()
         ));
     }
-    Ok(s)
+    Ok(found)
+}
+
+/// Read a recording whole (tests).
+#[cfg(test)]
+pub(crate) fn read(name: &str, text: &str) -> Result<Session, String> {
+    let mut events = Vec::new();
+    let found = read_each(name, text, &mut |line, ev| events.push((line, ev)))?;
+    Ok(Session { kind: found.kind, events, skipped: found.skipped, other: found.other })
+}
+
+/// Each event of a recording, read on a thread of its own and handed over as it is read (at
+/// most `ahead` in flight), for `replay` and `diff` to run one at a time.
+pub(crate) fn stream(name: String, text: String, ahead: usize) -> (tokio::sync::mpsc::Receiver<(usize, HookEvent)>, std::thread::JoinHandle<Result<Summary, String>>) {
+    let (tx, rx) = tokio::sync::mpsc::channel(ahead.max(1));
+    let reader = std::thread::spawn(move || {
+        read_each(&name, &text, &mut |line, ev| {
+            // The receiver gone (the output closed): the rest is read and dropped.
+            let _ = tx.blocking_send((line, ev));
+        })
+    });
+    (rx, reader)
 }
 
 fn kind_of(v: &Value) -> Option<&'static str> {
@@ -147,27 +206,14 @@ fn kind_of(v: &Value) -> Option<&'static str> {
     None
 }
 
-/// The lines that are JSON objects; a skip naming each other one.
-fn objects(name: &str, parsed: Vec<(usize, &str, Result<Value, serde_json::Error>)>, s: &mut Session) -> Vec<(usize, Value)> {
-    let mut out = Vec::new();
-    for (line, _, v) in parsed {
-        match v {
-            Ok(v @ Value::Object(_)) => out.push((line, v)),
-            Ok(_) => s.skipped.push(format!("{name}:{line}: not a JSON object")),
-            Err(e) => s.skipped.push(format!("{name}:{line}: not JSON ({e})")),
-        }
-    }
-    out
-}
-
-fn event(s: &mut Session, line: usize, mut fields: Map<String, Value>, session: &str, cwd: Option<&str>) {
+fn event(s: &mut Reader<'_>, line: usize, mut fields: Map<String, Value>, session: &str, cwd: Option<&str>) {
     fields.insert("session_id".into(), json!(session));
     if let Some(cwd) = cwd {
         fields.insert("cwd".into(), json!(cwd));
     }
     match HookEvent::from_value(Value::Object(fields)) {
-        Ok(ev) => s.events.push((line, ev)),
-        Err(e) => s.skipped.push(format!("{}:{line}: {e}", s.name)),
+        Ok(ev) => s.emit(line, ev),
+        Err(e) => s.found.skipped.push(format!("{}:{line}: {e}", s.name)),
     }
 }
 
@@ -185,34 +231,34 @@ struct Calls(HashMap<String, (String, Value)>);
 
 impl Calls {
     #[allow(clippy::too_many_arguments)]
-    fn call(&mut self, s: &mut Session, line: usize, id: &str, tool: String, input: Value, session: &str, cwd: Option<&str>) {
+    fn call(&mut self, s: &mut Reader<'_>, line: usize, id: &str, tool: String, input: Value, session: &str, cwd: Option<&str>) {
         self.0.insert(id.to_string(), (tool.clone(), input.clone()));
         event(s, line, object(json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": id})), session, cwd);
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn result(&self, s: &mut Session, line: usize, id: &str, response: Value, session: &str, cwd: Option<&str>) {
+    fn result(&self, s: &mut Reader<'_>, line: usize, id: &str, response: Value, session: &str, cwd: Option<&str>) {
         match self.0.get(id).cloned() {
             Some((tool, input)) => event(s, line, object(json!({"hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": input, "tool_response": response, "tool_use_id": id})), session, cwd),
-            None => s.skipped.push(format!("{}:{line}: the result of tool call {id:?}, whose call is not in the file", s.name)),
+            None => s.found.skipped.push(format!("{}:{line}: the result of tool call {id:?}, whose call is not in the file", s.name)),
         }
     }
 }
 
-fn audit_log(lines: Vec<(usize, Value)>, s: &mut Session) {
+fn audit_log(lines: impl Iterator<Item = (usize, Value)>, s: &mut Reader<'_>) {
     for (line, v) in lines {
         match v.get("event_data") {
             Some(event) => match HookEvent::from_value(event.clone()) {
-                Ok(ev) => s.events.push((line, ev)),
-                Err(e) => s.skipped.push(format!("{}:{line}: event_data: {e}", s.name)),
+                Ok(ev) => s.emit(line, ev),
+                Err(e) => s.found.skipped.push(format!("{}:{line}: event_data: {e}", s.name)),
             },
-            None if v.get("hook_id").is_some() => *s.other.entry("hook record".into()).or_default() += 1,
-            None => *s.other.entry("recovery note".into()).or_default() += 1,
+            None if v.get("hook_id").is_some() => *s.found.other.entry("hook record".into()).or_default() += 1,
+            None => *s.found.other.entry("recovery note".into()).or_default() += 1,
         }
     }
 }
 
-fn claude_code(name: &str, lines: Vec<(usize, Value)>, s: &mut Session) {
+fn claude_code(name: &str, lines: impl Iterator<Item = (usize, Value)>, s: &mut Reader<'_>) {
     let mut calls = Calls::default();
     for (line, v) in lines {
         let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
@@ -220,7 +266,7 @@ fn claude_code(name: &str, lines: Vec<(usize, Value)>, s: &mut Session) {
         let cwd = v.get("cwd").and_then(Value::as_str).map(str::to_string);
         let content = v.get("message").and_then(|m| m.get("content"));
         match (ty.as_str(), content) {
-            ("user" | "assistant", _) if v.get("isMeta").and_then(Value::as_bool) == Some(true) => *s.other.entry(format!("{ty} (isMeta)")).or_default() += 1,
+            ("user" | "assistant", _) if v.get("isMeta").and_then(Value::as_bool) == Some(true) => *s.found.other.entry(format!("{ty} (isMeta)")).or_default() += 1,
             ("user", Some(Value::String(prompt))) => {
                 event(s, line, object(json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt})), &session, cwd.as_deref());
             }
@@ -245,9 +291,9 @@ fn claude_code(name: &str, lines: Vec<(usize, Value)>, s: &mut Session) {
                     event(s, line, object(json!({"hook_event_name": "UserPromptSubmit", "prompt": texts.join("\n")})), &session, cwd.as_deref());
                 }
             }
-            ("user" | "assistant", _) => s.skipped.push(format!("{name}:{line}: a {ty} line without message.content")),
-            ("", _) => s.skipped.push(format!("{name}:{line}: no \"type\"; not a Claude Code transcript line")),
-            (other, _) => *s.other.entry(other.to_string()).or_default() += 1,
+            ("user" | "assistant", _) => s.found.skipped.push(format!("{name}:{line}: a {ty} line without message.content")),
+            ("", _) => s.found.skipped.push(format!("{name}:{line}: no \"type\"; not a Claude Code transcript line")),
+            (other, _) => *s.found.other.entry(other.to_string()).or_default() += 1,
         }
     }
 }
@@ -259,7 +305,7 @@ fn injected(text: &str) -> bool {
     !tag.is_empty() && t.ends_with(&format!("</{tag}>"))
 }
 
-fn codex(name: &str, lines: Vec<(usize, Value)>, s: &mut Session) {
+fn codex(name: &str, lines: impl Iterator<Item = (usize, Value)>, s: &mut Reader<'_>) {
     let mut session = "rollout".to_string();
     let mut cwd: Option<String> = None;
     let mut calls = Calls::default();
@@ -273,13 +319,13 @@ fn codex(name: &str, lines: Vec<(usize, Value)>, s: &mut Session) {
             }
             "turn_context" => {
                 cwd = p.get("cwd").and_then(Value::as_str).map(str::to_string).or(cwd);
-                *s.other.entry(ty).or_default() += 1;
+                *s.found.other.entry(ty).or_default() += 1;
             }
             "response_item" => match p.get("type").and_then(Value::as_str) {
                 Some("message") if p.get("role").and_then(Value::as_str) == Some("user") => {
                     let texts: Vec<&str> = p.get("content").and_then(Value::as_array).into_iter().flatten().filter_map(|c| c.get("text").and_then(Value::as_str)).filter(|t| !injected(t)).collect();
                     if texts.is_empty() {
-                        *s.other.entry("response_item message (injected context)".into()).or_default() += 1;
+                        *s.found.other.entry("response_item message (injected context)".into()).or_default() += 1;
                     } else {
                         event(s, line, object(json!({"hook_event_name": "UserPromptSubmit", "prompt": texts.join("\n")})), &session, cwd.as_deref());
                     }
@@ -297,11 +343,11 @@ fn codex(name: &str, lines: Vec<(usize, Value)>, s: &mut Session) {
                     let call_id = p.get("call_id").and_then(Value::as_str).unwrap_or("");
                     calls.result(s, line, call_id, p.get("output").cloned().unwrap_or(Value::Null), &session, cwd.as_deref());
                 }
-                Some(other) => *s.other.entry(format!("response_item {other}")).or_default() += 1,
-                None => s.skipped.push(format!("{name}:{line}: a response_item without a payload type")),
+                Some(other) => *s.found.other.entry(format!("response_item {other}")).or_default() += 1,
+                None => s.found.skipped.push(format!("{name}:{line}: a response_item without a payload type")),
             },
-            "" => s.skipped.push(format!("{name}:{line}: no \"type\"; not a Codex rollout line")),
-            other => *s.other.entry(other.to_string()).or_default() += 1,
+            "" => s.found.skipped.push(format!("{name}:{line}: no \"type\"; not a Codex rollout line")),
+            other => *s.found.other.entry(other.to_string()).or_default() += 1,
         }
     }
 }
@@ -351,8 +397,8 @@ mod tests {
         assert_eq!(s.events[1].1.data["arguments"], json!({"command": "rm -rf build"}));
         assert_eq!(s.events[1].1.session_id, "s1");
         assert_eq!(s.skipped.len(), 2, "{:?}", s.skipped);
-        assert!(s.skipped[0].starts_with("t.jsonl:8: not JSON"), "{:?}", s.skipped);
-        assert_eq!(s.skipped[1], "t.jsonl:7: the result of tool call \"t9\", whose call is not in the file");
+        assert_eq!(s.skipped[0], "t.jsonl:7: the result of tool call \"t9\", whose call is not in the file");
+        assert!(s.skipped[1].starts_with("t.jsonl:8: not JSON"), "{:?}", s.skipped);
         assert_eq!(s.other.get("attachment"), Some(&1));
         assert_eq!(s.other.get("user (isMeta)"), Some(&1));
     }

@@ -244,3 +244,36 @@ fn recordings_are_read_bounded_and_named_when_they_are_not_text() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl:3: not UTF-8 text"), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// Issue #48: a recording is read as it runs — a 300,000-line session replays (`--json`, one
+/// outcome a line) in bounded memory, not one parsed value per line held at once.
+#[test]
+fn a_long_recording_replays_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let line = "{\"event\":\"session_start\",\"session_id\":\"s\",\"data\":{\"source\":\"startup\",\"padding\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}\n";
+    std::fs::write(d.join("long.jsonl"), line.repeat(300_000)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .args(["replay", "--no-project", "--json", "long.jsonl"])
+        .current_dir(d)
+        .env_remove("HOOKHOST_MANAGED_CONFIG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Its peak resident set (VmHWM), read until it exits.
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    let exit = loop {
+        if let Some(kib) = std::fs::read_to_string(&status).ok().and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmHWM:").and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok()))) {
+            peak_kib = peak_kib.max(kib);
+        }
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    assert!(exit.success());
+    // The file is 36 MB; read whole into values it took over ten times that.
+    assert!(peak_kib > 0 && peak_kib < 250 * 1024, "peak RSS {} MiB", peak_kib / 1024);
+}
