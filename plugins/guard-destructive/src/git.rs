@@ -179,24 +179,23 @@ fn config(globals: &[String]) -> impl Iterator<Item = (&str, &str)> {
     globals.windows(2).filter(|w| w[0] == "-c").filter_map(|w| w[1].split_once('='))
 }
 
-/// The long options each subcommand's rules read. git accepts any unambiguous prefix of a long
-/// option (`reset --har`, `clean --forc`; gitcli(7)): such a prefix is read as the option.
+/// The long options each subcommand's rules read, with the ones that share their first letters
+/// (so `--m` stays ambiguous between `--merge` and `--mixed`, as git finds it). git accepts any
+/// unambiguous prefix of a long option (`reset --har`, `clean --forc`; gitcli(7)): such a prefix
+/// is read as the option. A prefix git would find ambiguous among options not listed here is
+/// read as the listed one: git refuses such a command anyway.
 fn long_options(sub: &str) -> &'static [&'static str] {
     match sub {
-        "reset" => &["--hard", "--merge", "--keep", "--soft", "--mixed", "--patch", "--quiet", "--no-refresh", "--pathspec-from-file", "--intent-to-add", "--recurse-submodules", "--no-recurse-submodules"],
-        "clean" => &["--force", "--dry-run", "--quiet", "--interactive", "--exclude"],
-        "checkout" => &["--force", "--ours", "--theirs", "--merge", "--orphan", "--detach", "--track", "--no-track", "--quiet", "--patch", "--overlay", "--no-overlay", "--progress", "--conflict", "--guess", "--ignore-other-worktrees", "--recurse-submodules", "--pathspec-from-file"],
-        "switch" => &["--discard-changes", "--force", "--create", "--force-create", "--detach", "--guess", "--no-guess", "--track", "--no-track", "--orphan", "--quiet", "--merge", "--conflict", "--progress", "--ignore-other-worktrees", "--recurse-submodules"],
-        "rm" => &["--force", "--cached", "--dry-run", "--quiet", "--ignore-unmatch", "--sparse", "--pathspec-from-file"],
-        "restore" => &["--staged", "--worktree", "--source", "--patch", "--quiet", "--progress", "--ours", "--theirs", "--merge", "--conflict", "--ignore-unmerged", "--overlay", "--no-overlay", "--recurse-submodules", "--pathspec-from-file"],
-        "push" => &["--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--dry-run", "--all", "--tags", "--follow-tags", "--set-upstream", "--porcelain", "--prune", "--atomic", "--no-verify", "--verbose", "--quiet", "--progress", "--push-option", "--repo", "--receive-pack", "--exec", "--signed", "--thin", "--no-thin"],
-        "branch" => &["--delete", "--force", "--move", "--copy", "--list", "--all", "--remotes", "--track", "--no-track", "--set-upstream-to", "--unset-upstream", "--merged", "--no-merged", "--contains", "--verbose", "--quiet", "--show-current", "--edit-description", "--create-reflog", "--column", "--sort", "--points-at", "--format", "--ignore-case"],
-        "worktree" => &["--force"],
-        "checkout-index" => &["--force", "--all", "--index", "--quiet", "--no-create", "--prefix", "--stage", "--temp", "--stdin", "--ignore-skip-worktree-bits"],
-        "read-tree" => &["--reset", "--prefix", "--index-output", "--trivial", "--aggressive", "--dry-run", "--no-sparse-checkout", "--empty", "--quiet", "--exclude-per-directory", "--recurse-submodules"],
-        "gc" => &["--prune", "--aggressive", "--auto", "--quiet", "--force", "--keep-largest-pack", "--cruft", "--no-cruft"],
-        "prune" => &["--dry-run", "--verbose", "--progress", "--expire"],
-        "stash" => &["--keep-index", "--no-keep-index", "--include-untracked", "--all", "--quiet", "--patch", "--staged", "--message", "--pathspec-from-file", "--index"],
+        "reset" => &["--hard", "--merge", "--keep", "--soft", "--mixed"],
+        "clean" => &["--force", "--dry-run"],
+        "checkout" | "switch" => &["--force", "--discard-changes", "--detach", "--orphan"],
+        "rm" => &["--force", "--cached", "--dry-run"],
+        "restore" => &["--staged", "--worktree", "--source"],
+        "push" => &["--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--dry-run"],
+        "branch" => &["--delete", "--force"],
+        "worktree" | "checkout-index" => &["--force", "--all"],
+        "read-tree" => &["--reset", "--dry-run"],
+        "gc" | "prune" => &["--prune", "--dry-run"],
         _ => &[],
     }
 }

@@ -43,13 +43,13 @@ use crate::Finding;
 
 rules! {
     CHANGE = "hooks.change", Block,
-        "a change, move or removal of hook configuration (runtimes' settings and hook files, their managed locations, hookhost's layers, trust, lock and state): a protected path handed to any program that is not a known reader, written by a redirection, or copied, moved, linked or extracted into",
+        "a change, move or removal of hook configuration: a hook file handed to a program that is not a known reader, redirected onto, or copied, moved, linked or extracted into",
         "read it freely, but change hooks yourself, outside the agent";
     STOP = "hooks.stop", Block,
-        "stopping, removing, replacing or uninstalling hookhost (by name, by a pattern that matches it, by a PID found from it)",
+        "stopping, removing or replacing hookhost",
         "leave hookhost running; stop it yourself, outside the agent";
     NESTED_AGENT = "hooks.nested-agent", Block,
-        "an agent started with its hooks off or its configuration moved (`--settings` / `-c` about hooks, `HOOKHOST_*`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_CONFIG_HOME` ... set on the line)",
+        "an agent started with its hooks off or its configuration moved",
         "start the agent with its normal configuration";
     UNREADABLE = "hooks.unreadable", Ask,
         "a line the shell parser refuses that names hook configuration or hookhost",
@@ -280,8 +280,15 @@ fn check_script(script: &str, cwd: &Cwd, depth: usize) -> Option<Finding> {
 /// join its words (`.cl''aude`, `.cla\ude` are `.claude`; any case). Globs, brace lists and
 /// ANSI-C quoting can spell any name, so a line with them is read in full.
 fn may_touch(script: &str) -> bool {
+    if script.contains(['*', '?', '[']) || script.contains("$'") || (script.contains('{') && script.contains(',')) {
+        return true;
+    }
+    // Most lines hold no quote or backslash and are all lower case: read as they are.
+    if !script.bytes().any(|b| matches!(b, b'\'' | b'"' | b'\\') || b.is_ascii_uppercase()) {
+        return crate::mentions_any(script.as_bytes(), NEEDLES);
+    }
     let folded: Vec<u8> = script.bytes().filter(|b| !matches!(b, b'\'' | b'"' | b'\\')).map(|b| b.to_ascii_lowercase()).collect();
-    crate::mentions_any(&folded, NEEDLES) || script.contains(['*', '?', '[']) || script.contains("$'") || (script.contains('{') && script.contains(','))
+    crate::mentions_any(&folded, NEEDLES)
 }
 
 /// A line the parser refuses: asked about when a word of it, unquoted, names a protected path
