@@ -125,6 +125,21 @@ pub fn project_mount(settings: &AdapterSettings) -> Option<std::path::PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    /// The guard's initial memory is three pages (64 KiB stack, its data, the SDK's 64 KiB
+    /// arena): each page is reset before every call, and a fourth costs ~2 µs a decision
+    /// (docs/PERFORMANCE.md). A table that pushes its data past ~64 KiB fails here.
+    #[test]
+    fn the_guard_starts_with_three_pages_of_memory() {
+        let (bytes, _) = super::get("guard-destructive").expect("built in");
+        let mut pages = Vec::new();
+        for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+            if let Ok(wasmparser::Payload::MemorySection(memories)) = payload {
+                pages.extend(memories.into_iter().flatten().map(|m| m.initial));
+            }
+        }
+        assert_eq!(pages, [3], "the guard's memories, in 64 KiB pages");
+    }
+
     #[test]
     fn the_configs_list_of_builtins_is_this_binarys() {
         let built: Vec<&str> = super::names().collect();

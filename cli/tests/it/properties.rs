@@ -138,3 +138,29 @@ fn any_stdin_in_any_state_is_answered_in_the_runtimes_protocol_and_a_failed_chai
     }
     assert!(runs >= 550 && gated >= 150, "{runs} runs, {gated} gated");
 }
+
+/// The same inputs over HTTP: `serve` answers every body on every runtime's route with one JSON
+/// value and a status a client reads (never a 5xx, never a hang).
+#[test]
+fn any_body_on_any_runtime_route_of_serve_is_answered() {
+    let d = crate::common::Daemon::start(&["--listen", "127.0.0.1:0", "--no-project"]);
+    let mut rng = Rng(0x48_5e_4e_00_dead_beef);
+    let mut answered = 0;
+    for (runtime, flags, seed) in RUNTIMES {
+        // Copilot's payload names no event: the path does, as `--event-name` does for `run`.
+        let path = match flags {
+            [_, event] => format!("/v1/hooks/{runtime}/{event}"),
+            _ => format!("/v1/hooks/{runtime}"),
+        };
+        for _ in 0..12 {
+            let body = String::from_utf8_lossy(&mutate(seed.as_bytes(), &mut rng)).into_owned();
+            let started = std::time::Instant::now();
+            let (status, text) = d.request("POST", &path, &[], &body);
+            assert!((200..500).contains(&status), "{path} {body:?}: {status} {text}");
+            assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok(), "{path} {body:?}: {status} {text}");
+            assert!(started.elapsed() < std::time::Duration::from_secs(20));
+            answered += 1;
+        }
+    }
+    assert_eq!(answered, RUNTIMES.len() * 12);
+}
