@@ -168,8 +168,18 @@ pub(crate) fn is_patch(text: &str) -> bool {
 /// Whether a tool's name says it writes files (`Write`, `MultiEdit`, `apply_patch`,
 /// `write_file`, `replace`, Copilot's `create` / `edit`).
 fn writes_files(tool: &str) -> bool {
-    let t = tool.to_ascii_lowercase();
-    ["write", "edit", "create", "replace", "patch", "move", "rename", "delete", "remove", "copy", "mkdir", "upload", "save"].iter().any(|w| t.contains(w))
+    const WORDS: &[&str] = &["write", "edit", "create", "replace", "patch", "move", "rename", "delete", "remove", "copy", "mkdir", "upload", "save"];
+    // One pass over the lower-cased name (a two-way searcher per word cost more than the rest
+    // of a harmless call).
+    let mut buf = [0u8; 64];
+    let name = tool.as_bytes();
+    if name.len() <= buf.len() {
+        for (b, c) in buf.iter_mut().zip(name) {
+            *b = c.to_ascii_lowercase();
+        }
+        return crate::mentions_any(&buf[..name.len()], WORDS);
+    }
+    crate::mentions_any(tool.to_ascii_lowercase().as_bytes(), WORDS)
 }
 
 /// A patch: the files its headers name — Codex's `apply_patch` format (`*** Update File:`) and
@@ -280,7 +290,8 @@ fn check_script(script: &str, cwd: &Cwd, depth: usize) -> Option<Finding> {
 /// join its words (`.cl''aude`, `.cla\ude` are `.claude`; any case). Globs, brace lists and
 /// ANSI-C quoting can spell any name, so a line with them is read in full.
 fn may_touch(script: &str) -> bool {
-    if script.contains(['*', '?', '[']) || script.contains("$'") || (script.contains('{') && script.contains(',')) {
+    let bytes = script.as_bytes();
+    if bytes.iter().any(|b| matches!(b, b'*' | b'?' | b'[')) || bytes.windows(2).any(|w| w == b"$'") || (bytes.contains(&b'{') && bytes.contains(&b',')) {
         return true;
     }
     // Most lines hold no quote or backslash and are all lower case: read as they are.
