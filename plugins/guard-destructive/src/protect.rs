@@ -693,15 +693,15 @@ pub fn protected(path: &str, cwd: Option<&str>, access: Access) -> Option<String
     if parts.is_empty() {
         return None;
     }
-    if FILES.iter().any(|p| ends_with(&parts, &at(p))) {
+    if FILES.iter().any(|p| ends_with(&parts, p)) {
         return Some(describe());
     }
-    let inside_dir = |dirs: &[&str]| dirs.iter().any(|p| (0..parts.len()).any(|i| starts_with(&parts[i..], &at(p))));
-    let rooted = ROOTED.iter().any(|p| parts.first().map(String::as_str) == Some("/") && starts_with(&parts[1..], &at(p)));
+    let inside_dir = |dirs: &[&str]| dirs.iter().any(|p| (0..parts.len()).any(|i| starts_with(&parts[i..], p)));
+    let rooted = ROOTED.iter().any(|p| parts.first().map(String::as_str) == Some("/") && starts_with(&parts[1..], p));
     if rooted {
         return Some(describe());
     }
-    let rebuildable = access == Access::Remove && REBUILDABLE.iter().any(|r| ends_with(&parts, &at(r)));
+    let rebuildable = access == Access::Remove && REBUILDABLE.iter().any(|r| ends_with(&parts, r));
     if inside_dir(DIRS) && !rebuildable {
         return Some(describe());
     }
@@ -717,7 +717,7 @@ pub fn protected(path: &str, cwd: Option<&str>, access: Access) -> Option<String
         }
     }
     // A hook directory itself, given to a program that may write into it.
-    if !rebuildable && CONFIG_DIRS.iter().chain(DIRS).any(|d| ends_with(&parts, &at(d))) {
+    if !rebuildable && CONFIG_DIRS.iter().chain(DIRS).any(|d| ends_with(&parts, d)) {
         return Some(if path.contains(['*', '?', '[']) { format!("{path}, which {HOLDS}") } else { describe() });
     }
     None
@@ -727,11 +727,6 @@ pub fn protected(path: &str, cwd: Option<&str>, access: Access) -> Option<String
 /// is a glob that may name some (`.*`): where the destructive rules also stop the command,
 /// theirs is the better reason.
 pub(crate) const HOLDS: &str = "reaches hook configuration";
-
-/// A protected pattern's components (`/etc/hookhost` from the root).
-fn at(pattern: &str) -> Vec<&str> {
-    pattern.trim_start_matches('/').split('/').collect()
-}
 
 /// A path written, removed or linked over that is hookhost's own binary in a `bin` directory
 /// (`~/.cargo/bin/hookhost`, `/usr/local/bin/hookhost-send`), or a name computed from finding it
@@ -748,9 +743,10 @@ fn replaces_binary(path: &str, cwd: Option<&str>) -> Option<Finding> {
 /// the root, lower case (macOS and Windows fold case).
 fn parts(path: &str, cwd: Option<&str>) -> Vec<String> {
     let fold = |p: &str| {
-        let p = p.replace('\\', "/");
-        let p = if is_windows_absolute(&p) { format!("/{}", &p[3..]) } else { p };
-        p.to_ascii_lowercase()
+        let p = if p.contains('\\') { p.replace('\\', "/") } else { p.to_string() };
+        let mut p = if is_windows_absolute(&p) { format!("/{}", &p[3..]) } else { p };
+        p.make_ascii_lowercase();
+        p
     };
     let cwd = cwd.map(fold);
     let path = fold(path);
@@ -802,12 +798,17 @@ fn pure_wildcard(part: &str) -> bool {
 
 /// Whether `parts` begins with `pattern`, and names it: a pattern met only by bare `*` words
 /// (`build/*` against `hooks.lock`) is not named.
-fn starts_with(parts: &[String], pattern: &[&str]) -> bool {
-    parts.len() >= pattern.len() && parts.iter().zip(pattern).all(|(part, pat)| component(part, pat)) && parts.iter().zip(pattern).any(|(part, _)| !pure_wildcard(part))
+fn starts_with(parts: &[String], pattern: &str) -> bool {
+    // A protected pattern's components (`/etc/hookhost` from the root), compared as they are
+    // split: no list is built.
+    let pattern = pattern.trim_start_matches('/');
+    let len = pattern.split('/').count();
+    parts.len() >= len && parts.iter().zip(pattern.split('/')).all(|(part, pat)| component(part, pat)) && parts[..len].iter().any(|part| !pure_wildcard(part))
 }
 
-fn ends_with(parts: &[String], pattern: &[&str]) -> bool {
-    parts.len() >= pattern.len() && starts_with(&parts[parts.len() - pattern.len()..], pattern)
+fn ends_with(parts: &[String], pattern: &str) -> bool {
+    let len = pattern.trim_start_matches('/').split('/').count();
+    parts.len() >= len && starts_with(&parts[parts.len() - len..], pattern)
 }
 
 /// `NAME=value` set on the line: a variable that moves or switches off hook configuration.
