@@ -333,6 +333,13 @@ pub(crate) fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
     UsageError(msg.to_string()).into()
 }
 
+/// `hookhost --version`: the version, the commit and target it was built from, and whether the
+/// built-in plugins' native code is embedded (a release build) or compiled on first use.
+fn long_version() -> String {
+    let code = if hookhost::builtins_precompiled() { "built-ins' native code embedded" } else { "built-ins compiled on first use" };
+    format!("{} (commit {}, {}, {code})", env!("CARGO_PKG_VERSION"), env!("HOOKHOST_COMMIT"), env!("HOOKHOST_TARGET"))
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         // Warnings, and the note that a large plugin is being compiled (seconds, once).
@@ -340,7 +347,13 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let cli = Cli::parse();
+    let cli = {
+        use clap::{CommandFactory, FromArgMatches};
+        // Made once per process, for clap's `&'static str`.
+        let long: &'static str = Box::leak(long_version().into_boxed_str());
+        let matches = Cli::command().long_version(long).get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    };
     // One event and out: no worker threads to start (the daemon and the benches get them).
     let runtime = match &cli.command {
         Command::Run { .. } => tokio::runtime::Builder::new_current_thread().enable_all().build(),

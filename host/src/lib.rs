@@ -74,3 +74,9 @@ pub fn builtin_plugin(name: &str) -> Option<&'static [u8]> {
 pub fn builtin_plugins() -> impl Iterator<Item = &'static str> {
     builtin::names()
 }
+
+/// Whether this build carries every built-in plugin's native code, compiled when it was built
+/// (a release build with `precompiled-builtins`), rather than compiling each on first use.
+pub fn builtins_precompiled() -> bool {
+    builtin::names().all(|n| builtin::get(n).is_some_and(|(_, digest)| builtin::precompiled(digest).is_some()))
+}

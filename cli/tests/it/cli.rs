@@ -666,3 +666,18 @@ fn bench_guard_runs_the_corpus_through_the_component() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("hookhost bench guard takes one --plugin"), "{}", stderr(&out));
 }
+
+/// `hookhost --version` names the version, the commit and target it was built from, and whether
+/// the built-ins' native code is embedded (issue #49); `-V` stays the short form.
+#[test]
+fn version_names_commit_target_and_how_the_built_ins_run() {
+    let out = hookhost(&["--version"], "");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let target = format!("{}-unknown-{}", std::env::consts::ARCH, std::env::consts::OS);
+    assert!(text.starts_with(&format!("hookhost {} (commit ", env!("CARGO_PKG_VERSION"))) && text.contains(&target), "{text}");
+    // A test build embeds no native code: the built-ins compile on first use.
+    assert!(text.trim_end().ends_with(", built-ins compiled on first use)"), "{text}");
+    let short = hookhost(&["-V"], "");
+    assert_eq!(String::from_utf8_lossy(&short.stdout).trim(), format!("hookhost {}", env!("CARGO_PKG_VERSION")));
+}
