@@ -51,26 +51,9 @@ impl Project {
     }
 }
 
-/// Why `path` is not to be trusted as this user's own: another user owns it, or users other than
-/// its owner may write it (others; its group, unless that is this user's own group).
+/// Why `path` is not to be trusted as this user's own ([`hookhost_types::owner::not_own`]).
 pub fn not_own(path: &Path) -> Option<String> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    // SAFETY: geteuid and getegid cannot fail and touch no memory.
-    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    if meta.uid() != uid {
-        return Some(format!("{} belongs to another user (uid {}, you are uid {uid})", path.display(), meta.uid()));
-    }
-    if meta.file_type().is_symlink() {
-        return Some(format!("{} is a symbolic link; a project's hook files must be its own", path.display()));
-    }
-    if meta.mode() & 0o002 != 0 {
-        return Some(format!("{} is writable by every user", path.display()));
-    }
-    if meta.mode() & 0o020 != 0 && meta.gid() != gid {
-        return Some(format!("{} is writable by its group (gid {})", path.display(), meta.gid()));
-    }
-    None
+    hookhost_types::owner::not_own(path)
 }
 
 /// The project around `cwd`: the nearest directory, from `cwd` upward, that holds
@@ -230,9 +213,8 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<PathBuf>, seen: &mut BTreeSe
 /// Read a regular file, refusing more than `cap` bytes; never follows a final link or waits on
 /// a FIFO (opened non-blocking, checked to be a regular file before any read).
 fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
-    use std::os::unix::fs::OpenOptionsExt;
     let fail = |e: std::io::Error| format!("cannot read {} ({e})", path.display());
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).map_err(fail)?;
+    let file = hookhost_types::owner::open_no_follow(path).map_err(fail)?;
     let meta = file.metadata().map_err(fail)?;
     if !meta.is_file() {
         return Err(format!("{} is not a regular file; remove it", path.display()));
@@ -330,14 +312,14 @@ impl Approvals {
 
     /// Write them (private to this user; replaced whole, never half-written).
     pub fn write(&self, path: &Path) -> Result<(), String> {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        use hookhost_types::owner;
         let fail = |e: std::io::Error| format!("{}: cannot write the project approvals ({e})", path.display());
         if let Some(dir) = path.parent() {
-            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(fail)?;
+            owner::create_private_dir(dir).map_err(fail)?;
         }
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, serde_json::to_string_pretty(self).expect("serialises")).map_err(fail)?;
-        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600)).map_err(fail)?;
+        owner::make_private(&tmp).map_err(fail)?;
         std::fs::rename(&tmp, path).map_err(fail)
     }
 

@@ -15,6 +15,7 @@ pub mod event;
 pub mod ids;
 pub mod json;
 pub mod matcher;
+pub mod owner;
 pub mod paths;
 pub mod runtime;
 pub mod spec;

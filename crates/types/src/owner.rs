@@ -1,0 +1,133 @@
+//! Files and directories that must be this user's own, in one module per platform difference
+//! (issue #49): who owns a path and who else may write it, reading a file without following a
+//! final link or waiting on a FIFO, and creating files and directories only their owner can read.
+//!
+//! On unix these are uids and mode bits. On Windows a user's profile directories (where
+//! hookhost keeps its state) are private to them by their ACLs, and an ownership check has no
+//! uid to compare: only what the file system can say (a link is not a regular file) is checked.
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+/// Why `path` is not to be trusted as this user's own: another user owns it, it is a symbolic
+/// link, or users other than its owner may write it (others; its group, unless that is this
+/// user's own group).
+pub fn not_own(path: &Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if let Some(why) = imp::foreign(path, &meta) {
+        return Some(why);
+    }
+    if meta.file_type().is_symlink() {
+        return Some(format!("{} is a symbolic link; a project's hook files must be its own", path.display()));
+    }
+    imp::writable_by_others(path, &meta)
+}
+
+/// Open `path` for reading without following a final symbolic link and without waiting for a
+/// FIFO's writer (unix: `O_NOFOLLOW | O_NONBLOCK`; elsewhere the link is refused by a look first,
+/// and there are no FIFOs among files).
+pub fn open_no_follow(path: &Path) -> io::Result<File> {
+    imp::open_no_follow(path)
+}
+
+/// Create `dir` (and its parents) readable only by this user (unix: mode 0700).
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    imp::create_private_dir(dir)
+}
+
+/// Make `path` readable and writable only by this user (unix: mode 0600; on Windows its
+/// directory's ACL already does).
+pub fn make_private(path: &Path) -> io::Result<()> {
+    imp::make_private(path)
+}
+
+#[cfg(unix)]
+mod imp {
+    use std::fs::{File, Metadata};
+    use std::io;
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+    use std::path::Path;
+
+    pub(super) fn foreign(path: &Path, meta: &Metadata) -> Option<String> {
+        // SAFETY: geteuid cannot fail and touches no memory.
+        let uid = unsafe { libc::geteuid() };
+        (meta.uid() != uid).then(|| format!("{} belongs to another user (uid {}, you are uid {uid})", path.display(), meta.uid()))
+    }
+
+    pub(super) fn writable_by_others(path: &Path, meta: &Metadata) -> Option<String> {
+        // SAFETY: getegid cannot fail and touches no memory.
+        let gid = unsafe { libc::getegid() };
+        if meta.mode() & 0o002 != 0 {
+            return Some(format!("{} is writable by every user", path.display()));
+        }
+        (meta.mode() & 0o020 != 0 && meta.gid() != gid).then(|| format!("{} is writable by its group (gid {})", path.display(), meta.gid()))
+    }
+
+    pub(super) fn open_no_follow(path: &Path) -> io::Result<File> {
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)
+    }
+
+    pub(super) fn create_private_dir(dir: &Path) -> io::Result<()> {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    }
+
+    pub(super) fn make_private(path: &Path) -> io::Result<()> {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+    }
+}
+
+#[cfg(not(unix))]
+mod imp {
+    use std::fs::{File, Metadata};
+    use std::io;
+    use std::path::Path;
+
+    pub(super) fn foreign(_path: &Path, _meta: &Metadata) -> Option<String> {
+        None
+    }
+
+    pub(super) fn writable_by_others(_path: &Path, _meta: &Metadata) -> Option<String> {
+        None
+    }
+
+    pub(super) fn open_no_follow(path: &Path) -> io::Result<File> {
+        if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "a symbolic link"));
+        }
+        File::open(path)
+    }
+
+    pub(super) fn create_private_dir(dir: &Path) -> io::Result<()> {
+        std::fs::create_dir_all(dir)
+    }
+
+    pub(super) fn make_private(_path: &Path) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn own_private_and_shared_files_are_told_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("hooks.toml");
+        std::fs::write(&f, "").unwrap();
+        make_private(&f).unwrap();
+        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(not_own(&f), None);
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o666)).unwrap();
+        assert_eq!(not_own(&f), Some(format!("{} is writable by every user", f.display())));
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&f, &link).unwrap();
+        assert!(not_own(&link).unwrap().ends_with("is a symbolic link; a project's hook files must be its own"));
+        assert!(open_no_follow(&link).is_err(), "a final link is not followed");
+        let private = dir.path().join("a/b");
+        create_private_dir(&private).unwrap();
+        assert_eq!(std::fs::metadata(&private).unwrap().permissions().mode() & 0o777, 0o700);
+    }
+}
