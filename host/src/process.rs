@@ -4,6 +4,9 @@
 //! every process still carrying the marker, output capped at 64 KiB, and an owner-only payload
 //! file removed afterwards.
 
+mod group;
+
+use group::Group;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -41,70 +44,10 @@ pub struct Output {
 /// The environment variable that marks every process of one run (`<hookhost pid>-<n>`).
 pub const RUN_MARKER: &str = "HOOKHOST_RUN";
 
-/// Kills the process group when dropped: no descendant outlives the run, even when the call
-/// itself is cancelled by the hook's deadline. Descendants that left the group (`setsid`,
-/// `setpgid`) are found by the run's marker in their environment and killed too.
-struct GroupGuard {
-    pgid: i32,
-    marker: String,
-}
-
-impl GroupGuard {
-    fn kill(&self) {
-        // SAFETY: killpg only sends a signal; the group id is the child's pid, and the child is
-        // not yet reaped while this guard lives (reaping happens after), so the id is ours.
-        unsafe {
-            libc::killpg(self.pgid, libc::SIGKILL);
-        }
-        kill_marked(&self.marker, self.pgid);
-    }
-}
-
-/// SIGKILL every process whose environment carries `HOOKHOST_RUN=<marker>` (a run's
-/// descendants, wherever they moved), until none is left; reap the ones that are ours except
-/// `direct`, the run's own child, which its `wait` reaps (reaping it here would race that wait
-/// into ECHILD).
-fn kill_marked(marker: &str, direct: i32) {
-    let needle = format!("{RUN_MARKER}={marker}\0").into_bytes();
-    // A marked process may fork while it is being killed: look again until the scan is clean.
-    for _ in 0..4 {
-        let mut killed = Vec::new();
-        let Ok(dir) = std::fs::read_dir("/proc") else { return };
-        for entry in dir.flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
-            let Ok(env) = std::fs::read(entry.path().join("environ")) else { continue };
-            if env.windows(needle.len()).any(|w| w == needle.as_slice()) || env.ends_with(&needle[..needle.len() - 1]) {
-                // SAFETY: kill only sends a signal to a process whose environment names this run.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                }
-                killed.push(pid);
-            }
-        }
-        if killed.is_empty() {
-            return;
-        }
-        for pid in killed.into_iter().filter(|p| *p != direct) {
-            // Reaps it if it became our child (orphans of a subreaper); ECHILD otherwise.
-            // SAFETY: waitpid on a specific pid with WNOHANG does not block or touch others.
-            unsafe {
-                libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
 /// Distinguishes the runs of this process.
 static RUNS: AtomicUsize = AtomicUsize::new(0);
 
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-async fn read_capped(mut from: impl AsyncRead + Unpin, used: &AtomicUsize, group: &GroupGuard) -> (Vec<u8>, bool) {
+async fn read_capped(mut from: impl AsyncRead + Unpin, used: &AtomicUsize, group: &Group) -> (Vec<u8>, bool) {
     let mut out = Vec::new();
     let mut buf = [0u8; 8192];
     loop {
@@ -127,13 +70,10 @@ async fn read_capped(mut from: impl AsyncRead + Unpin, used: &AtomicUsize, group
 /// lets std use posix_spawn instead of fork: a fork of this process copies the page tables of
 /// the engine's large instance-pool reservation, which costs about a millisecond per hook.
 fn resolve(program: &str, path_var: &str) -> Option<std::path::PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     if program.contains('/') {
         return Some(program.into());
     }
-    path_var.split(':').filter(|d| !d.is_empty()).map(|dir| std::path::Path::new(dir).join(program)).find(|candidate| {
-        std::fs::metadata(candidate).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
+    path_var.split(group::PATH_SEPARATOR).filter(|d| !d.is_empty()).map(|dir| std::path::Path::new(dir).join(program)).find(|candidate| std::fs::metadata(candidate).is_ok_and(|m| group::runnable(&m)))
 }
 
 /// Run a command to completion, the deadline, or the output cap.
@@ -145,7 +85,8 @@ pub async fn run(cmd: Command, hook_deadline: Instant) -> Result<Output, String>
     let path_var = cmd.env.iter().find(|(k, _)| k == "PATH").map_or(DEFAULT_PATH, |(_, v)| v.as_str());
     let resolved = resolve(program, path_var).ok_or_else(|| format!("cannot start {program:?}: not found on PATH {path_var:?}"))?;
     let mut command = tokio::process::Command::new(&resolved);
-    command.arg0(program).args(&cmd.argv[1..]).env_clear().envs(cmd.env.iter().map(|(k, v)| (k, v))).env("PATH", path_var);
+    group::prepare(&mut command, program);
+    command.args(&cmd.argv[1..]).env_clear().envs(cmd.env.iter().map(|(k, v)| (k, v))).env("PATH", path_var);
     if let Some(cwd) = &cmd.cwd {
         command.current_dir(cwd);
     }
@@ -164,9 +105,9 @@ pub async fn run(cmd: Command, hook_deadline: Instant) -> Result<Output, String>
     };
     let marker = format!("{}-{}", std::process::id(), RUNS.fetch_add(1, Ordering::Relaxed));
     command.env(RUN_MARKER, &marker);
-    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
     let mut child = command.spawn().map_err(|e| format!("cannot start {program:?}: {e}"))?;
-    let group = GroupGuard { pgid: child.id().map(|id| id as i32).unwrap_or(-1), marker };
+    let group = Group::of(&child, marker);
 
     let mut stdin = child.stdin.take();
     let input = cmd.stdin;
@@ -194,8 +135,7 @@ pub async fn run(cmd: Command, hook_deadline: Instant) -> Result<Output, String>
     let output = match result {
         Ok((stdout, stderr, truncated, status)) => {
             let status = status.map_err(|e| format!("waiting for {program:?}: {e}"))?;
-            use std::os::unix::process::ExitStatusExt;
-            Output { status: status.code(), signal: status.signal(), stdout, stderr, timed_out: false, truncated }
+            Output { status: status.code(), signal: group::signal(&status), stdout, stderr, timed_out: false, truncated }
         }
         Err(_) => {
             group.kill();

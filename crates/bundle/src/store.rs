@@ -378,8 +378,7 @@ impl Store {
 /// Store files are world-readable like any shared registry's (temp files start owner-only);
 /// content is public, integrity comes from the digests.
 fn readable(path: &std::path::Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
+    hookhost_types::owner::make_readable_by_all(path)
 }
 
 /// Split an artifact into a checked bundle and its signatures.

@@ -24,6 +24,20 @@ pub fn not_own(path: &Path) -> Option<String> {
     imp::writable_by_others(path, &meta)
 }
 
+/// `Err(problem)` when `path` is not owned by this user or others may write it (unix: its uid
+/// and the group/other write bits; on Windows a user's own directories are private by their
+/// ACLs, and there is nothing here to compare).
+pub fn check_private(path: &Path) -> Result<(), String> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| format!("cannot be inspected ({e})"))?;
+    imp::check_private(&meta)
+}
+
+/// Whether only its owner may read `meta`'s file (unix: no group or other bits; elsewhere its
+/// directory's ACL decides).
+pub fn owner_only(meta: &std::fs::Metadata) -> bool {
+    imp::owner_only(meta)
+}
+
 /// Open `path` for reading without following a final symbolic link and without waiting for a
 /// FIFO's writer (unix: `O_NOFOLLOW | O_NONBLOCK`; elsewhere the link is refused by a look first,
 /// and there are no FIFOs among files).
@@ -39,7 +53,13 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 /// Make `path` readable and writable only by this user (unix: mode 0600; on Windows its
 /// directory's ACL already does).
 pub fn make_private(path: &Path) -> io::Result<()> {
-    imp::make_private(path)
+    imp::set_mode(path, 0o600)
+}
+
+/// Make `path` readable by every user and writable by its owner (unix: mode 0644; on Windows
+/// what its directory gives): a registry's content, public by nature.
+pub fn make_readable_by_all(path: &Path) -> io::Result<()> {
+    imp::set_mode(path, 0o644)
 }
 
 #[cfg(unix)]
@@ -64,6 +84,22 @@ mod imp {
         (meta.mode() & 0o020 != 0 && meta.gid() != gid).then(|| format!("{} is writable by its group (gid {})", path.display(), meta.gid()))
     }
 
+    pub(super) fn check_private(meta: &Metadata) -> Result<(), String> {
+        // SAFETY: geteuid cannot fail and touches no memory.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me {
+            return Err(format!("is owned by uid {}, not by you (uid {me})", meta.uid()));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(format!("is writable by group or others (mode {:o})", meta.mode() & 0o7777));
+        }
+        Ok(())
+    }
+
+    pub(super) fn owner_only(meta: &Metadata) -> bool {
+        meta.mode() & 0o077 == 0
+    }
+
     pub(super) fn open_no_follow(path: &Path) -> io::Result<File> {
         std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)
     }
@@ -72,8 +108,8 @@ mod imp {
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
     }
 
-    pub(super) fn make_private(path: &Path) -> io::Result<()> {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+    pub(super) fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
     }
 }
 
@@ -91,6 +127,14 @@ mod imp {
         None
     }
 
+    pub(super) fn check_private(_meta: &Metadata) -> Result<(), String> {
+        Ok(())
+    }
+
+    pub(super) fn owner_only(_meta: &Metadata) -> bool {
+        true
+    }
+
     pub(super) fn open_no_follow(path: &Path) -> io::Result<File> {
         if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "a symbolic link"));
@@ -102,7 +146,7 @@ mod imp {
         std::fs::create_dir_all(dir)
     }
 
-    pub(super) fn make_private(_path: &Path) -> io::Result<()> {
+    pub(super) fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
         Ok(())
     }
 }
@@ -126,6 +170,8 @@ mod tests {
         std::os::unix::fs::symlink(&f, &link).unwrap();
         assert!(not_own(&link).unwrap().ends_with("is a symbolic link; a project's hook files must be its own"));
         assert!(open_no_follow(&link).is_err(), "a final link is not followed");
+        make_readable_by_all(&f).unwrap();
+        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o644);
         let private = dir.path().join("a/b");
         create_private_dir(&private).unwrap();
         assert_eq!(std::fs::metadata(&private).unwrap().permissions().mode() & 0o777, 0o700);

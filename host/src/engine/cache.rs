@@ -17,15 +17,11 @@ pub fn check_cache_dir(dir: &Path, create: bool) -> Result<(), LoadError> {
 }
 
 fn check_cache_dir_text(dir: &Path, create: bool) -> Result<(), String> {
-    use std::os::unix::fs::DirBuilderExt;
     if !dir.exists() {
         if !create {
             return Ok(());
         }
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
+        hookhost_types::owner::create_private_dir(dir)
             .map_err(|e| format!("cannot create the cache directory {}: {e}; set cache_dir or $HOOKHOST_CACHE_DIR to a directory you can write", dir.display()))?;
     }
     check_private(dir).map_err(|problem| {
@@ -37,20 +33,7 @@ fn check_cache_dir_text(dir: &Path, create: bool) -> Result<(), String> {
     })
 }
 
-/// `Err(problem)` when `path` is not owned by the current user or is writable by group or others.
-fn check_private(path: &Path) -> Result<(), String> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::symlink_metadata(path).map_err(|e| format!("cannot be inspected ({e})"))?;
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
-    if meta.uid() != me {
-        return Err(format!("is owned by uid {}, not by you (uid {me})", meta.uid()));
-    }
-    if meta.mode() & 0o022 != 0 {
-        return Err(format!("is writable by group or others (mode {:o})", meta.mode() & 0o7777));
-    }
-    Ok(())
-}
+use hookhost_types::owner::check_private;
 
 /// The per-user key that authenticates cache entries (created 0600 beside them).
 const KEY_FILE: &str = ".hookhost-cache-key";
@@ -61,7 +44,6 @@ type Mac = hmac::Hmac<Sha256>;
 /// then linked into place, so a process racing to create it reads a complete key or none.
 fn cache_key(dir: &Path) -> std::io::Result<[u8; 32]> {
     use std::io::{Read, Write};
-    use std::os::unix::fs::MetadataExt;
     let path = dir.join(KEY_FILE);
     if !path.exists() {
         let mut key = [0u8; 32];
@@ -77,7 +59,7 @@ fn cache_key(dir: &Path) -> std::io::Result<[u8; 32]> {
         }
     }
     let meta = std::fs::symlink_metadata(&path)?;
-    if check_private(&path).is_err() || meta.mode() & 0o077 != 0 || !meta.is_file() {
+    if check_private(&path).is_err() || !hookhost_types::owner::owner_only(&meta) || !meta.is_file() {
         return Err(std::io::Error::other(format!("the cache key {} must be a file only you can read and write (mode 600)", path.display())));
     }
     let mut key = [0u8; 32];
@@ -107,11 +89,19 @@ struct Stamp {
 }
 
 impl Stamp {
+    #[cfg(unix)]
     fn of(path: &Path) -> std::io::Result<Stamp> {
         use std::os::unix::fs::MetadataExt;
         let m = std::fs::symlink_metadata(path)?;
         let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
         Ok(Stamp { dev: m.dev(), ino: m.ino(), size: m.size(), mtime_ns: ns(m.mtime(), m.mtime_nsec()), ctime_ns: ns(m.ctime(), m.ctime_nsec()) })
+    }
+
+    /// Elsewhere no time a user cannot set is at hand: no stamp, so every load reads the code
+    /// and checks its HMAC.
+    #[cfg(not(unix))]
+    fn of(_path: &Path) -> std::io::Result<Stamp> {
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "no file stamp on this platform"))
     }
 
     fn text(&self) -> String {
@@ -134,7 +124,13 @@ impl Seal {
 
     fn write(key: &[u8; 32], dir: &Path, name: &str, entry: &Path, code_tag: &[u8]) -> std::io::Result<()> {
         use hmac::Mac as _;
-        let stamp = Stamp::of(entry)?.text();
+        // No stamp where the platform has none: such a seal never lets a load skip the code's
+        // HMAC check (`Stamp::of` fails there too).
+        let stamp = match Stamp::of(entry) {
+            Ok(s) => s.text(),
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => "-".to_string(),
+            Err(e) => return Err(e),
+        };
         let tag = Self::seal_tag(key, name, &stamp, code_tag).finalize().into_bytes();
         let tmp = tempfile::NamedTempFile::new_in(dir)?;
         std::fs::write(tmp.path(), format!("v1\n{stamp}\n{}\n{}\n", hex::encode(code_tag), hex::encode(tag)))?;
