@@ -311,8 +311,7 @@ pub fn key(cmd: KeyCommand) -> Result<ExitCode> {
     let (secret, public, id) = trust::generate_key(&label).map_err(usage)?;
     {
         use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&secret_path).map_err(|e| usage(format!("cannot write {}: {e}", secret_path.display())))?;
+        let mut f = hookhost::types::owner::create_private_file(&secret_path).map_err(|e| usage(format!("cannot write {}: {e}", secret_path.display())))?;
         f.write_all(secret.as_bytes())?;
     }
     std::fs::write(&public_path, &public).map_err(|e| usage(format!("cannot write {}: {e}", public_path.display())))?;

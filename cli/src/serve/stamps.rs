@@ -14,7 +14,6 @@ pub(super) fn project_root(dir: &std::path::Path) -> Option<PathBuf> {
 /// What a project's hook files are now, cheaply: every entry under `.hookhost/` and the peer
 /// files with their size, change time and inode (a changed file changes its stamp).
 pub(super) fn project_stamp(root: &std::path::Path) -> String {
-    use std::os::unix::fs::MetadataExt;
     let mut stamp = String::new();
     let mut todo = vec![root.join(".hookhost"), root.join(".claude/settings.json"), root.join(".claude/hooks")];
     let mut seen = 0;
@@ -27,7 +26,7 @@ pub(super) fn project_stamp(root: &std::path::Path) -> String {
             stamp.push_str("-;");
             continue;
         };
-        stamp.push_str(&format!("{}:{}:{}.{}:{};", path.display(), meta.len(), meta.ctime(), meta.ctime_nsec(), meta.ino()));
+        stamp.push_str(&format!("{}:{}:{};", path.display(), meta.len(), changed(&meta)));
         if meta.is_dir() {
             if let Ok(entries) = std::fs::read_dir(&path) {
                 let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
@@ -85,4 +84,19 @@ pub(super) async fn settled_stamp(args: &HostArgs) -> Option<String> {
         stamp = again;
     }
     stamp
+}
+
+/// When a file last changed, in a form no user can set back where the platform has one (unix:
+/// the inode's change time and number), else its modification time.
+fn changed(meta: &std::fs::Metadata) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        format!("{}.{}:{}", meta.ctime(), meta.ctime_nsec(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let modified = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).unwrap_or_default();
+        format!("{}.{}", modified.as_secs(), modified.subsec_nanos())
+    }
 }

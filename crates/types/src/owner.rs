@@ -50,6 +50,12 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     imp::create_private_dir(dir)
 }
 
+/// Create (or truncate) `path` for writing, readable only by this user from its first byte
+/// (unix: created with mode 0600; on Windows its directory's ACL).
+pub fn create_private_file(path: &Path) -> io::Result<File> {
+    imp::create_private_file(path)
+}
+
 /// Make `path` readable and writable only by this user (unix: mode 0600; on Windows its
 /// directory's ACL already does).
 pub fn make_private(path: &Path) -> io::Result<()> {
@@ -111,6 +117,10 @@ mod imp {
     pub(super) fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
     }
+
+    pub(super) fn create_private_file(path: &Path) -> io::Result<File> {
+        std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)
+    }
 }
 
 #[cfg(not(unix))]
@@ -149,6 +159,10 @@ mod imp {
     pub(super) fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
         Ok(())
     }
+
+    pub(super) fn create_private_file(path: &Path) -> io::Result<File> {
+        std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(path)
+    }
 }
 
 #[cfg(all(test, unix))]
@@ -171,6 +185,10 @@ mod tests {
         assert!(not_own(&link).unwrap().ends_with("is a symbolic link; a project's hook files must be its own"));
         assert!(open_no_follow(&link).is_err(), "a final link is not followed");
         make_readable_by_all(&f).unwrap();
+        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o644);
+        let key = dir.path().join("k.key");
+        create_private_file(&key).unwrap();
+        assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600);
         assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o644);
         let private = dir.path().join("a/b");
         create_private_dir(&private).unwrap();
