@@ -42,7 +42,9 @@ mod listen;
 mod metrics;
 mod stamps;
 
-use listen::{bind_unix, listen_at, token_for, Listen};
+#[cfg(unix)]
+use listen::bind_unix;
+use listen::{listen_at, token_for, Listen};
 use metrics::Metrics;
 use stamps::{config_stamp, project_root, project_stamp, settled_stamp};
 
@@ -428,7 +430,6 @@ async fn reload(app: &App, why: &str) {
 
 pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitCode> {
     use hyper_util::rt::{TokioIo, TokioTimer};
-    use tokio::signal::unix::{signal, SignalKind};
 
     let listen = listen_at(&args.listen)?;
     let token = token_for(&args, &listen)?;
@@ -436,7 +437,11 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
     let request_timeout = Duration::from_secs(args.request_timeout.clamp(1, 3600));
     let own_project = if args.host.no_project { None } else { std::env::current_dir().ok().and_then(|d| project_root(&d)) };
     // SAFETY: geteuid cannot fail.
+    #[cfg(unix)]
     let uid = unsafe { libc::geteuid() };
+    // No unix-socket peers to compare.
+    #[cfg(not(unix))]
+    let uid = 0;
     let app = Arc::new(App {
         host: RwLock::new(Arc::new(host)),
         projects: Mutex::default(),
@@ -457,24 +462,27 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
 
     enum Listener {
         Tcp(tokio::net::TcpListener),
+        #[cfg(unix)]
         Unix(tokio::net::UnixListener, PathBuf, u64),
     }
     let listener = match &listen {
         Listen::Tcp(addr) => Listener::Tcp(tokio::net::TcpListener::bind(addr).await.map_err(|e| crate::usage(format!("--listen: cannot listen on {addr}: {e}")))?),
+        #[cfg(unix)]
         Listen::Unix(path) => {
             let (l, ino) = bind_unix(path)?;
             Listener::Unix(l, path.clone(), ino)
         }
+        #[cfg(not(unix))]
+        Listen::Unix(_) => unreachable!("listen_at refuses unix: where there are no unix sockets"),
     };
     let shown = match &listener {
         Listener::Tcp(l) => format!("http://{}", l.local_addr()?),
+        #[cfg(unix)]
         Listener::Unix(_, p, _) => format!("unix:{}", p.display()),
     };
     // Signals are handled before anyone is told the daemon is up: a SIGHUP sent the moment it
     // says so reloads it rather than ending it.
-    let mut hangup = signal(SignalKind::hangup())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut signals = Signals::new()?;
     eprintln!("hookhost serve: listening on {shown}");
 
     let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -495,6 +503,7 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
                         let _ = s.set_nodelay(true);
                         (Box::new(TokioIo::new(s)) as Box<dyn Io>, Peer(None))
                     }),
+                    #[cfg(unix)]
                     Listener::Unix(l, _, _) => l.accept().await.map(|(s, _)| {
                         let uid = s.peer_cred().ok().map(|c| c.uid());
                         // Unknown credentials are no one's: refused like another user's.
@@ -517,11 +526,14 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
                     continue;
                 }
             },
-            _ = hangup.recv() => {
-                reload(&app, "SIGHUP").await;
-                stamp = config_stamp(&args.host);
-                continue;
-            }
+            signal = signals.next() => match signal {
+                Signal::Reload => {
+                    reload(&app, "SIGHUP").await;
+                    stamp = config_stamp(&args.host);
+                    continue;
+                }
+                Signal::Stop => break,
+            },
             _ = tick.tick() => {
                 if config_stamp(&args.host) != stamp {
                     stamp = settled_stamp(&args.host).await;
@@ -531,8 +543,6 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
                 }
                 continue;
             }
-            _ = terminate.recv() => break,
-            _ = interrupt.recv() => break,
         };
         conn_seq += 1;
         let id = ConnId(conn_seq);
@@ -559,6 +569,7 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
     if tokio::time::timeout(request_timeout, graceful.shutdown()).await.is_err() {
         eprintln!("hookhost serve: requests still running after {:?} were dropped", started.elapsed());
     }
+    #[cfg(unix)]
     if let Listener::Unix(_, path, ino) = &listener {
         // Only the socket this daemon made: never one a later daemon bound at the same path.
         if std::fs::symlink_metadata(path).is_ok_and(|m| std::os::unix::fs::MetadataExt::ino(&m) == *ino) {
@@ -566,6 +577,56 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
         }
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// What the daemon is told from outside.
+enum Signal {
+    /// Load the config again (SIGHUP).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Reload,
+    /// Stop accepting, finish what is in flight (SIGTERM, SIGINT, Ctrl-C).
+    Stop,
+}
+
+/// The signals the daemon heeds: on unix SIGHUP, SIGTERM and SIGINT; elsewhere Ctrl-C stops it
+/// (and it reloads when its config file changes, as everywhere).
+struct Signals {
+    #[cfg(unix)]
+    hangup: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// Set up before anyone is told the daemon is up.
+    fn new() -> std::io::Result<Signals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(Signals { hangup: signal(SignalKind::hangup())?, terminate: signal(SignalKind::terminate())?, interrupt: signal(SignalKind::interrupt())? })
+        }
+        #[cfg(not(unix))]
+        Ok(Signals {})
+    }
+
+    /// The next signal (cancel-safe: nothing is lost when another event wins a `select!`).
+    async fn next(&mut self) -> Signal {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.hangup.recv() => Signal::Reload,
+                _ = self.terminate.recv() => Signal::Stop,
+                _ = self.interrupt.recv() => Signal::Stop,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            Signal::Stop
+        }
+    }
 }
 
 /// A connection's byte stream, TCP or unix.

@@ -8,11 +8,15 @@ use std::path::PathBuf;
 /// Where to listen, checked: loopback unless the address says otherwise, which is logged.
 pub(super) enum Listen {
     Tcp(std::net::SocketAddr),
+    #[cfg_attr(not(unix), allow(dead_code))]
     Unix(PathBuf),
 }
 
 pub(super) fn listen_at(text: &str) -> anyhow::Result<Listen> {
     if let Some(path) = text.strip_prefix("unix:") {
+        if cfg!(not(unix)) {
+            return Err(crate::usage(format!("--listen: unix sockets are not available on this platform; listen on 127.0.0.1:{DEFAULT_PORT} (requests then need the token)")));
+        }
         return Ok(Listen::Unix(PathBuf::from(path)));
     }
     let addr: std::net::SocketAddr = text.parse().map_err(|_| crate::usage(format!("--listen: {text:?} is not HOST:PORT or unix:PATH (e.g. 127.0.0.1:{DEFAULT_PORT})")))?;
@@ -54,16 +58,15 @@ pub(super) fn token_for(args: &ServeArgs, listen: &Listen) -> anyhow::Result<Opt
 /// user can read (in a directory only this user can enter). An existing file must be this
 /// user's and private, or it is not used.
 pub(super) fn read_or_create_token(path: &std::path::Path) -> Result<String, String> {
+    use hookhost::types::owner;
     use std::io::{Read, Write};
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
     if let Some(dir) = path.parent() {
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| e.to_string())?;
+        owner::create_private_dir(dir).map_err(|e| e.to_string())?;
     }
-    match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path) {
+    match owner::open_no_follow(path) {
         Ok(mut file) => {
             let meta = file.metadata().map_err(|e| e.to_string())?;
-            // SAFETY: geteuid cannot fail.
-            if meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o077 != 0 || !meta.is_file() {
+            if owner::check_private(path).is_err() || !owner::owner_only(&meta) || !meta.is_file() {
                 return Err("it must be a file of yours that only you can read (chmod 600), or be removed so a new one is made".into());
             }
             let mut text = String::new();
@@ -76,9 +79,9 @@ pub(super) fn read_or_create_token(path: &std::path::Path) -> Result<String, Str
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let mut random = [0u8; 32];
-            std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut random)).map_err(|e| format!("no randomness for a token ({e})"))?;
+            getrandom::getrandom(&mut random).map_err(|e| format!("no randomness for a token ({e})"))?;
             let token: String = random.iter().map(|b| format!("{b:02x}")).collect();
-            let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path).map_err(|e| e.to_string())?;
+            let mut file = owner::create_new_private_file(path).map_err(|e| e.to_string())?;
             file.write_all(format!("{token}\n").as_bytes()).map_err(|e| e.to_string())?;
             Ok(token)
         }
@@ -89,6 +92,7 @@ pub(super) fn read_or_create_token(path: &std::path::Path) -> Result<String, Str
 /// Bind a unix socket at `path`, private to this user: a live daemon's socket is never taken
 /// over, a path that is not a socket is never removed, and the socket is created 0600 (no
 /// moment at which another user could connect).
+#[cfg(unix)]
 pub(super) fn bind_unix(path: &std::path::Path) -> anyhow::Result<(tokio::net::UnixListener, u64)> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     match std::fs::symlink_metadata(path) {

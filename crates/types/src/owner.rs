@@ -56,6 +56,11 @@ pub fn create_private_file(path: &Path) -> io::Result<File> {
     imp::create_private_file(path)
 }
 
+/// Create `path`, which must not exist yet, readable only by this user from its first byte.
+pub fn create_new_private_file(path: &Path) -> io::Result<File> {
+    imp::create_new_private_file(path)
+}
+
 /// Make `path` readable and writable only by this user (unix: mode 0600; on Windows its
 /// directory's ACL already does).
 pub fn make_private(path: &Path) -> io::Result<()> {
@@ -121,6 +126,10 @@ mod imp {
     pub(super) fn create_private_file(path: &Path) -> io::Result<File> {
         std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)
     }
+
+    pub(super) fn create_new_private_file(path: &Path) -> io::Result<File> {
+        std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)
+    }
 }
 
 #[cfg(not(unix))]
@@ -162,6 +171,10 @@ mod imp {
 
     pub(super) fn create_private_file(path: &Path) -> io::Result<File> {
         std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(path)
+    }
+
+    pub(super) fn create_new_private_file(path: &Path) -> io::Result<File> {
+        std::fs::OpenOptions::new().write(true).create_new(true).open(path)
     }
 }
 
