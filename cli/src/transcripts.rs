@@ -64,31 +64,23 @@ impl Reader<'_> {
     }
 }
 
-/// Read a recorded session, or say why it holds no event.
 /// The largest recording (a session, a transcript, an audit log) hookhost reads.
 pub(crate) const MAX_RECORDING_BYTES: u64 = 256 << 20;
 
-/// A recording's text, read bounded: a regular file (a FIFO would hang the read, `/dev/zero`
-/// never end) of at most [`MAX_RECORDING_BYTES`], UTF-8 — or one message naming the file (and
-/// the line that is not UTF-8) and the fix.
+/// A recording's text, read bounded ([`hookhost::types::owner::read_regular`]: a regular file —
+/// a FIFO would hang the read, `/dev/zero` never end — of at most [`MAX_RECORDING_BYTES`]),
+/// UTF-8 — or one message naming the file (and the line that is not UTF-8) and the fix.
 pub(crate) fn read_recording(path: &std::path::Path, what: &str) -> Result<String, String> {
-    use std::io::Read;
+    use hookhost::types::owner::{read_regular, ReadError};
     let name = path.display();
-    let too_big = |n: u64| format!("{name}: {} MiB, over the {} MiB hookhost reads from a {what}; split it (`split -l`) and name the parts", n >> 20, MAX_RECORDING_BYTES >> 20);
-    // Looked at before it is opened: opening a FIFO waits for a writer.
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read the {what} {name}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{name}: not a regular file (a pipe, a device or a directory); name the {what} itself"));
-    }
-    if meta.len() > MAX_RECORDING_BYTES {
-        return Err(too_big(meta.len()));
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read the {what} {name}: {e}"))?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_RECORDING_BYTES + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read the {what} {name}: {e}"))?;
-    if bytes.len() as u64 > MAX_RECORDING_BYTES {
-        return Err(too_big(bytes.len() as u64));
-    }
+    let bytes = read_regular(path, MAX_RECORDING_BYTES, true).map_err(|e| match e {
+        ReadError::Io(e) => format!("cannot read the {what} {name}: {e}"),
+        ReadError::NotRegular => format!("{name}: not a regular file (a pipe, a device or a directory); name the {what} itself"),
+        ReadError::TooLarge(n) => {
+            let size = n.map_or_else(|| "more".to_string(), |n| format!("{} MiB", n >> 20));
+            format!("{name}: {size}, over the {} MiB hookhost reads from a {what}; split it (`split -l`) and name the parts", MAX_RECORDING_BYTES >> 20)
+        }
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;

@@ -179,6 +179,7 @@ fn diff_replays_an_audit_log_that_kept_its_events() {
 /// directory it names — its `cwd` would be `$CLAUDE_PROJECT_DIR` for a host-mode hook, and that
 /// directory's `.claude/hooks` script would run — and what replay writes to a config's audit
 /// log is marked replayed, which `audit stats` leaves out.
+#[cfg(unix)]
 #[test]
 fn a_recording_never_chooses_where_hooks_run_nor_counts_as_traffic() {
     let dir = tempfile::tempdir().unwrap();
@@ -213,6 +214,7 @@ fn a_recording_never_chooses_where_hooks_run_nor_counts_as_traffic() {
 /// Issue #48: recordings are read bounded — a FIFO or a device is refused at once (a FIFO once
 /// hung `replay` silently, `/dev/zero` grew without end), bytes that are not UTF-8 name their
 /// line — by `replay`, `diff`, `audit stats` and `audit verify` alike.
+#[cfg(unix)]
 #[test]
 fn recordings_are_read_bounded_and_named_when_they_are_not_text() {
     let dir = tempfile::tempdir().unwrap();
@@ -247,6 +249,7 @@ fn recordings_are_read_bounded_and_named_when_they_are_not_text() {
 
 /// Issue #48: a recording is read as it runs — a 300,000-line session replays (`--json`, one
 /// outcome a line) in bounded memory, not one parsed value per line held at once.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_long_recording_replays_in_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
@@ -261,7 +264,7 @@ fn a_long_recording_replays_in_bounded_memory() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Its peak resident set (VmHWM), read until it exits.
+    // Its peak resident set (VmHWM, Linux's /proc), read until it exits.
     let status = format!("/proc/{}/status", child.id());
     let mut peak_kib = 0u64;
     let exit = loop {

@@ -517,18 +517,16 @@ pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
 /// A config file's text: a regular file of at most [`MAX_CONFIG_BYTES`] (a device or a pipe
 /// named by mistake is refused rather than read forever).
 pub(crate) fn read_text(path: &Path) -> std::io::Result<String> {
-    use std::io::{Error, ErrorKind, Read};
-    let file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
-    }
-    if meta.len() > MAX_CONFIG_BYTES {
-        return Err(Error::new(ErrorKind::InvalidData, format!("{} bytes, over the {} MiB a config may hold", meta.len(), MAX_CONFIG_BYTES >> 20)));
-    }
-    let mut text = String::new();
-    file.take(MAX_CONFIG_BYTES).read_to_string(&mut text)?;
-    Ok(text)
+    use hookhost_types::owner::{read_regular, ReadError};
+    use std::io::{Error, ErrorKind};
+    let over = |n: String| Error::new(ErrorKind::InvalidData, format!("{n}, over the {} MiB a config may hold", MAX_CONFIG_BYTES >> 20));
+    let bytes = read_regular(path, MAX_CONFIG_BYTES, true).map_err(|e| match e {
+        ReadError::Io(e) => e,
+        ReadError::NotRegular => Error::new(ErrorKind::InvalidInput, "not a regular file"),
+        ReadError::TooLarge(Some(n)) => over(format!("{n} bytes")),
+        ReadError::TooLarge(None) => over("more bytes".into()),
+    })?;
+    String::from_utf8(bytes).map_err(|e| Error::new(ErrorKind::InvalidData, e))
 }
 
 /// One line for a TOML error: the message with its line and column.

@@ -15,7 +15,6 @@ use crate::RawConfig;
 use hookhost_types::ids::sha256_hex;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -213,21 +212,13 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<PathBuf>, seen: &mut BTreeSe
 /// Read a regular file, refusing more than `cap` bytes; never follows a final link or waits on
 /// a FIFO (opened non-blocking, checked to be a regular file before any read).
 fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
-    let fail = |e: std::io::Error| format!("cannot read {} ({e})", path.display());
-    let file = hookhost_types::owner::open_no_follow(path).map_err(fail)?;
-    let meta = file.metadata().map_err(fail)?;
-    if !meta.is_file() {
-        return Err(format!("{} is not a regular file; remove it", path.display()));
-    }
-    if meta.len() > cap {
-        return Err(format!("{} holds {} bytes, over the {} MiB one of a project's hook files may hold", path.display(), meta.len(), cap >> 20));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(cap + 1).read_to_end(&mut bytes).map_err(fail)?;
-    if bytes.len() as u64 > cap {
-        return Err(format!("{} holds over the {} MiB one of a project's hook files may hold", path.display(), cap >> 20));
-    }
-    Ok(bytes)
+    use hookhost_types::owner::{read_regular, ReadError};
+    read_regular(path, cap, false).map_err(|e| match e {
+        ReadError::Io(e) => format!("cannot read {} ({e})", path.display()),
+        ReadError::NotRegular => format!("{} is not a regular file; remove it", path.display()),
+        ReadError::TooLarge(Some(n)) => format!("{} holds {n} bytes, over the {} MiB one of a project's hook files may hold", path.display(), cap >> 20),
+        ReadError::TooLarge(None) => format!("{} holds over the {} MiB one of a project's hook files may hold", path.display(), cap >> 20),
+    })
 }
 
 /// Read every file a project's approval covers, once and bounded (see [`Snapshot`]).

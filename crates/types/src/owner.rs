@@ -42,7 +42,40 @@ pub fn owner_only(meta: &std::fs::Metadata) -> bool {
 /// FIFO's writer (unix: `O_NOFOLLOW | O_NONBLOCK`; elsewhere the link is refused by a look first,
 /// and there are no FIFOs among files).
 pub fn open_no_follow(path: &Path) -> io::Result<File> {
-    imp::open_no_follow(path)
+    imp::open(path, false)
+}
+
+/// Why [`read_regular`] read nothing.
+#[derive(Debug)]
+pub enum ReadError {
+    /// It could not be opened or read.
+    Io(io::Error),
+    /// It is a directory, a FIFO, a socket or a device (`/dev/zero` would never end).
+    NotRegular,
+    /// It holds more than the cap: this many bytes, or (`None`) it grew past the cap while read.
+    TooLarge(Option<u64>),
+}
+
+/// The bytes of a regular file of at most `cap` bytes, read without ever waiting on a FIFO
+/// (unix: opened non-blocking, then checked before any read) and, unless `follow`, never through
+/// a final symbolic link. What hookhost reads from a path someone else may have chosen — a
+/// config, a project's hook file, a recording — is read this way.
+pub fn read_regular(path: &Path, cap: u64, follow: bool) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let file = imp::open(path, follow).map_err(ReadError::Io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    if meta.len() > cap {
+        return Err(ReadError::TooLarge(Some(meta.len())));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadError::TooLarge(None));
+    }
+    Ok(bytes)
 }
 
 /// Create `dir` (and its parents) readable only by this user (unix: mode 0700).
@@ -111,8 +144,9 @@ mod imp {
         meta.mode() & 0o077 == 0
     }
 
-    pub(super) fn open_no_follow(path: &Path) -> io::Result<File> {
-        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)
+    pub(super) fn open(path: &Path, follow: bool) -> io::Result<File> {
+        let no_follow = if follow { 0 } else { libc::O_NOFOLLOW };
+        std::fs::OpenOptions::new().read(true).custom_flags(no_follow | libc::O_NONBLOCK).open(path)
     }
 
     pub(super) fn create_private_dir(dir: &Path) -> io::Result<()> {
@@ -154,8 +188,8 @@ mod imp {
         true
     }
 
-    pub(super) fn open_no_follow(path: &Path) -> io::Result<File> {
-        if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+    pub(super) fn open(path: &Path, follow: bool) -> io::Result<File> {
+        if !follow && std::fs::symlink_metadata(path)?.file_type().is_symlink() {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "a symbolic link"));
         }
         File::open(path)
@@ -197,6 +231,17 @@ mod tests {
         std::os::unix::fs::symlink(&f, &link).unwrap();
         assert!(not_own(&link).unwrap().ends_with("is a symbolic link; a project's hook files must be its own"));
         assert!(open_no_follow(&link).is_err(), "a final link is not followed");
+        assert!(matches!(read_regular(&link, 10, false), Err(ReadError::Io(_))));
+        std::fs::write(&f, "12345").unwrap();
+        assert_eq!(read_regular(&link, 10, true).unwrap(), b"12345", "followed when asked");
+        assert!(matches!(read_regular(&f, 4, true), Err(ReadError::TooLarge(Some(5)))));
+        assert!(matches!(read_regular(dir.path(), 4, true), Err(ReadError::NotRegular)));
+        // A FIFO with no writer is refused at once, not waited on.
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(matches!(read_regular(&fifo, 4, true), Err(ReadError::NotRegular)));
         make_readable_by_all(&f).unwrap();
         assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o644);
         let key = dir.path().join("k.key");

@@ -201,28 +201,27 @@ fn long_options(sub: &str) -> &'static [&'static str] {
 }
 
 /// `rest` with each long option that is an unambiguous prefix of one `sub` reads spelled out.
-fn canonical(sub: &str, rest: &[String]) -> Vec<String> {
+fn canonical<'a>(sub: &str, rest: &'a [String]) -> std::borrow::Cow<'a, [String]> {
     let known = long_options(sub);
-    let mut out = Vec::with_capacity(rest.len());
-    let mut options_done = false;
-    for a in rest {
-        if a == "--" {
-            options_done = true;
+    let options = rest.iter().take_while(|a| *a != "--");
+    // The option a prefix spells out, when it is one (and not already whole).
+    let spelled = |a: &str| -> Option<String> {
+        let (name, value) = a.split_once('=').map_or((a, None), |(n, v)| (n, Some(v)));
+        if !name.starts_with("--") || name.len() <= 2 || known.contains(&name) {
+            return None;
         }
-        let spelled = (!options_done && a.starts_with("--") && a.len() > 2)
-            .then(|| {
-                let (name, value) = a.split_once('=').map_or((a.as_str(), None), |(n, v)| (n, Some(v)));
-                if known.contains(&name) {
-                    return None;
-                }
-                let mut matches = known.iter().filter(|k| k.starts_with(name));
-                let one = matches.next()?;
-                matches.next().is_none().then(|| value.map_or(one.to_string(), |v| format!("{one}={v}")))
-            })
-            .flatten();
-        out.push(spelled.unwrap_or_else(|| a.clone()));
+        let mut matches = known.iter().filter(|k| k.starts_with(name));
+        let one = matches.next()?;
+        matches.next().is_none().then(|| value.map_or(one.to_string(), |v| format!("{one}={v}")))
+    };
+    // Most commands spell every option whole: nothing is copied.
+    if known.is_empty() || !options.clone().any(|a| spelled(a).is_some()) {
+        return std::borrow::Cow::Borrowed(rest);
     }
-    out
+    let n = options.count();
+    let mut out: Vec<String> = rest[..n].iter().map(|a| spelled(a).unwrap_or_else(|| a.clone())).collect();
+    out.extend_from_slice(&rest[n..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether a short-option cluster among `args` (before `--`) holds `flag` (`-fdx` holds `f`).

@@ -451,22 +451,20 @@ impl Hook for Guard {
             Event::PreToolUse(call) | Event::PermissionRequest(call) => call,
             _ => return Ok(Decision::pass()),
         };
-        let protected = Some(call).filter(|_| s.protect_hooks).and_then(|c| protect::check_call(&c.name, &c.arguments, ctx.cwd.as_deref()));
-        // A tree that merely holds hook configuration (`rm -rf /etc`): the destructive rule, when
-        // one blocks too, says more.
-        let protected = protected.filter(|f| !f.reason.contains(protect::HOLDS) || !check_call(&call.arguments, &s.policy).is_some_and(|d| d.verdict == Verdict::Block));
-        if let Some(f) = protected {
-            let message = s.user_message.unwrap_or_else(|| "The agent may not change or stop its own hooks; change them yourself if you mean to.".into());
-            let reason = format!("hook configuration is protected: {}", f.reason);
-            let decision = if f.verdict == Verdict::Block { Decision::block(reason) } else { Decision::ask(reason) };
-            return Ok(decision.with_user_message(message));
-        }
         // Codex's apply_patch carries a patch, not a shell line: its context lines run nothing.
-        if call.name.eq_ignore_ascii_case("apply_patch") {
-            return Ok(Decision::pass());
-        }
-        let arguments = &call.arguments;
-        match check_call(arguments, &s.policy) {
+        let destructive = || if call.name.eq_ignore_ascii_case("apply_patch") { None } else { check_call(&call.arguments, &s.policy) };
+        let protected = Some(call).filter(|_| s.protect_hooks).and_then(|c| protect::check_call(&c.name, &c.arguments, ctx.cwd.as_deref()));
+        let found = match protected {
+            // A tree that merely holds hook configuration (`rm -rf /etc`): the destructive rule,
+            // when one blocks too, says more.
+            Some(f) if f.reason.contains(protect::HOLDS) => match destructive() {
+                Some(d) if d.verdict == Verdict::Block => Some(d),
+                _ => return Ok(protection(f, s.user_message)),
+            },
+            Some(f) => return Ok(protection(f, s.user_message)),
+            None => destructive(),
+        };
+        match found {
             None => Ok(Decision::pass()),
             Some(Finding { verdict: Verdict::Block, reason }) => {
                 let message = s.user_message.unwrap_or_else(|| "That command is blocked by policy.".into());
@@ -478,6 +476,14 @@ impl Hook for Guard {
             }
         }
     }
+}
+
+/// The decision for a change to hook configuration self-protection found.
+fn protection(f: Finding, user_message: Option<String>) -> Decision {
+    let message = user_message.unwrap_or_else(|| "The agent may not change or stop its own hooks; change them yourself if you mean to.".into());
+    let reason = format!("hook configuration is protected: {}", f.reason);
+    let decision = if f.verdict == Verdict::Block { Decision::block(reason) } else { Decision::ask(reason) };
+    decision.with_user_message(message)
 }
 
 export_hook!(Guard);

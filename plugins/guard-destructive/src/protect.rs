@@ -257,7 +257,7 @@ fn check_script(script: &str, cwd: &Cwd, depth: usize) -> Option<Finding> {
     let line = Line {
         finds_hookhost: parsed.commands.iter().any(|w| finds_hookhost(w)),
         // An agent started by any command of the line, wrapped or not (`env X=1 claude`).
-        agent_starts: parsed.commands.iter().any(|w| w.iter().any(|a| AGENTS.contains(&program(a).as_str()))),
+        agent_starts: parsed.commands.iter().flatten().any(|a| AGENTS.iter().any(|g| shell::program(a).eq_ignore_ascii_case(g))),
     };
     for a in &parsed.assignments {
         if let Some(found) = assignment(a, &line, false) {
@@ -383,7 +383,7 @@ fn check_words(words: &[String], line: &Line, cwd: &Cwd, stdin: Option<&str>, de
             });
             dest_hit.or_else(|| if moves { changes(&sources.iter().map(String::as_str).collect::<Vec<_>>(), Access::Remove) } else { None })
         }
-        Reading::Nothing(access) => changes(&candidates(args).iter().map(String::as_str).collect::<Vec<_>>(), access).or_else(|| names_in_code(prog, args, cwd)),
+        Reading::Nothing(access) => changes(&candidates(args), access).or_else(|| names_in_code(prog, args, cwd)),
         Reading::Always(what) => Some(CHANGE.finding_for(format!("{prog} would change {what}"))),
     }
 }
@@ -410,18 +410,15 @@ fn option_value<'a>(args: &'a [String], options: &[&str]) -> Option<&'a str> {
 /// The words of a command that may name a file: each argument, the value of a `--opt=value` /
 /// `key=value` (`of=`, `--output=`), the value glued to a short option (`-o.claude/x`). URLs are
 /// not files.
-fn candidates(args: &[String]) -> Vec<String> {
+fn candidates(args: &[String]) -> Vec<&str> {
     let mut out = Vec::with_capacity(args.len());
-    for a in args {
-        if a.contains("://") {
-            continue;
-        }
-        out.push(a.clone());
+    for a in args.iter().map(String::as_str).filter(|a| !a.contains("://")) {
+        out.push(a);
         if let Some((_, v)) = a.split_once('=') {
-            out.push(v.to_string());
+            out.push(v);
         }
         if a.len() > 2 && a.starts_with('-') && !a.starts_with("--") {
-            out.push(a[2..].to_string());
+            out.extend(a.get(2..));
         }
     }
     out
@@ -617,7 +614,6 @@ fn git(args: &[String]) -> Reading {
         i += if matches!(args[i].as_str(), "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env") { 2 } else { 1 };
     }
     let Some((sub, rest)) = args.get(i..).and_then(|a| a.split_first()) else { return Reading::Everything };
-    let paths = || rest.iter().filter(|a| !a.starts_with('-')).cloned().collect::<Vec<_>>();
     let outputs = || option_value(rest, &["-o", "--output", "--output-directory"]).map(str::to_string).into_iter().collect::<Vec<_>>();
     match sub.as_str() {
         // `git rm --cached` keeps the file.
@@ -628,17 +624,15 @@ fn git(args: &[String]) -> Reading {
         "stash" => {
             let pathspec: Vec<String> = rest.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
             if pathspec.is_empty() {
-                Reading::Except(if matches!(rest.first().map(String::as_str), Some("push" | "save")) { paths().into_iter().skip(1).collect() } else { Vec::new() })
+                let paths = rest.iter().filter(|a| !a.starts_with('-')).skip(1).cloned();
+                Reading::Except(if matches!(rest.first().map(String::as_str), Some("push" | "save")) { paths.collect() } else { Vec::new() })
             } else {
                 Reading::Except(pathspec)
             }
         }
         "format-patch" | "archive" | "diff" | "log" | "show" | "bundle" => Reading::Except(outputs()),
         "config" => Reading::Except(option_value(rest, &["--file", "-f"]).map(str::to_string).into_iter().collect()),
-        _ => {
-            let _ = paths;
-            Reading::Everything
-        }
+        _ => Reading::Everything,
     }
 }
 

@@ -228,14 +228,11 @@ fn tmux(args: &[String]) -> Option<String> {
         return None;
     }
     i += 1;
+    // The option letters that take a value (`-t target`, `-c dir`, `-e VAR=x`, `-l size`), last
+    // in a cluster (`-dt x`); send-keys' `-l` is a flag (literal keys).
+    let value_letters: &[char] = if types { &['t', 'N'] } else { &['t', 's', 'n', 'c', 'x', 'y', 'F', 'e', 'l', 'p', 'f', 'w', 'T', 'S'] };
     while i < args.len() && args[i].starts_with('-') && args[i] != "--" {
-        let a = args[i].as_str();
-        // Options that take a value (`-t target`, `-c dir`, `-e VAR=x`, ...), clustered or not.
-        let takes_value = a.len() > 1 && a.ends_with(['t', 's', 'n', 'c', 'x', 'y', 'F', 'e', 'l', 'p', 'f', 'w', 'h', 'N', 'T', 'S', 'b', 'd']) && !(types && a.ends_with('l'));
-        // `-d` (detached) and `-h` / `-b` / `-l` in split-window are flags; only the ones this
-        // table knows take a value.
-        let flag_only = matches!(a, "-d" | "-P" | "-k" | "-R" | "-M" | "-X" | "-H" | "-K" | "-E" | "-Z" | "-v" | "-h" | "-b" | "-l" | "-D" | "-I" | "-C" | "-a" | "-A");
-        i += if takes_value && !flag_only { 2 } else { 1 };
+        i += if args[i].len() > 1 && args[i].ends_with(value_letters) { 2 } else { 1 };
     }
     if args.get(i).is_some_and(|a| a == "--") {
         i += 1;
