@@ -4,11 +4,14 @@
 //! dynamic loader reads at every start; packed they are 16 KB. Each `hookhost run` a runtime
 //! spawns starts ~0.3 ms sooner here (docs/PERFORMANCE.md), and the binary stays
 //! position-independent (ASLR). GNU ld ≥ 2.38 and lld apply it only when the C library
-//! supports it (glibc ≥ 2.36) and ignore it otherwise.
+//! supports it (glibc ≥ 2.36) and ignore it otherwise. `HOOKHOST_RELR=0` leaves it out: the
+//! release builds (`cargo xtask dist`) link against glibc 2.28 with zig, whose linker would
+//! pack them for a loader that cannot read them.
 fn main() {
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
-    if os == "linux" && env == "gnu" {
+    println!("cargo:rerun-if-env-changed=HOOKHOST_RELR");
+    if os == "linux" && env == "gnu" && std::env::var("HOOKHOST_RELR").as_deref() != Ok("0") {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
     // `hookhost --version`: the commit and target this binary was built from.

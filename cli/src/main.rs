@@ -265,6 +265,12 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         plugin: Vec<PathBuf>,
     },
+    /// Print a shell completion script for hookhost: bash, zsh, fish, elvish or powershell
+    /// (e.g. `hookhost completions bash > ~/.local/share/bash-completion/completions/hookhost`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 fn positive_seconds(s: &str) -> std::result::Result<f64, String> {
@@ -486,6 +492,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("hookhost load-test: {f}");
             }
             Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "hookhost", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
         }
         Command::Bench { what: Some(_), json, plugin, .. } => {
             if plugin.len() > 1 {

@@ -1,0 +1,100 @@
+//! The platforms hookhost is released for, and what each one's artifacts are called.
+
+/// How a target's release binary is built on this (Linux x86_64) machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builder {
+    /// `cargo build`: the machine's own target, or Windows through mingw-w64's linker.
+    Cargo,
+    /// `cargo zigbuild`: zig as the C compiler and linker (macOS, musl, Linux on another CPU).
+    Zig,
+}
+
+/// One release target.
+#[derive(Clone, Copy, Debug)]
+pub struct Target {
+    /// The Rust target triple.
+    pub triple: &'static str,
+    /// Node's `process.platform` and `process.arch` (the npm package's `os` and `cpu`).
+    pub node_os: &'static str,
+    pub node_cpu: &'static str,
+    /// Linux's C library, for npm's `libc` field and the installers' choice.
+    pub libc: Option<&'static str>,
+    pub builder: Builder,
+}
+
+/// Every target a release carries, in the order the release notes list them.
+pub const ALL: &[Target] = &[
+    Target { triple: "x86_64-unknown-linux-gnu", node_os: "linux", node_cpu: "x64", libc: Some("glibc"), builder: Builder::Cargo },
+    Target { triple: "aarch64-unknown-linux-gnu", node_os: "linux", node_cpu: "arm64", libc: Some("glibc"), builder: Builder::Zig },
+    Target { triple: "x86_64-unknown-linux-musl", node_os: "linux", node_cpu: "x64", libc: Some("musl"), builder: Builder::Zig },
+    Target { triple: "aarch64-unknown-linux-musl", node_os: "linux", node_cpu: "arm64", libc: Some("musl"), builder: Builder::Zig },
+    Target { triple: "x86_64-apple-darwin", node_os: "darwin", node_cpu: "x64", libc: None, builder: Builder::Zig },
+    Target { triple: "aarch64-apple-darwin", node_os: "darwin", node_cpu: "arm64", libc: None, builder: Builder::Zig },
+    Target { triple: "x86_64-pc-windows-gnu", node_os: "win32", node_cpu: "x64", libc: None, builder: Builder::Cargo },
+];
+
+impl Target {
+    pub fn find(triple: &str) -> Option<Target> {
+        ALL.iter().copied().find(|t| t.triple == triple)
+    }
+
+    pub fn windows(&self) -> bool {
+        self.node_os == "win32"
+    }
+
+    /// `.exe` on Windows.
+    pub fn exe_suffix(&self) -> &'static str {
+        if self.windows() { ".exe" } else { "" }
+    }
+
+    /// `.zip` on Windows (Explorer and `Expand-Archive` open it), `.tar.gz` elsewhere.
+    pub fn archive_suffix(&self) -> &'static str {
+        if self.windows() { ".zip" } else { ".tar.gz" }
+    }
+
+    /// The archive's top directory, and the archive's name without its suffix.
+    pub fn stem(&self, version: &str) -> String {
+        format!("hookhost-{version}-{}", self.triple)
+    }
+
+    pub fn archive_name(&self, version: &str) -> String {
+        format!("{}{}", self.stem(version), self.archive_suffix())
+    }
+
+    /// The npm package carrying this target's binaries: `@hookhost/cli-linux-x64`,
+    /// `@hookhost/cli-linux-x64-musl`, `@hookhost/cli-win32-x64`, ...
+    pub fn npm_package(&self) -> String {
+        let musl = if self.libc == Some("musl") { "-musl" } else { "" };
+        format!("@hookhost/cli-{}-{}{musl}", self.node_os, self.node_cpu)
+    }
+}
+
+/// The target triple of the machine running this (what `rustc -vV` calls the host).
+pub fn host() -> anyhow::Result<String> {
+    let out = std::process::Command::new("rustc").arg("-vV").output().map_err(|e| anyhow::anyhow!("cannot run rustc -vV: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(|h| h.trim().to_string())
+        .ok_or_else(|| anyhow::anyhow!("rustc -vV names no host"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_conventions_the_installers_and_npm_expect() {
+        let win = Target::find("x86_64-pc-windows-gnu").unwrap();
+        assert_eq!(win.archive_name("1.2.3"), "hookhost-1.2.3-x86_64-pc-windows-gnu.zip");
+        assert_eq!(win.npm_package(), "@hookhost/cli-win32-x64");
+        let musl = Target::find("aarch64-unknown-linux-musl").unwrap();
+        assert_eq!(musl.archive_name("1.2.3"), "hookhost-1.2.3-aarch64-unknown-linux-musl.tar.gz");
+        assert_eq!(musl.npm_package(), "@hookhost/cli-linux-arm64-musl");
+        // One npm package per name: two targets may not share one.
+        let mut names: Vec<String> = ALL.iter().map(|t| t.npm_package()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len());
+    }
+}
