@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The tools `cargo xtask dist --target all` builds and smoke-tests with, pinned: zig (from PyPI)
+# and cargo-zigbuild for macOS, musl and Linux arm64 (and glibc 2.28 for every gnu build);
+# mingw-w64 for Windows; wine64 and qemu-user to run the Windows and arm64 builds here; the Rust
+# targets. Debian/Ubuntu (apt-get); run once per machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+toolchain="$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)"
+rustup target add --toolchain "$toolchain" \
+  x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-unknown-linux-musl aarch64-unknown-linux-musl \
+  x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-gnu
+python3 -m pip install -q "ziglang==0.13.0"
+if [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild 0.20.1" ]; then
+  cargo install --locked cargo-zigbuild --version 0.20.1
+fi
+missing=()
+command -v x86_64-w64-mingw32-gcc >/dev/null || missing+=(gcc-mingw-w64-x86-64)
+command -v wine >/dev/null || missing+=(wine wine64)
+command -v qemu-aarch64 >/dev/null || missing+=(qemu-user)
+command -v npm >/dev/null || missing+=(npm)
+command -v minisign >/dev/null || missing+=(minisign)
+if ((${#missing[@]})); then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+fi
+echo "release tools ready: zig $(python3 -m ziglang version), $(cargo-zigbuild --version)"
