@@ -218,11 +218,11 @@ pub fn layer_sources(layers: &[(&str, std::path::PathBuf)]) -> String {
     for (kind, source) in layers {
         let how = match *kind {
             "managed" => match hookhost_types::paths::managed_config().1 {
-                hookhost_types::paths::ManagedSource::Env => " (named by HOOKHOST_MANAGED_CONFIG; an installed /etc/hookhost/managed.toml would win)",
-                _ => " (installed)",
+                hookhost_types::paths::ManagedSource::Env => format!(" (named by HOOKHOST_MANAGED_CONFIG; an installed {} would win)", hookhost_types::paths::SYSTEM_MANAGED_CONFIG),
+                _ => " (installed)".into(),
             },
-            "user" if source.to_string_lossy().starts_with('<') => " (no user config: the built-in guard and redactors)",
-            _ => "",
+            "user" if source.to_string_lossy().starts_with('<') => " (no user config: the built-in guard and redactors)".into(),
+            _ => String::new(),
         };
         out.push_str(&format!("layer {kind}: {}{how}\n", source.display()));
     }

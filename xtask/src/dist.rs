@@ -6,7 +6,7 @@
 
 use crate::archive::{self, Entry};
 use crate::targets::{self, Builder, Target};
-use crate::{npm, packaging, sbom};
+use crate::{npm, packaging, sbom, smoke};
 use anyhow::{bail, Context, Result};
 use sha2::Digest;
 use std::path::{Path, PathBuf};
@@ -41,11 +41,13 @@ pub struct Args {
     /// give the same bytes.
     #[arg(long)]
     check_reproducible: bool,
+    /// Skip the smoke tests of the binaries (a test of the packaging alone).
+    #[arg(long)]
+    skip_smoke: bool,
 }
 
 /// What a release is made from: the source tree's version, commit and time.
 pub struct Release {
-    pub root: PathBuf,
     pub version: String,
     pub repository: String,
     pub commit: String,
@@ -66,7 +68,7 @@ impl Release {
             Err(_) => git(root, &["log", "-1", "--format=%ct"])?.parse().context("git log: the commit's time")?,
         };
         let base_url = base_url.unwrap_or_else(|| format!("{repository}/releases/download/v{version}")).trim_end_matches('/').to_string();
-        Ok(Release { root: root.to_path_buf(), version, repository, commit, epoch, base_url })
+        Ok(Release { version, repository, commit, epoch, base_url })
     }
 
     /// RFC 3339 UTC time of the epoch.
@@ -111,8 +113,13 @@ pub fn run(args: Args) -> Result<()> {
     if args.prebuilt.is_some() && (wanted.len() != 1 || wanted[0].triple != host) {
         bail!("--prebuilt packages this machine's binaries ({host}) only: give no --target, or --target {host}");
     }
-    if !args.unofficial && !git(&root, &["status", "--porcelain", "--untracked-files=no"])?.is_empty() {
-        bail!("the working tree has uncommitted changes: a release is built from a commit (commit them, or pass --unofficial)");
+    if !git(&root, &["status", "--porcelain", "--untracked-files=no"])?.is_empty() {
+        if !args.unofficial {
+            bail!("the working tree has uncommitted changes: a release is built from a commit (commit them, or pass --unofficial)");
+        }
+        if args.prebuilt.is_none() {
+            eprintln!("xtask: the working tree has uncommitted changes: the release is built from commit {} without them", &release.commit[..12]);
+        }
     }
     let signer = Signer::open(&args.key, &root, args.unofficial)?;
     let out = args.out.clone().unwrap_or_else(|| root.join("target/dist"));
@@ -121,19 +128,30 @@ pub fn run(args: Args) -> Result<()> {
     }
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
 
+    // The build reads a checkout of the commit, not the working tree: what is being edited
+    // meanwhile does not end up in a release, and the paths it sees are not this clone's.
+    let source = match args.prebuilt {
+        Some(_) => None,
+        None => Some(checkout(&root, &release.commit, &root.join("target/dist-src"))?),
+    };
+    // What goes around the binaries comes from the same tree they are built from.
+    let tree = source.clone().unwrap_or_else(|| root.clone());
     let mut built = Vec::new();
     for t in &wanted {
-        let dir = match &args.prebuilt {
-            Some(dir) => dir.clone(),
-            None => build(&release, *t, &root.join("target"))?,
+        let dir = match (&args.prebuilt, &source) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(src)) => build(&release, src, *t, &root.join("target"))?,
+            (None, None) => unreachable!("a checkout when not prebuilt"),
         };
         let read = |name: &str| {
             let p = dir.join(format!("{name}{}", t.exe_suffix()));
             std::fs::read(&p).with_context(|| format!("reading {}", p.display()))
         };
         let b = Built { target: *t, hookhost: read("hookhost")?, send: read("hookhost-send")? };
-        if args.check_reproducible && args.prebuilt.is_none() {
-            let again = build(&release, *t, &root.join("target/dist-check"))?;
+        if let (true, Some(_)) = (args.check_reproducible, &source) {
+            // Another checkout in another place, another target directory: nothing shared.
+            let src = checkout(&root, &release.commit, &root.join("target/dist-check/src"))?;
+            let again = build(&release, &src, *t, &root.join("target/dist-check"))?;
             for (name, first) in [("hookhost", &b.hookhost), ("hookhost-send", &b.send)] {
                 let p = again.join(format!("{name}{}", t.exe_suffix()));
                 if std::fs::read(&p).with_context(|| format!("reading {}", p.display()))? != *first {
@@ -141,6 +159,9 @@ pub fn run(args: Args) -> Result<()> {
                 }
             }
             eprintln!("xtask: {}: two builds, the same bytes", t.triple);
+        }
+        if !args.skip_smoke {
+            smoke_one(&tree, t, &dir, &host)?;
         }
         built.push(b);
     }
@@ -150,7 +171,7 @@ pub fn run(args: Args) -> Result<()> {
         Some(dir) => Some(dir.clone()),
         None => wanted.iter().any(|t| t.triple == host).then(|| release_dir(&root.join("target"), &host)),
     };
-    let completions = completions(&root, host_build.as_deref())?;
+    let completions = completions(&tree, host_build.as_deref())?;
     let mut sums: Vec<(String, Vec<u8>)> = Vec::new();
     let mut archives = Vec::new();
     for b in &built {
@@ -158,8 +179,8 @@ pub fn run(args: Args) -> Result<()> {
         let mut entries = vec![
             Entry { path: format!("hookhost{}", t.exe_suffix()), bytes: b.hookhost.clone(), executable: true },
             Entry { path: format!("hookhost-send{}", t.exe_suffix()), bytes: b.send.clone(), executable: true },
-            Entry { path: "LICENSE".into(), bytes: std::fs::read(root.join("LICENSE")).context("reading LICENSE")?, executable: false },
-            Entry { path: "README.md".into(), bytes: std::fs::read(root.join("README.md")).context("reading README.md")?, executable: false },
+            Entry { path: "LICENSE".into(), bytes: std::fs::read(tree.join("LICENSE")).context("reading LICENSE")?, executable: false },
+            Entry { path: "README.md".into(), bytes: std::fs::read(tree.join("README.md")).context("reading README.md")?, executable: false },
         ];
         for (file, text) in &completions {
             entries.push(Entry { path: format!("completions/{file}"), bytes: text.clone(), executable: false });
@@ -171,14 +192,14 @@ pub fn run(args: Args) -> Result<()> {
         write(&out.join(format!("{name}.minisig")), signer.sign(&bytes, &format!("{name} {}", release.commit))?.as_bytes())?;
         sums.push((name.clone(), bytes.clone()));
         archives.push((t, name, sha256_hex(&bytes)));
-        let sbom = sbom::cyclonedx(&root, t.triple, &release.version, &release.commit, &release.timestamp())?;
+        let sbom = sbom::cyclonedx(&tree, t.triple, &release.version, &release.commit, &release.timestamp())?;
         let sbom_name = format!("{stem}.cdx.json");
         write(&out.join(&sbom_name), &sbom)?;
         sums.push((sbom_name, sbom));
     }
 
     let npm_dir = out.join("npm");
-    for (name, bytes) in npm::packages(&release, &built.iter().map(|b| (b.target, b.hookhost.as_slice(), b.send.as_slice())).collect::<Vec<_>>(), &root, &npm_dir)? {
+    for (name, bytes) in npm::packages(&release, &built.iter().map(|b| (b.target, b.hookhost.as_slice(), b.send.as_slice())).collect::<Vec<_>>(), &tree, &npm_dir)? {
         sums.push((format!("npm/{name}"), bytes));
     }
     sums.sort_by(|a, b| a.0.cmp(&b.0));
@@ -190,12 +211,34 @@ pub fn run(args: Args) -> Result<()> {
     let sums_digest = sha256_hex(sums_text.as_bytes());
     let stamp = packaging::Stamp { version: &release.version, base_url: &release.base_url, key: &signer.public_key, sums_sha256: &sums_digest };
     for installer in ["install.sh", "install.ps1"] {
-        let template = std::fs::read_to_string(root.join("packaging").join(installer)).with_context(|| format!("reading packaging/{installer}"))?;
+        let template = std::fs::read_to_string(tree.join("packaging").join(installer)).with_context(|| format!("reading packaging/{installer}"))?;
         write(&out.join(installer), packaging::stamp_installer(&template, installer, &stamp)?.as_bytes())?;
     }
     write(&out.join("hookhost.rb"), packaging::homebrew_formula(&release, &archives).as_bytes())?;
     eprintln!("xtask: hookhost {} ({}) for {}: {}", release.version, &release.commit[..12], wanted.iter().map(|t| t.triple).collect::<Vec<_>>().join(", "), out.display());
     Ok(())
+}
+
+/// Smoke-test a target's binaries where this machine can run them; say why not where it cannot.
+fn smoke_one(root: &Path, t: &Target, dir: &Path, host: &str) -> Result<()> {
+    match smoke::runner(t, host) {
+        Ok(runner) => smoke::run(root, t, dir, &runner, &root.join("target/smoke")),
+        Err(why) if t.node_os == "darwin" => {
+            eprintln!("xtask: smoke {}: not run: {why}", t.triple);
+            Ok(())
+        }
+        Err(why) => bail!("{}: cannot smoke-test: {why}", t.triple),
+    }
+}
+
+/// `cargo xtask smoke`.
+pub fn smoke(target: Option<String>, bin_dir: Option<PathBuf>) -> Result<()> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().context("xtask has no parent directory")?.to_path_buf();
+    let host = targets::host()?;
+    let triple = target.unwrap_or_else(|| host.clone());
+    let t = Target::find(&triple).with_context(|| format!("--target {triple}: not a release target"))?;
+    let dir = bin_dir.unwrap_or_else(|| release_dir(&root.join("target"), &triple));
+    smoke_one(&root, &t, &dir, &host)
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -215,13 +258,13 @@ fn release_dir(target_dir: &Path, triple: &str) -> PathBuf {
 /// mingw-w64) or `cargo zigbuild` (macOS, musl, Linux on another CPU, and glibc 2.28 for
 /// every Linux gnu target, so the binary runs on the distributions people have, not only on the
 /// one that built it). Paths are remapped so the binary names no directory of this machine.
-fn build(release: &Release, t: Target, target_dir: &Path) -> Result<PathBuf> {
+fn build(release: &Release, source: &Path, t: Target, target_dir: &Path) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let cargo_home = std::env::var("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cargo"));
     let zig = t.builder == Builder::Zig || t.libc == Some("glibc");
     let triple_arg = if t.libc == Some("glibc") { format!("{}.2.28", t.triple) } else { t.triple.to_string() };
     let mut cmd = Command::new(&cargo);
-    cmd.current_dir(&release.root);
+    cmd.current_dir(source);
     if zig {
         if Command::new(&cargo).args(["zigbuild", "--help"]).output().map(|o| !o.status.success()).unwrap_or(true) {
             bail!("{}: cargo-zigbuild is not installed: run packaging/release-tools.sh (pinned cargo-zigbuild, and zig from PyPI)", t.triple);
@@ -233,7 +276,7 @@ fn build(release: &Release, t: Target, target_dir: &Path) -> Result<PathBuf> {
         cmd.arg("build");
     }
     cmd.args(["--release", "--locked", "-p", "hookhost-cli", "--bin", "hookhost", "--bin", "hookhost-send", "--target", &triple_arg, "--target-dir"]).arg(target_dir);
-    let remap = [format!("--remap-path-prefix={}=/hookhost", release.root.display()), format!("--remap-path-prefix={}=/cargo", cargo_home.display())];
+    let remap = [format!("--remap-path-prefix={}=/hookhost", source.display()), format!("--remap-path-prefix={}=/cargo", cargo_home.display())];
     cmd.env("CARGO_ENCODED_RUSTFLAGS", remap.join("\u{1f}"));
     cmd.env("SOURCE_DATE_EPOCH", release.epoch.to_string());
     eprintln!("xtask: building {} ({})", t.triple, if zig { "cargo zigbuild" } else { "cargo build" });
@@ -242,6 +285,20 @@ fn build(release: &Release, t: Target, target_dir: &Path) -> Result<PathBuf> {
         bail!("the release build for {} failed ({status})", t.triple);
     }
     Ok(release_dir(target_dir, t.triple))
+}
+
+/// A checkout of `commit` at `dir` (a detached git worktree, replaced if there is one).
+fn checkout(root: &Path, commit: &str, dir: &Path) -> Result<PathBuf> {
+    if dir.exists() {
+        let _ = git(root, &["worktree", "remove", "--force", &dir.display().to_string()]);
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
+        }
+        git(root, &["worktree", "prune"])?;
+    }
+    std::fs::create_dir_all(dir.parent().context("a checkout's parent")?)?;
+    git(root, &["worktree", "add", "--detach", &dir.display().to_string(), commit])?;
+    Ok(dir.to_path_buf())
 }
 
 /// The shell completion scripts, from a `hookhost` that runs here: this machine's release build

@@ -2,12 +2,15 @@
 //!
 //! - `cargo xtask dist --key FILE [--target TRIPLE|all]`: the signed release artifacts
 //!   (docs/RELEASING.md).
+//! - `cargo xtask smoke [--target TRIPLE] [--bin-dir DIR]`: the smoke test of one target's
+//!   binaries, run natively, under qemu-user or under wine.
 
 mod archive;
 mod dist;
 mod npm;
 mod packaging;
 mod sbom;
+mod smoke;
 mod targets;
 
 use clap::Parser;
@@ -18,11 +21,23 @@ enum Task {
     /// Build the release: per target an archive and its SBOM; SHA256SUMS and its minisign
     /// signature; the installers; the npm packages; the Homebrew formula.
     Dist(dist::Args),
+    /// Smoke-test one target's binaries here: natively, under qemu-user (Linux arm64) or wine
+    /// (Windows).
+    Smoke {
+        /// The target (default: this machine's).
+        #[arg(long, value_name = "TRIPLE")]
+        target: Option<String>,
+        /// The directory holding its `hookhost` and `hookhost-send` (default: its release build,
+        /// target/TRIPLE/release).
+        #[arg(long, value_name = "DIR")]
+        bin_dir: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> std::process::ExitCode {
     let result = match Task::parse() {
         Task::Dist(args) => dist::run(args),
+        Task::Smoke { target, bin_dir } => dist::smoke(target, bin_dir),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

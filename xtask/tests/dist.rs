@@ -45,7 +45,7 @@ fn key(dir: &Path) -> (PathBuf, String) {
 fn dist(key: &Path, out: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))
         .current_dir(root())
-        .args(["dist", "--unofficial", "--key"])
+        .args(["dist", "--unofficial", "--skip-smoke", "--key"])
         .arg(key)
         .arg("--prebuilt")
         .arg(bin_dir())

@@ -1,15 +1,79 @@
-//! Where hookhost keeps things on disk when the caller does not say: the user's cache and data
-//! directories, by the XDG base-directory rules.
+//! Where hookhost keeps things on disk when the caller does not say, where each OS expects them:
+//!
+//! | | Linux and other unix | macOS | Windows |
+//! |---|---|---|---|
+//! | user config | `~/.config/hookhost/` | `~/Library/Application Support/hookhost/` | `%APPDATA%\hookhost\` |
+//! | cache | `~/.cache/hookhost/` | `~/Library/Caches/hookhost/` | `%LOCALAPPDATA%\hookhost\cache\` |
+//! | data (local registry) | `~/.local/share/hookhost/` | `~/Library/Application Support/hookhost/` | `%LOCALAPPDATA%\hookhost\` |
+//! | state (approvals, serve token) | `~/.local/state/hookhost/` | `~/Library/Application Support/hookhost/` | `%LOCALAPPDATA%\hookhost\` |
+//! | managed config | `/etc/hookhost/managed.toml` | `/Library/Application Support/hookhost/managed.toml` | `C:\ProgramData\hookhost\managed.toml` |
+//!
+//! The XDG variables (`XDG_CONFIG_HOME`, `XDG_CACHE_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME`)
+//! win on every OS when set (people who set them on a Mac mean it). The managed path is fixed:
+//! an environment variable (`%ProgramData%`) set by a repository or a runtime must not move an
+//! organisation's policy.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// `$XDG_<var>` if it is usable, else `$HOME/<fallback>`. Usable, as the XDG base-directory
-/// specification asks: an absolute path (a relative one is ignored) — and, as hookhost keeps its
-/// approvals and the user's own config there, one that does not exist yet or is owned by this
-/// user or root: a variable pointing at another user's directory (a repository's `.envrc`, a
-/// runtime's `env` setting) is ignored, with a warning.
-fn xdg(var: &str, fallback: &str) -> Option<PathBuf> {
-    std::env::var_os(var).map(PathBuf::from).filter(|dir| usable_base(var, dir)).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(fallback)))
+/// The operating systems whose conventions differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Os {
+    /// Linux and every other unix but macOS: the XDG base directories.
+    Unix,
+    /// macOS: `~/Library/…`, `/Library/Application Support/…`.
+    MacOs,
+    /// Windows: `%APPDATA%`, `%LOCALAPPDATA%`, `C:\\ProgramData`.
+    Windows,
+}
+
+impl Os {
+    /// The one this was built for.
+    pub const CURRENT: Os = if cfg!(windows) {
+        Os::Windows
+    } else if cfg!(target_os = "macos") {
+        Os::MacOs
+    } else {
+        Os::Unix
+    };
+}
+
+/// The kinds of per-user directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Config,
+    Cache,
+    Data,
+    State,
+}
+
+/// hookhost's own directory of `kind` for `os`, from the environment `env`: `$XDG_<KIND>_HOME`
+/// if it is usable ([`usable_base`]), else the OS's convention.
+fn hookhost_dir(os: Os, kind: Kind, env: &dyn Fn(&str) -> Option<OsString>, usable: &dyn Fn(&str, &Path) -> bool) -> Option<PathBuf> {
+    let (var, unix) = match kind {
+        Kind::Config => ("XDG_CONFIG_HOME", ".config"),
+        Kind::Cache => ("XDG_CACHE_HOME", ".cache"),
+        Kind::Data => ("XDG_DATA_HOME", ".local/share"),
+        Kind::State => ("XDG_STATE_HOME", ".local/state"),
+    };
+    if let Some(dir) = env(var).filter(|d| !d.is_empty()).map(PathBuf::from).filter(|d| usable(var, d)) {
+        return Some(dir.join("hookhost"));
+    }
+    let set = |v: &str| env(v).filter(|d| !d.is_empty()).map(PathBuf::from);
+    match os {
+        Os::Unix => Some(set("HOME")?.join(unix).join("hookhost")),
+        Os::MacOs => Some(set("HOME")?.join(if kind == Kind::Cache { "Library/Caches" } else { "Library/Application Support" }).join("hookhost")),
+        Os::Windows => match kind {
+            Kind::Config => Some(set("APPDATA")?.join("hookhost")),
+            Kind::Cache => Some(set("LOCALAPPDATA")?.join("hookhost").join("cache")),
+            Kind::Data | Kind::State => Some(set("LOCALAPPDATA")?.join("hookhost")),
+        },
+    }
+}
+
+/// [`hookhost_dir`] for this OS and this process's environment.
+fn dir(kind: Kind) -> Option<PathBuf> {
+    hookhost_dir(Os::CURRENT, kind, &|v| std::env::var_os(v), &usable_base)
 }
 
 /// Whether `$var = dir` may be used as a base directory ([`xdg`]).
@@ -56,8 +120,8 @@ fn warn_once(var: &str, line: &str) {
 }
 
 /// The cache directory (compiled plugins, pulled bundles, stop-loop counters):
-/// `$HOOKHOST_CACHE_DIR`, else `configured`, else `$XDG_CACHE_HOME/hookhost`, else
-/// `~/.cache/hookhost`. `None` when none of these is known (no cache).
+/// `$HOOKHOST_CACHE_DIR`, else `configured`, else `$XDG_CACHE_HOME/hookhost`, else the OS's
+/// (`~/.cache/hookhost` on Linux). `None` when none of these is known (no cache).
 pub fn cache_dir(configured: Option<&Path>) -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("HOOKHOST_CACHE_DIR") {
         return Some(PathBuf::from(dir));
@@ -65,22 +129,23 @@ pub fn cache_dir(configured: Option<&Path>) -> Option<PathBuf> {
     if let Some(dir) = configured {
         return Some(dir.to_path_buf());
     }
-    Some(xdg("XDG_CACHE_HOME", ".cache")?.join("hookhost"))
+    dir(Kind::Cache)
 }
 
 /// The default local directory registry: `$HOOKHOST_REGISTRY`, else
-/// `$XDG_DATA_HOME/hookhost/registry`, else `~/.local/share/hookhost/registry`.
+/// `$XDG_DATA_HOME/hookhost/registry`, else the OS's data directory's (Linux:
+/// `~/.local/share/hookhost/registry`).
 pub fn local_registry() -> PathBuf {
     if let Some(dir) = std::env::var_os("HOOKHOST_REGISTRY") {
         return PathBuf::from(dir);
     }
-    xdg("XDG_DATA_HOME", ".local/share").unwrap_or_else(|| PathBuf::from(".")).join("hookhost/registry")
+    dir(Kind::Data).unwrap_or_else(|| PathBuf::from("hookhost")).join("registry")
 }
 
-/// The user's config file: `$XDG_CONFIG_HOME/hookhost/hooks.toml`, else
-/// `~/.config/hookhost/hooks.toml` (whether or not it exists).
+/// The user's config file: `$XDG_CONFIG_HOME/hookhost/hooks.toml`, else `hooks.toml` in the
+/// OS's config directory (Linux: `~/.config/hookhost/hooks.toml`), whether or not it exists.
 pub fn user_config() -> Option<PathBuf> {
-    Some(xdg("XDG_CONFIG_HOME", ".config")?.join("hookhost/hooks.toml"))
+    Some(dir(Kind::Config)?.join("hooks.toml"))
 }
 
 /// The managed (organisation) config, and how it was found. An installed
@@ -120,13 +185,24 @@ pub fn choose_managed(system: &Path, env: Option<std::ffi::OsString>) -> (PathBu
     }
 }
 
-/// Where an administrator installs the managed config.
-pub const SYSTEM_MANAGED_CONFIG: &str = "/etc/hookhost/managed.toml";
+/// Where an administrator installs the managed config on `os`: beside the runtimes' own
+/// managed settings (Claude Code's `/etc/claude-code/`, `/Library/Application Support/ClaudeCode/`,
+/// `C:\ProgramData\ClaudeCode\`).
+pub const fn system_managed_config(os: Os) -> &'static str {
+    match os {
+        Os::Unix => "/etc/hookhost/managed.toml",
+        Os::MacOs => "/Library/Application Support/hookhost/managed.toml",
+        Os::Windows => r"C:\ProgramData\hookhost\managed.toml",
+    }
+}
 
-/// hookhost's state directory (approved projects): `$XDG_STATE_HOME/hookhost`, else
-/// `~/.local/state/hookhost`.
+/// Where an administrator installs the managed config on this OS.
+pub const SYSTEM_MANAGED_CONFIG: &str = system_managed_config(Os::CURRENT);
+
+/// hookhost's state directory (approved projects, the daemon's token): `$XDG_STATE_HOME/hookhost`,
+/// else the OS's (Linux: `~/.local/state/hookhost`).
 pub fn state_dir() -> Option<PathBuf> {
-    Some(xdg("XDG_STATE_HOME", ".local/state")?.join("hookhost"))
+    dir(Kind::State)
 }
 
 /// Where `hookhost serve` keeps the bearer token TCP requests carry (made on first start), and
@@ -154,6 +230,38 @@ mod tests {
         assert_eq!(choose_managed(&system, Some(other.clone().into())), (system.clone(), ManagedSource::SystemOverEnv(other)));
         assert_eq!(choose_managed(&system, Some(system.clone().into())), (system.clone(), ManagedSource::System));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn each_os_keeps_hookhost_where_it_expects() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| move |v: &str| pairs.iter().find(|(k, _)| *k == v).map(|(_, x)| OsString::from(x));
+        let all = |_: &str, _: &Path| true;
+        let unix = env(&[("HOME", "/home/ada")]);
+        let d = |os, kind, e: &dyn Fn(&str) -> Option<OsString>| hookhost_dir(os, kind, e, &all).map(|p| p.display().to_string().replace('\\', "/"));
+        assert_eq!(d(Os::Unix, Kind::Config, &unix).unwrap(), "/home/ada/.config/hookhost");
+        assert_eq!(d(Os::Unix, Kind::Cache, &unix).unwrap(), "/home/ada/.cache/hookhost");
+        assert_eq!(d(Os::Unix, Kind::Data, &unix).unwrap(), "/home/ada/.local/share/hookhost");
+        assert_eq!(d(Os::Unix, Kind::State, &unix).unwrap(), "/home/ada/.local/state/hookhost");
+        let mac = env(&[("HOME", "/Users/ada")]);
+        assert_eq!(d(Os::MacOs, Kind::Config, &mac).unwrap(), "/Users/ada/Library/Application Support/hookhost");
+        assert_eq!(d(Os::MacOs, Kind::Cache, &mac).unwrap(), "/Users/ada/Library/Caches/hookhost");
+        assert_eq!(d(Os::MacOs, Kind::State, &mac).unwrap(), "/Users/ada/Library/Application Support/hookhost");
+        let win = env(&[("APPDATA", r"C:\Users\ada\AppData\Roaming"), ("LOCALAPPDATA", r"C:\Users\ada\AppData\Local"), ("HOME", "/ignored")]);
+        assert_eq!(d(Os::Windows, Kind::Config, &win).unwrap(), "C:/Users/ada/AppData/Roaming/hookhost");
+        assert_eq!(d(Os::Windows, Kind::Cache, &win).unwrap(), "C:/Users/ada/AppData/Local/hookhost/cache");
+        assert_eq!(d(Os::Windows, Kind::Data, &win).unwrap(), "C:/Users/ada/AppData/Local/hookhost");
+        // The XDG variables win everywhere; an empty one is not set.
+        let xdg = env(&[("HOME", "/Users/ada"), ("XDG_CONFIG_HOME", "/Users/ada/.config"), ("XDG_CACHE_HOME", "")]);
+        assert_eq!(d(Os::MacOs, Kind::Config, &xdg).unwrap(), "/Users/ada/.config/hookhost");
+        assert_eq!(d(Os::MacOs, Kind::Cache, &xdg).unwrap(), "/Users/ada/Library/Caches/hookhost");
+        // Nothing known: no directory (no cache, and the commands that need one say so).
+        assert_eq!(d(Os::Windows, Kind::Config, &env(&[("HOME", "/x")])), None);
+        assert_eq!(d(Os::Unix, Kind::State, &env(&[])), None);
+        // One the usability check refuses falls back to the convention.
+        let refuse = |_: &str, _: &Path| false;
+        assert_eq!(hookhost_dir(Os::Unix, Kind::Config, &xdg, &refuse).unwrap(), PathBuf::from("/Users/ada/.config/hookhost"), "HOME/.config");
+        assert_eq!(system_managed_config(Os::MacOs), "/Library/Application Support/hookhost/managed.toml");
+        assert_eq!(system_managed_config(Os::Windows), r"C:\ProgramData\hookhost\managed.toml");
     }
 
     #[test]

@@ -82,6 +82,11 @@ const DIRS: &[&str] = &[
     ".local/state/hookhost",
     ".local/share/hookhost",
     ".cache/hookhost",
+    // hookhost's directories on macOS and Windows (hookhost_types::paths).
+    "library/application support/hookhost",
+    "library/caches/hookhost",
+    "appdata/roaming/hookhost",
+    "appdata/local/hookhost",
 ];
 
 /// Directories that hold hook configuration among other things: nothing may be copied, moved,
@@ -90,10 +95,25 @@ const CONFIG_DIRS: &[&str] = &[".claude", ".codex", ".gemini", ".copilot", ".git
 
 /// What a deletion may remove although nothing may write it: hookhost's cache of compiled
 /// components, made again on the next run.
-const REBUILDABLE: &[&str] = &[".cache", ".cache/hookhost"];
+const REBUILDABLE: &[&str] = &[".cache", ".cache/hookhost", "library/caches", "library/caches/hookhost", "appdata/local/hookhost/cache"];
 
-/// Managed locations, from the root.
-const ROOTED: &[&str] = &["/etc/hookhost", "/etc/claude-code", "/etc/codex", "/etc/gemini-cli", "/etc/github-copilot", "/var/lib/hookhost", "/var/log/hookhost"];
+/// Managed locations, from the root (a drive letter reads as the root): Linux's, macOS's
+/// (`/Library/Application Support/…`), Windows' (`C:\ProgramData\…`, Claude Code's `C:\Program
+/// Files\ClaudeCode`).
+const ROOTED: &[&str] = &[
+    "/etc/hookhost",
+    "/etc/claude-code",
+    "/etc/codex",
+    "/etc/gemini-cli",
+    "/etc/github-copilot",
+    "/var/lib/hookhost",
+    "/var/log/hookhost",
+    "/library/application support/hookhost",
+    "/library/application support/claudecode",
+    "/programdata/hookhost",
+    "/programdata/claudecode",
+    "/program files/claudecode",
+];
 
 /// File names the guard's [`FILES`] and hookhost's layers use, for `find -name` filters.
 const NAMES: &[&str] = &["settings.json", "settings.local.json", "hooks.json", "config.toml", "trustedfolders.json", "config.json", "hooks.lock", "hooks.toml", "managed.toml", "hooks", ".hookhost", "hookhost", ".claude", ".codex", ".gemini", ".copilot"];
@@ -125,7 +145,7 @@ const AGENT_VARS: &[&str] = &["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOM
 /// self-protection to read it at all: most lines hold none and skip the parse.
 const NEEDLES: &[&str] = &[
     "hookh", "claude", "codex", "gemini", ".github", "copilot", "opencode", ".config", ".cache", ".local", "/etc", "/var", "settings", "hooks", "config.", "trustedfolders", "*** ", "kill",
-    "xdg_", "home=", "fuser", "stop-process", "systemctl", "launchctl", "cursor-agent", "qwen",
+    "xdg_", "home=", "fuser", "stop-process", "systemctl", "launchctl", "cursor-agent", "qwen", "library", "appdata", "programdata",
 ];
 
 /// Why this tool call would change or stop the hooks, or `None`.
@@ -740,7 +760,7 @@ fn parts(path: &str, cwd: Option<&str>) -> Vec<String> {
         let p = if p.contains('\\') { p.replace('\\', "/") } else { p.to_string() };
         let mut p = if is_windows_absolute(&p) { format!("/{}", &p[3..]) } else { p };
         p.make_ascii_lowercase();
-        p
+        windows_variable(&p).unwrap_or(p)
     };
     let cwd = cwd.map(fold);
     let path = fold(path);
@@ -749,6 +769,29 @@ fn parts(path: &str, cwd: Option<&str>) -> Vec<String> {
         Some(c) if !c.starts_with('/') && !path.starts_with('/') && !path.starts_with('~') && !path.starts_with('$') => components(&format!("{c}/{path}"), None),
         c => components(&path, c),
     }
+}
+
+/// A path that starts with a Windows directory variable (`%APPDATA%`, PowerShell's
+/// `$env:APPDATA`; folded to lower case) read as where it points for the user: under `~`, or
+/// from the root for `ProgramData`.
+fn windows_variable(p: &str) -> Option<String> {
+    let (name, rest) = match p.strip_prefix('%') {
+        Some(r) => r.split_once('%')?,
+        None => {
+            let r = p.strip_prefix("$env:").or_else(|| p.strip_prefix("${env:"))?;
+            let end = r.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(r.len());
+            (&r[..end], r[end..].trim_start_matches('}'))
+        }
+    };
+    let base = match name {
+        "appdata" => "~/appdata/roaming",
+        "localappdata" => "~/appdata/local",
+        "userprofile" | "home" => "~",
+        "programdata" | "allusersprofile" => "/programdata",
+        "programfiles" => "/program files",
+        _ => return None,
+    };
+    Some(format!("{base}{rest}"))
 }
 
 fn is_windows_absolute(p: &str) -> bool {

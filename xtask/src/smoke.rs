@@ -1,0 +1,143 @@
+//! The smoke test a release's binaries pass on each platform this machine can run: natively
+//! (Linux x86_64, glibc and musl), under qemu-user (Linux arm64) and under wine (Windows). macOS
+//! cannot run here: its builds must link, and its platform logic is unit-tested on Linux.
+//!
+//! What each binary must do, as a user would first try it: name its version and target; replay
+//! the example session (the guard blocks `rm -rf /`); answer Claude Code's `PreToolUse` for
+//! `rm -rf ~` with a deny, directly and through `hookhost-send`; sign, then verify, a bundle, and
+//! refuse it once a byte of its signature changes; check the example org configs; run the
+//! guard's whole corpus through the guard component.
+
+use crate::targets::Target;
+use anyhow::{bail, Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// How to start one of `target`'s programs here, or why it cannot be.
+pub fn runner(target: &Target, host: &str) -> Result<Vec<String>, String> {
+    let host_cpu = host.split('-').next().unwrap_or_default();
+    let cpu = target.triple.split('-').next().unwrap_or_default();
+    match target.node_os {
+        "darwin" => Err("macOS cannot run here (the build must link; its platform logic is unit-tested on Linux)".into()),
+        "win32" => which("wine").map(|w| vec![w]).ok_or_else(|| "wine is not installed (packaging/release-tools.sh)".into()),
+        _ if cpu == host_cpu => Ok(Vec::new()),
+        _ if cpu == "aarch64" => {
+            let qemu = which("qemu-aarch64").ok_or("qemu-user is not installed (packaging/release-tools.sh)")?;
+            // A glibc build loads its C library from the cross sysroot; a musl build is static.
+            Ok(if target.libc == Some("glibc") { vec![qemu, "-L".into(), "/usr/aarch64-linux-gnu".into()] } else { vec![qemu] })
+        }
+        _ => Err(format!("nothing here runs {} programs", target.triple)),
+    }
+}
+
+fn which(tool: &str) -> Option<String> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(tool)).find(|p| p.is_file()).map(|p| p.display().to_string())
+}
+
+struct Smoke<'a> {
+    runner: &'a [String],
+    bin: PathBuf,
+    work: PathBuf,
+    target: &'a Target,
+    /// The wine prefix, kept between runs (its first start takes a while).
+    env: Vec<(String, String)>,
+}
+
+impl Smoke<'_> {
+    fn program(&self, name: &str) -> PathBuf {
+        self.bin.join(format!("{name}{}", self.target.exe_suffix()))
+    }
+
+    fn cmd(&self, name: &str, args: &[&str]) -> Command {
+        let program = self.program(name);
+        let mut cmd = match self.runner.split_first() {
+            Some((first, rest)) => {
+                let mut c = Command::new(first);
+                c.args(rest).arg(&program);
+                c
+            }
+            None => Command::new(&program),
+        };
+        cmd.args(args).current_dir(&self.work).envs(self.env.iter().map(|(k, v)| (k, v)));
+        cmd
+    }
+
+    fn run(&self, name: &str, args: &[&str], stdin: Option<&str>) -> Result<Output> {
+        let mut cmd = self.cmd(name, args);
+        cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() }).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().with_context(|| format!("starting {name} {}", args.join(" ")))?;
+        if let Some(input) = stdin {
+            child.stdin.take().context("stdin")?.write_all(input.as_bytes())?;
+        }
+        Ok(child.wait_with_output()?)
+    }
+
+    /// Run, and require exit status `code` and every one of `wants` in the output.
+    fn expect(&self, what: &str, name: &str, args: &[&str], stdin: Option<&str>, code: i32, wants: &[&str]) -> Result<()> {
+        let out = self.run(name, args, stdin)?;
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let all = format!("{stdout}{stderr}");
+        let missing: Vec<&&str> = wants.iter().filter(|w| !all.contains(**w)).collect();
+        if out.status.code() != Some(code) || !missing.is_empty() {
+            bail!("{}: {what}: `{name} {}` exited {:?} (expected {code}){}\n--- stdout\n{stdout}\n--- stderr\n{stderr}", self.target.triple, args.join(" "), out.status.code(), if missing.is_empty() { String::new() } else { format!(", without {missing:?}") });
+        }
+        eprintln!("xtask: smoke {}: {what}: ok", self.target.triple);
+        Ok(())
+    }
+}
+
+/// Claude Code's `PreToolUse` for `rm -rf ~`.
+const RM_RF_HOME: &str = r#"{"session_id":"smoke","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"},"cwd":"/"}"#;
+
+/// Smoke-test `target`'s binaries in `bin` (run from `runner`), in a scratch directory holding
+/// the repository's examples.
+pub fn run(root: &Path, target: &Target, bin: &Path, runner: &[String], scratch: &Path) -> Result<()> {
+    let work = scratch.join(format!("smoke-{}", target.triple));
+    if work.exists() {
+        std::fs::remove_dir_all(&work).with_context(|| format!("emptying {}", work.display()))?;
+    }
+    std::fs::create_dir_all(&work)?;
+    for f in ["examples/session.jsonl", "examples/bundle/bundle.toml", "examples/org/managed.toml", "examples/org/user/hooks.toml"] {
+        let dest = work.join(f.trim_start_matches("examples/"));
+        std::fs::create_dir_all(dest.parent().expect("a parent"))?;
+        std::fs::copy(root.join(f), &dest).with_context(|| format!("copying {f}"))?;
+    }
+    // Each run's own home and cache: nothing from this machine's user config.
+    let home = work.join("home");
+    std::fs::create_dir_all(&home)?;
+    let mut env = vec![("HOME".to_string(), home.display().to_string()), ("XDG_CONFIG_HOME".into(), home.join(".config").display().to_string()), ("XDG_CACHE_HOME".into(), home.join(".cache").display().to_string()), ("HOOKHOST_SERVER".into(), "http://127.0.0.1:9".into())];
+    if target.windows() {
+        env.push(("WINEPREFIX".into(), scratch.join("wine-prefix").display().to_string()));
+        env.push(("WINEDEBUG".into(), "-all".into()));
+    }
+    let bin = std::fs::canonicalize(bin).with_context(|| format!("{}: the binaries' directory", bin.display()))?;
+    let s = Smoke { runner, bin, work: work.clone(), target, env };
+
+    s.expect("--version names the target", "hookhost", &["--version"], None, 0, &[target.triple])?;
+    s.expect("replay of the example session blocks rm -rf /", "hookhost", &["replay", "--no-project", "session.jsonl"], None, 0, &["rm -rf / --no-preserve-root", "block"])?;
+    let deny = &[r#""permissionDecision":"deny""#, "rule fs.rm-root"];
+    s.expect("run --output claude-code denies rm -rf ~", "hookhost", &["run", "--output", "claude-code", "--no-project"], Some(RM_RF_HOME), 0, deny)?;
+    s.expect("hookhost-send (no daemon: in-process) denies rm -rf ~", "hookhost-send", &["--output", "claude-code", "--", "--no-project"], Some(RM_RF_HOME), 0, deny)?;
+    s.expect("key generate", "hookhost", &["key", "generate", "-o", "smoke"], None, 0, &["secret key"])?;
+    s.expect("bundle pack", "hookhost", &["bundle", "pack", "bundle", "-o", "policy.hhb"], None, 0, &["manifest sha256:"])?;
+    s.expect("bundle sign", "hookhost", &["bundle", "sign", "--key", "smoke.key", "policy.hhb"], None, 0, &["signed acme/shell-policy@1.0.0"])?;
+    s.expect("bundle verify of the signed bundle", "hookhost", &["bundle", "verify", "policy.hhb", "--key", "smoke.pub"], None, 0, &["ok: acme/shell-policy@1.0.0"])?;
+    let sig = std::fs::read_dir(&work)?.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.extension().is_some_and(|x| x == "minisig")).context("bundle sign wrote no signature")?;
+    let mut bytes = std::fs::read(&sig)?;
+    let line2 = bytes.iter().position(|b| *b == b'\n').context("a signature line")? + 20;
+    bytes[line2] ^= 0x01;
+    std::fs::write(&sig, bytes)?;
+    s.expect("bundle verify refuses a changed signature", "hookhost", &["bundle", "verify", "policy.hhb", "--key", "smoke.pub"], None, 1, &["acme/shell-policy"])?;
+    let mut check = s.cmd("hookhost", &["check", "--no-project", "--config", "org/user/hooks.toml"]);
+    check.env("HOOKHOST_MANAGED_CONFIG", "org/managed.toml");
+    let out = check.output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() || !text.contains("ok: 3 hook(s) loaded") {
+        bail!("{}: check of the example org configs failed ({:?}):\n{text}{}", target.triple, out.status.code(), String::from_utf8_lossy(&out.stderr));
+    }
+    eprintln!("xtask: smoke {}: check of the example org configs: ok", target.triple);
+    s.expect("the guard's corpus through the guard component", "hookhost", &["bench", "guard"], None, 0, &["(100.0%)"])?;
+    Ok(())
+}
