@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 /// stdout + stderr together, per run (the seed's output cap).
 pub const OUTPUT_CAP: usize = 64 << 10;
 /// PATH given to a process whose environment does not set one.
-pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+pub const DEFAULT_PATH: &str = group::DEFAULT_PATH;
 /// Stop the process this long before the hook's own deadline, so the plugin can still report.
 const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
 
@@ -70,10 +70,18 @@ async fn read_capped(mut from: impl AsyncRead + Unpin, used: &AtomicUsize, group
 /// lets std use posix_spawn instead of fork: a fork of this process copies the page tables of
 /// the engine's large instance-pool reservation, which costs about a millisecond per hook.
 fn resolve(program: &str, path_var: &str) -> Option<std::path::PathBuf> {
-    if program.contains('/') {
+    let windows = cfg!(windows);
+    if group::is_path(program, windows) {
         return Some(program.into());
     }
-    path_var.split(group::PATH_SEPARATOR).filter(|d| !d.is_empty()).map(|dir| std::path::Path::new(dir).join(program)).find(|candidate| std::fs::metadata(candidate).is_ok_and(|m| group::runnable(&m)))
+    let runnable = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| group::runnable(&m));
+    std::iter::once(program).chain(group::fallbacks(program, windows).iter().copied()).find_map(|name| {
+        if group::is_path(name, windows) {
+            return runnable(std::path::Path::new(name)).then(|| name.into());
+        }
+        let names = group::file_names(name, windows);
+        path_var.split(group::PATH_SEPARATOR).filter(|d| !d.is_empty()).flat_map(|dir| names.iter().map(move |n| std::path::Path::new(dir).join(n))).find(|c| runnable(c))
+    })
 }
 
 /// Run a command to completion, the deadline, or the output cap.
@@ -83,7 +91,7 @@ pub async fn run(cmd: Command, hook_deadline: Instant) -> Result<Output, String>
     let timeout = if cmd.timeout.is_zero() { budget } else { cmd.timeout.min(budget) };
 
     let path_var = cmd.env.iter().find(|(k, _)| k == "PATH").map_or(DEFAULT_PATH, |(_, v)| v.as_str());
-    let resolved = resolve(program, path_var).ok_or_else(|| format!("cannot start {program:?}: not found on PATH {path_var:?}"))?;
+    let resolved = resolve(program, path_var).ok_or_else(|| format!("cannot start {program:?}: not found on PATH {path_var:?}{}", group::missing_hint(program, cfg!(windows))))?;
     let mut command = tokio::process::Command::new(&resolved);
     group::prepare(&mut command, program);
     command.args(&cmd.argv[1..]).env_clear().envs(cmd.env.iter().map(|(k, v)| (k, v))).env("PATH", path_var);

@@ -3,7 +3,7 @@
 //! entries per event. An event key in camelCase gets Copilot's own payload; one in PascalCase
 //! (`PreToolUse`) gets the VS Code compatible one, which is Claude Code's wire format.
 
-use super::{exec_form, hooks_by_event, http_executor, ignored_keys, runtime_event, seconds, shell_executor, string_map};
+use super::{edit_adapter, exec_form, hooks_by_event, http_executor, ignored_keys, runtime_event, seconds, shell_executor, string_map};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
 use hookhost_types::matcher::MatcherSpec;
@@ -12,6 +12,25 @@ use serde_json::Value;
 
 /// The fields Copilot documents on a hook entry.
 const KEYS: &[&str] = &["type", "bash", "powershell", "command", "exec", "args", "cwd", "env", "timeoutSec", "timeout", "matcher", "url", "headers", "allowedEnvVars", "prompt"];
+
+/// Which command of a command hook runs here, and in which shell (none: bash), as Copilot picks
+/// it (its hooks reference: `bash` on Linux and macOS, `powershell` on Windows; `command` for
+/// either): on Windows the `powershell` one, through PowerShell 7 (`pwsh`) where it is installed
+/// and Windows PowerShell otherwise (the host's process runner picks); elsewhere `bash`, then
+/// `command`. `None`: nothing this machine runs.
+fn command_key(h: &Value, windows: bool) -> Option<(&'static str, Option<&'static str>)> {
+    let has = |k: &str| h.get(k).is_some();
+    if windows && has("powershell") {
+        return Some(("powershell", Some("pwsh")));
+    }
+    if has("bash") {
+        return Some(("bash", None));
+    }
+    if has("command") {
+        return Some(("command", None));
+    }
+    None
+}
 
 pub(super) fn copilot(doc: Value, problems: &mut Vec<String>) -> RawConfig {
     let mut raw = RawConfig::default();
@@ -71,18 +90,24 @@ fn entry(at: &str, event: &EventName, on: On, dialect: Runtime, h: &Value, raw: 
                 let mut exec = shell_executor(dialect, program.to_string(), env, working_dir);
                 exec_form(&mut exec, program, &args);
                 exec
-            } else if let Some(command) = h.get("bash").or_else(|| h.get("command")) {
-                let Some(command) = command.as_str() else {
-                    problems.push(format!("{at}.bash: must be a string"));
+            } else {
+                let Some((key, shell)) = command_key(h, cfg!(windows)) else {
+                    if h.get("powershell").is_some() {
+                        raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: "command".into(), why: "it has a powershell command only, which Copilot runs on Windows (and so does hookhost); give it a `bash` (or `command`) one for this machine".into() });
+                    } else {
+                        problems.push(format!("{at}: a command hook needs `bash`, `command`, `powershell` or `exec`"));
+                    }
                     return None;
                 };
-                shell_executor(dialect, command.to_string(), env, working_dir)
-            } else if h.get("powershell").is_some() {
-                raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: "command".into(), why: "it has a powershell command only, which Copilot runs on Windows; give it a `bash` (or `command`) one".into() });
-                return None;
-            } else {
-                problems.push(format!("{at}: a command hook needs `bash`, `command` or `exec`"));
-                return None;
+                let Some(command) = h.get(key).and_then(Value::as_str) else {
+                    problems.push(format!("{at}.{key}: must be a string"));
+                    return None;
+                };
+                let mut exec = shell_executor(dialect, command.to_string(), env, working_dir);
+                if let Some(shell) = shell {
+                    edit_adapter(&mut exec, |settings| settings.shell = Some(shell.to_string()));
+                }
+                exec
             }
         }
         "http" => http_executor(at, dialect, h, &env, problems)?,
@@ -111,4 +136,22 @@ fn entry(at: &str, event: &EventName, on: On, dialect: Runtime, h: &Value, raw: 
     let timeout = h.get("timeoutSec").or_else(|| h.get("timeout"));
     hook.timeout_ms = Some(seconds(at, timeout, 30, problems, &mut raw.warnings));
     Some(hook)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command_key;
+    use serde_json::json;
+
+    #[test]
+    fn each_os_runs_the_command_copilot_runs_there() {
+        let both = json!({"type": "command", "bash": "./check.sh", "powershell": "./check.ps1"});
+        assert_eq!(command_key(&both, false), Some(("bash", None)));
+        assert_eq!(command_key(&both, true), Some(("powershell", Some("pwsh"))));
+        let ps = json!({"type": "command", "powershell": "./check.ps1"});
+        assert_eq!(command_key(&ps, false), None, "Copilot runs no powershell hook on Linux or macOS");
+        assert_eq!(command_key(&ps, true), Some(("powershell", Some("pwsh"))));
+        assert_eq!(command_key(&json!({"command": "x"}), true), Some(("command", None)));
+        assert_eq!(command_key(&json!({"type": "command"}), true), None);
+    }
 }
