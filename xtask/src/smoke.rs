@@ -88,6 +88,35 @@ impl Smoke<'_> {
     }
 }
 
+/// A Wine prefix for the smoke test, made once, with the `bcryptprimitives.dll` Wine 8 lacks
+/// (`packaging/wine/bcryptprimitives.c`, built with mingw-w64): Rust's standard library gets its
+/// random bytes there, and without it no Rust program starts.
+fn prepare_wine(root: &Path, prefix: &Path) -> Result<()> {
+    let system32 = prefix.join("drive_c/windows/system32");
+    if !system32.is_dir() {
+        let out = Command::new("wineboot").arg("--init").env("WINEPREFIX", prefix).env("WINEDEBUG", "-all").output().context("running wineboot (packaging/release-tools.sh installs wine)")?;
+        if !out.status.success() || !system32.is_dir() {
+            bail!("wineboot --init did not make a Wine prefix in {}: {}", prefix.display(), String::from_utf8_lossy(&out.stderr));
+        }
+    }
+    let dll = system32.join("bcryptprimitives.dll");
+    if !dll.is_file() {
+        let src = root.join("packaging/wine");
+        let out = Command::new("x86_64-w64-mingw32-gcc")
+            .args(["-shared", "-O2", "-o"])
+            .arg(&dll)
+            .arg(src.join("bcryptprimitives.c"))
+            .arg(src.join("bcryptprimitives.def"))
+            .arg("-ladvapi32")
+            .output()
+            .context("running x86_64-w64-mingw32-gcc (packaging/release-tools.sh installs mingw-w64)")?;
+        if !out.status.success() {
+            bail!("building bcryptprimitives.dll for Wine failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+    Ok(())
+}
+
 /// Claude Code's `PreToolUse` for `rm -rf ~`.
 const RM_RF_HOME: &str = r#"{"session_id":"smoke","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"},"cwd":"/"}"#;
 
@@ -109,7 +138,9 @@ pub fn run(root: &Path, target: &Target, bin: &Path, runner: &[String], scratch:
     std::fs::create_dir_all(&home)?;
     let mut env = vec![("HOME".to_string(), home.display().to_string()), ("XDG_CONFIG_HOME".into(), home.join(".config").display().to_string()), ("XDG_CACHE_HOME".into(), home.join(".cache").display().to_string()), ("HOOKHOST_SERVER".into(), "http://127.0.0.1:9".into())];
     if target.windows() {
-        env.push(("WINEPREFIX".into(), scratch.join("wine-prefix").display().to_string()));
+        let prefix = scratch.join("wine-prefix");
+        prepare_wine(root, &prefix)?;
+        env.push(("WINEPREFIX".into(), prefix.display().to_string()));
         env.push(("WINEDEBUG".into(), "-all".into()));
     }
     let bin = std::fs::canonicalize(bin).with_context(|| format!("{}: the binaries' directory", bin.display()))?;
