@@ -95,6 +95,11 @@ impl Engine {
     }
 
     fn create() -> Result<Engine, crate::error::EngineFailure> {
+        // `HOOKHOST_POOLING=0`: no pool, where reserving its address space is itself slow (an
+        // emulator such as qemu-user tracks every reserved page) or limited (`ulimit -v`).
+        if std::env::var_os("HOOKHOST_POOLING").is_some_and(|v| v == "0") {
+            return Engine::create_with(&[Allocation::OnDemand]);
+        }
         Engine::create_with(&[Allocation::PoolingScan, Allocation::Pooling, Allocation::OnDemand])
     }
 

@@ -137,6 +137,11 @@ pub fn run(root: &Path, target: &Target, bin: &Path, runner: &[String], scratch:
     let home = work.join("home");
     std::fs::create_dir_all(&home)?;
     let mut env = vec![("HOME".to_string(), home.display().to_string()), ("XDG_CONFIG_HOME".into(), home.join(".config").display().to_string()), ("XDG_CACHE_HOME".into(), home.join(".cache").display().to_string()), ("HOOKHOST_SERVER".into(), "http://127.0.0.1:9".into())];
+    if runner.first().is_some_and(|r| r.contains("qemu")) {
+        // qemu-user tracks every page of the instance pool's address-space reservation: a
+        // minute of system time per engine. Allocate on demand instead (the same limits).
+        env.push(("HOOKHOST_POOLING".into(), "0".into()));
+    }
     if target.windows() {
         let prefix = scratch.join("wine-prefix");
         prepare_wine(root, &prefix)?;
