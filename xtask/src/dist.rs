@@ -279,6 +279,11 @@ fn build(release: &Release, source: &Path, t: Target, target_dir: &Path) -> Resu
     let remap = [format!("--remap-path-prefix={}=/hookhost", source.display()), format!("--remap-path-prefix={}=/cargo", cargo_home.display())];
     cmd.env("CARGO_ENCODED_RUSTFLAGS", remap.join("\u{1f}"));
     cmd.env("SOURCE_DATE_EPOCH", release.epoch.to_string());
+    // macOS links against Apple's frameworks: with the SDK named by SDKROOT where there is one,
+    // else against the text stubs of the few framework symbols hookhost imports.
+    if t.node_os == "darwin" && std::env::var_os("SDKROOT").is_none() {
+        cmd.env("SDKROOT", source.join("packaging/macos-sdk-stubs"));
+    }
     eprintln!("xtask: building {} ({})", t.triple, if zig { "cargo zigbuild" } else { "cargo build" });
     let status = cmd.status().context("running cargo")?;
     if !status.success() {
