@@ -43,12 +43,26 @@ enum Allocation {
     Pooling,
     /// Allocate on demand (where the pool's virtual-memory reservation is refused).
     OnDemand,
+    /// On demand, and each memory reserves only its largest allowed size with a small guard
+    /// (bounds checks in code instead of guard pages): `HOOKHOST_POOLING=0`, for where address
+    /// space is scarce or costly (`ulimit -v`; qemu-user, which tracks every reserved page and
+    /// keeps that track after an instance is gone). Its compiled code differs from the other
+    /// configurations' (the built-ins' embedded code is compiled again, once per cache).
+    Compact,
+}
+
+/// `HOOKHOST_POOLING=0`: [`Allocation::Compact`] for every engine of this process.
+fn compact() -> bool {
+    std::env::var_os("HOOKHOST_POOLING").is_some_and(|v| v == "0")
 }
 
 fn config(allocation: Allocation) -> Config {
     let mut cfg = Config::new();
     crate::compile_settings::compile_settings(&mut cfg).max_wasm_stack(MAX_WASM_STACK);
-    if !matches!(allocation, Allocation::OnDemand) {
+    if matches!(allocation, Allocation::Compact) {
+        cfg.memory_reservation((MAX_MEMORY_MIB as u64) << 20).memory_guard_size(64 << 10).memory_reservation_for_growth(0);
+    }
+    if !matches!(allocation, Allocation::OnDemand | Allocation::Compact) {
         let scan = matches!(allocation, Allocation::PoolingScan);
         let mut pool = PoolingAllocationConfig::new();
         pool.total_component_instances(POOL_INSTANCES)
@@ -91,14 +105,12 @@ impl Engine {
     /// allocated on demand. The pool's up-front cost (reserving and guarding 256 stacks and
     /// instance slots, about a fifth of a one-shot run) pays off only over many instances.
     pub fn one_shot() -> Result<Engine, LoadError> {
-        Engine::create_with(&[Allocation::OnDemand]).map_err(|source| LoadError::Engine { what: "cannot create the wasm engine", source })
+        Engine::create_with(&[if compact() { Allocation::Compact } else { Allocation::OnDemand }]).map_err(|source| LoadError::Engine { what: "cannot create the wasm engine", source })
     }
 
     fn create() -> Result<Engine, crate::error::EngineFailure> {
-        // `HOOKHOST_POOLING=0`: no pool, where reserving its address space is itself slow (an
-        // emulator such as qemu-user tracks every reserved page) or limited (`ulimit -v`).
-        if std::env::var_os("HOOKHOST_POOLING").is_some_and(|v| v == "0") {
-            return Engine::create_with(&[Allocation::OnDemand]);
+        if compact() {
+            return Engine::create_with(&[Allocation::Compact]);
         }
         Engine::create_with(&[Allocation::PoolingScan, Allocation::Pooling, Allocation::OnDemand])
     }

@@ -155,7 +155,36 @@ pub fn run(root: &Path, target: &Target, bin: &Path, runner: &[String], scratch:
     s.expect("replay of the example session blocks rm -rf /", "hookhost", &["replay", "--no-project", "session.jsonl"], None, 0, &["rm -rf / --no-preserve-root", "block"])?;
     let deny = &[r#""permissionDecision":"deny""#, "rule fs.rm-root"];
     s.expect("run --output claude-code denies rm -rf ~", "hookhost", &["run", "--output", "claude-code", "--no-project"], Some(RM_RF_HOME), 0, deny)?;
-    s.expect("hookhost-send (no daemon: in-process) denies rm -rf ~", "hookhost-send", &["--output", "claude-code", "--", "--no-project"], Some(RM_RF_HOME), 0, deny)?;
+    // The thin client: where it can start hookhost itself (not under qemu-user, which does not
+    // follow an exec into another emulated program), deciding in-process with no daemon up;
+    // where there are unix sockets, through a daemon on one.
+    if runner.is_empty() || target.windows() {
+        s.expect("hookhost-send (no daemon: in-process) denies rm -rf ~", "hookhost-send", &["--output", "claude-code", "--", "--no-project"], Some(RM_RF_HOME), 0, deny)?;
+    }
+    #[cfg(unix)]
+    if !target.windows() {
+        let socket = work.join("hh.sock");
+        let listen = format!("unix:{}", socket.display());
+        let mut daemon = s.cmd("hookhost", &["serve", "--no-project", "--listen", &listen]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().context("starting hookhost serve")?;
+        let started = std::time::Instant::now();
+        let up = loop {
+            if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
+                break true;
+            }
+            if started.elapsed() > std::time::Duration::from_secs(300) || daemon.try_wait()?.is_some() {
+                break false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        };
+        let result = if up {
+            s.expect("hookhost-send through hookhost serve on a unix socket denies rm -rf ~", "hookhost-send", &["--server", &listen, "--no-fallback", "--output", "claude-code"], Some(RM_RF_HOME), 0, deny)
+        } else {
+            Err(anyhow::anyhow!("{}: hookhost serve --listen {listen} did not come up", target.triple))
+        };
+        let _ = daemon.kill();
+        let out = daemon.wait_with_output()?;
+        result.with_context(|| format!("the daemon said: {}", String::from_utf8_lossy(&out.stderr)))?;
+    }
     s.expect("key generate", "hookhost", &["key", "generate", "-o", "smoke"], None, 0, &["secret key"])?;
     s.expect("bundle pack", "hookhost", &["bundle", "pack", "bundle", "-o", "policy.hhb"], None, 0, &["manifest sha256:"])?;
     s.expect("bundle sign", "hookhost", &["bundle", "sign", "--key", "smoke.key", "policy.hhb"], None, 0, &["signed acme/shell-policy@1.0.0"])?;

@@ -300,3 +300,40 @@ fn a_blocks_audit_record_is_synced_before_the_decision_is_printed() {
     let printed = at("write(1, \"{\\\"decision\\\":\\\"block\\\"");
     assert!(record < synced && synced < printed, "record at {record}, sync at {synced}, decision at {printed}:\n{trace}");
 }
+
+/// Where address space is limited (`ulimit -v`), the default engine cannot reserve a hook's
+/// memory: hookhost cannot run its hooks, and a runtime hears a block (never a pass).
+/// `HOOKHOST_POOLING=0` reserves each memory's largest allowed size only, and the hooks run.
+#[cfg(unix)]
+#[test]
+fn a_limited_address_space_fails_closed_and_hookhost_pooling_0_runs_in_it() {
+    let session = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/session.jsonl");
+    let cache = tempfile::tempdir().unwrap();
+    let limited = |pooling: &str, args: &str, stdin: &str| {
+        let script = format!("ulimit -v 3000000 && exec \"$0\" {args}");
+        let mut child = Command::new("sh")
+            .args(["-c", &script, env!("CARGO_BIN_EXE_hookhost")])
+            .env("HOOKHOST_POOLING", pooling)
+            .env("HOOKHOST_CACHE_DIR", cache.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let ls = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/"}"#;
+    let out = limited("1", "run --output claude-code --no-project", ls);
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(answer.contains(r#""permissionDecision":"deny""#) && answer.contains("mmap failed to reserve"), "{answer}{}", stderr(&out));
+    let out = limited("0", "run --output claude-code --no-project", ls);
+    assert!(out.status.success() && !String::from_utf8_lossy(&out.stdout).contains("deny"), "{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    let out = limited("0", &format!("replay --no-project --json {session}"), "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // `rm -rf /` (line 5) blocked by the guard's rule, `cargo test` (line 8) passes: no failures.
+    assert!(lines[4]["reason"].as_str().unwrap().contains("(rule fs.rm-no-preserve-root)"), "{}", lines[4]);
+    assert_eq!(lines[7]["decision"], "pass", "{}", lines[7]);
+    assert!(lines.iter().flat_map(|l| l["hooks"].as_array().unwrap()).all(|h| h["error"].is_null()));
+}
