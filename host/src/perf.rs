@@ -131,12 +131,19 @@ impl EmptyComponent {
 pub struct LiveInstances(#[allow(dead_code)] Vec<Box<dyn Send>>);
 
 /// This process's resident set, in bytes (Linux; `None` elsewhere).
+#[cfg(unix)]
 pub fn resident_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     Some(pages * u64::try_from(page).ok()?)
+}
+
+/// This process's resident set: not read here (no `/proc`).
+#[cfg(not(unix))]
+pub fn resident_bytes() -> Option<u64> {
+    None
 }
 
 /// Open file descriptors of this process (Linux; `None` elsewhere).
