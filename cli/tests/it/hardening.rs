@@ -310,18 +310,9 @@ fn a_limited_address_space_fails_closed_and_hookhost_pooling_0_runs_in_it() {
     let session = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/session.jsonl");
     let cache = tempfile::tempdir().unwrap();
     let limited = |pooling: &str, args: &str, stdin: &str| {
-        let script = format!("ulimit -v 3000000 && exec \"$0\" {args}");
-        let mut child = Command::new("sh")
-            .args(["-c", &script, env!("CARGO_BIN_EXE_hookhost")])
-            .env("HOOKHOST_POOLING", pooling)
-            .env("HOOKHOST_CACHE_DIR", cache.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        child.wait_with_output().unwrap()
+        let mut sh = Command::new("sh");
+        sh.args(["-c", &format!("ulimit -v 3000000 && exec \"$0\" {args}"), env!("CARGO_BIN_EXE_hookhost")]).env("HOOKHOST_POOLING", pooling).env("HOOKHOST_CACHE_DIR", cache.path());
+        crate::common::output_of(sh, stdin.as_bytes())
     };
     let ls = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/"}"#;
     let out = limited("1", "run --output claude-code --no-project", ls);

@@ -710,7 +710,13 @@ pub fn protected(path: &str, cwd: Option<&str>, access: Access) -> Option<String
     if FILES.iter().any(|p| ends_with(&parts, p)) {
         return Some(describe());
     }
-    let inside_dir = |dirs: &[&str]| dirs.iter().any(|p| (0..parts.len()).any(|i| starts_with(&parts[i..], p)));
+    // Where a directory's first component is (a cheap compare) before the whole pattern is.
+    let inside_dir = |dirs: &[&str]| {
+        dirs.iter().any(|p| {
+            let first = p.split('/').next().unwrap_or_default();
+            (0..parts.len()).any(|i| component(&parts[i], first) && starts_with(&parts[i..], p))
+        })
+    };
     let rooted = ROOTED.iter().any(|p| parts.first().map(String::as_str) == Some("/") && starts_with(&parts[1..], p));
     if rooted {
         return Some(describe());

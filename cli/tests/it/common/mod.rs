@@ -10,11 +10,16 @@ use std::time::Duration;
 pub fn hookhost_with(configure: impl FnOnce(&mut Command), stdin: &[u8]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
     configure(&mut cmd);
-    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn hookhost");
-    // A hookhost that fails before reading its input (a bad config) closes the pipe: what
+    output_of(cmd, stdin)
+}
+
+/// Run `cmd` with `stdin` as its input; its output.
+pub fn output_of(mut cmd: Command, stdin: &[u8]) -> Output {
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn the command");
+    // A program that fails before reading its input (a bad config) closes the pipe: what
     // it printed and its exit code are what the test reads.
     if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing hookhost's stdin: {e}");
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing the command's stdin: {e}");
     }
     child.wait_with_output().unwrap()
 }
