@@ -86,7 +86,7 @@ fn zip_time(secs: u64) -> Result<zip::DateTime> {
 }
 
 /// Howard Hinnant's days-to-civil: the proleptic Gregorian date `days` after 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

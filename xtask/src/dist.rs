@@ -73,11 +73,9 @@ impl Release {
 
     /// RFC 3339 UTC time of the epoch.
     pub fn timestamp(&self) -> String {
-        let out = Command::new("date").args(["-u", "-d", &format!("@{}", self.epoch), "+%Y-%m-%dT%H:%M:%SZ"]).output();
-        match out {
-            Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
-            _ => format!("{}", self.epoch),
-        }
+        let (y, m, d) = crate::archive::civil_from_days((self.epoch / 86_400) as i64);
+        let secs = self.epoch % 86_400;
+        format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs % 3600 / 60, secs % 60)
     }
 }
 
