@@ -10,6 +10,7 @@ use std::process::ExitCode;
 mod audit_stats;
 mod bench;
 mod diff;
+mod install;
 mod cli_bundle;
 mod loading;
 mod loadtest;
@@ -207,6 +208,17 @@ enum Command {
         #[arg(long, conflicts_with_all = ["dir", "forget"])]
         list: bool,
     },
+    /// Wire hookhost into agent runtimes' own hook settings (Claude Code, Codex, Gemini CLI,
+    /// GitHub Copilot CLI): every event hookhost handles there, merged with the hooks already
+    /// there, with the runtime's trust step done; a backup of every file changed.
+    Install(install::InstallArgs),
+    /// Take back exactly what `hookhost install` added (byte for byte where nothing else
+    /// changed the file since).
+    Uninstall(install::UninstallArgs),
+    /// Check that hookhost is really in each runtime's path: wired for every event, the wired
+    /// program runs and is this version, the trust step current, nothing switching hooks off, a
+    /// live probe denied; and that hookhost's layers load. Exit 1 on any failure.
+    Doctor(install::doctor::DoctorArgs),
     /// Build, sign, check and inspect hook bundles.
     #[command(subcommand)]
     Bundle(cli_bundle::BundleCommand),
@@ -360,6 +372,16 @@ fn main() -> ExitCode {
         let matches = Cli::command().long_version(long).get_matches();
         Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     };
+    // A report piped into `head` ends quietly, as a unix tool does, rather than in a panic
+    // about stdout. Not for the commands that answer runtimes or serve sockets: they handle a
+    // closed peer themselves.
+    #[cfg(unix)]
+    if matches!(cli.command, Command::Install(_) | Command::Uninstall(_) | Command::Doctor(_) | Command::Check { .. } | Command::Replay { .. } | Command::Diff { .. } | Command::Config(_) | Command::Completions { .. }) {
+        // SAFETY: setting a signal's disposition to its default, before any thread is started.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     // One event and out: no worker threads to start (the daemon and the benches get them).
     let runtime = match &cli.command {
         Command::Run { .. } => tokio::runtime::Builder::new_current_thread().enable_all().build(),
@@ -526,6 +548,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Lock { host } => cli_bundle::lock(&host).await,
         Command::Update { host, yes, dry_run } => cli_bundle::update(&host, yes, dry_run).await,
         Command::Serve(args) => serve::serve(args).await,
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
+        Command::Doctor(args) => install::doctor::doctor(args).await,
         Command::Wit { dir, version } => write_wit(&dir, &version),
         Command::Trust { dir, config, forget, list } => trust::trust(dir, config, forget, list).await,
         Command::New { lang, dir } => {

@@ -1,0 +1,393 @@
+//! `hookhost doctor`: is hookhost really in the path of every agent runtime on this machine?
+//! For each runtime found (or wired): is each event it should see wired, at which scope; does
+//! the wired program exist, run, and report this version; is the runtime's trust step done and
+//! current; does a setting of higher precedence switch the hooks off; and a live probe — the
+//! exact wired command, fed a destructive tool call in the runtime's own protocol, must answer
+//! that runtime's deny. Then hookhost's own layers: do they load; is the managed layer owned by
+//! root and writable by no one else. Every failure names its fix; any failure exits 1.
+
+use super::json::Json;
+use super::runtimes::{self, Places, Runtime, Scope};
+use super::{on_path, parse_json, read, trust};
+use crate::{usage, HostArgs};
+use anyhow::Result;
+use serde::Serialize;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct DoctorArgs {
+    /// Check only this runtime (repeatable; default: every runtime found or wired).
+    #[arg(long, value_enum)]
+    pub runtime: Vec<Runtime>,
+    /// The project whose settings count (default: the working directory).
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+    /// One JSON object: every check, its outcome and fix.
+    #[arg(long)]
+    pub json: bool,
+    /// Do not run the wired commands (the live probe).
+    #[arg(long)]
+    pub no_probe: bool,
+}
+
+#[derive(Serialize)]
+struct Check {
+    /// The runtime, or "hookhost" for hookhost's own layers.
+    subject: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<&'static str>,
+    check: &'static str,
+    ok: bool,
+    detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<String>,
+}
+
+#[derive(Default)]
+struct Report {
+    checks: Vec<Check>,
+}
+
+impl Report {
+    fn add(&mut self, subject: &str, scope: Option<Scope>, check: &'static str, outcome: Result<String, (String, String)>) {
+        let scope = scope.map(super::scope_name);
+        let (ok, detail, fix) = match outcome {
+            Ok(detail) => (true, detail, None),
+            Err((detail, fix)) => (false, detail, Some(fix)),
+        };
+        self.checks.push(Check { subject: subject.into(), scope, check, ok, detail, fix });
+    }
+}
+
+/// How to wire `runtime` at `scope`.
+fn install_fix(runtime: Runtime, scope: Scope) -> String {
+    match scope {
+        Scope::User => format!("hookhost install --runtime {}", runtime.name()),
+        Scope::Project => format!("hookhost install --runtime {} --scope project", runtime.name()),
+    }
+}
+
+/// Claude Code's managed settings file on this OS.
+fn claude_managed_settings() -> PathBuf {
+    PathBuf::from(match hookhost_types::paths::Os::CURRENT {
+        hookhost_types::paths::Os::Unix => "/etc/claude-code/managed-settings.json",
+        hookhost_types::paths::Os::MacOs => "/Library/Application Support/ClaudeCode/managed-settings.json",
+        hookhost_types::paths::Os::Windows => r"C:\Program Files\ClaudeCode\managed-settings.json",
+    })
+}
+
+/// A JSON settings file, when it exists and parses.
+fn settings(path: &Path) -> Option<Json> {
+    let text = read(path).ok()??;
+    parse_json(path, Some(&text)).ok()
+}
+
+pub(crate) async fn doctor(args: DoctorArgs) -> Result<ExitCode> {
+    let places = Places::from_env(args.project.as_deref()).map_err(usage)?;
+    let mut report = Report::default();
+    hookhost_layers(&mut report, &places).await;
+    let runtimes = if args.runtime.is_empty() { Runtime::ALL.to_vec() } else { args.runtime.clone() };
+    for runtime in runtimes {
+        check_runtime(&mut report, runtime, &places, !args.no_probe, !args.runtime.is_empty());
+    }
+    let failed = report.checks.iter().filter(|c| !c.ok).count();
+    if args.json {
+        let out = serde_json::json!({ "ok": failed == 0, "failed": failed, "checks": report.checks });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        for c in &report.checks {
+            let scope = c.scope.map(|s| format!(" ({s})")).unwrap_or_default();
+            println!("{} {}{scope} {}: {}", if c.ok { "ok  " } else { "FAIL" }, c.subject, c.check, c.detail);
+            if let Some(fix) = &c.fix {
+                println!("       fix: {fix}");
+            }
+        }
+        println!("{}", if failed == 0 { "hookhost doctor: everything checked holds".to_string() } else { format!("hookhost doctor: {failed} check(s) failed") });
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// hookhost's own layers: they load (as `hookhost run` loads them here, the user config
+/// included), and the managed one is root's alone.
+async fn hookhost_layers(report: &mut Report, places: &Places) {
+    let args = HostArgs { config: None, dialect: None, audit: None, grant: vec![], locked: false, no_project: false, verbose: false };
+    let here = std::env::current_dir().ok();
+    let _ = std::env::set_current_dir(&places.project);
+    let loaded = crate::loading::load_one_shot(&args).await;
+    if let Some(here) = here {
+        let _ = std::env::set_current_dir(here);
+    }
+    report.add("hookhost", None, "layers load", match loaded {
+        Ok(host) => Ok(format!("{} hooks in the chain: {}", host.hook_ids().count(), host.hook_ids().collect::<Vec<_>>().join(", "))),
+        Err(e) => Err((format!("{e:#}"), "fix the file the message names (`hookhost check` shows the same); until then hookhost blocks what it cannot decide".into())),
+    });
+    let (managed, _) = hookhost_types::paths::managed_config();
+    if managed.exists() {
+        report.add("hookhost", None, "managed layer owned by root", root_owned(&managed));
+    }
+}
+
+/// Whether `path` (and its directory) belong to root and no one else may write them.
+#[cfg(unix)]
+fn root_owned(path: &Path) -> Result<String, (String, String)> {
+    use std::os::unix::fs::MetadataExt as _;
+    for p in [Some(path), path.parent()].into_iter().flatten() {
+        let meta = std::fs::metadata(p).map_err(|e| (format!("cannot read {}: {e}", p.display()), "check the path".to_string()))?;
+        if meta.uid() != 0 || meta.mode() & 0o022 != 0 {
+            return Err((
+                format!("{} is owned by uid {} with mode {:o}: someone other than root can change the organisation's policy", p.display(), meta.uid(), meta.mode() & 0o7777),
+                format!("sudo chown root {} && sudo chmod go-w {}", p.display(), p.display()),
+            ));
+        }
+    }
+    Ok(format!("{} is root's and only root may write it", path.display()))
+}
+
+#[cfg(not(unix))]
+fn root_owned(path: &Path) -> Result<String, (String, String)> {
+    Ok(format!("{} exists (its ACL is not checked on this OS)", path.display()))
+}
+
+fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: bool, named: bool) {
+    let name = runtime.name();
+    let installed = on_path(runtime.program()).is_some() || runtime.home_dir(places).is_dir();
+    let mut wired_somewhere = false;
+    for scope in [Scope::User, Scope::Project] {
+        let file = runtime.hooks_file(scope, places);
+        let Some(doc) = settings(&file) else {
+            if file.exists() {
+                report.add(name, Some(scope), "hooks file readable", Err((format!("{} is not readable JSON, so {} reads no hooks from it", file.display(), runtime.title()), format!("fix the file, then {}", install_fix(runtime, scope)))));
+            }
+            continue;
+        };
+        let empty = Json::obj();
+        let hooks = doc.get("hooks").unwrap_or(&empty);
+        let ours: Vec<(&str, Vec<(usize, usize, &Json)>)> = runtime.events().iter().map(|(e, _)| (*e, runtimes::our_handlers(runtime, hooks, e))).collect();
+        if ours.iter().all(|(_, h)| h.is_empty()) {
+            continue;
+        }
+        wired_somewhere = true;
+        let missing: Vec<&str> = ours.iter().filter(|(_, h)| h.is_empty()).map(|(e, _)| *e).collect();
+        report.add(name, Some(scope), "wired", if missing.is_empty() {
+            Ok(format!("{} events in {}", ours.len(), file.display()))
+        } else {
+            Err((format!("{} has no hookhost entry for {}", file.display(), missing.join(", ")), install_fix(runtime, scope)))
+        });
+        let handlers: Vec<&Json> = ours.iter().flat_map(|(_, h)| h.iter().map(|(_, _, h)| *h)).collect();
+        check_programs(report, runtime, scope, &handlers);
+        check_trust(report, runtime, scope, places, &file, &doc);
+        if probe {
+            if let Some((_, h)) = ours.iter().find(|(e, h)| *e == runtime.tool_event() && !h.is_empty()) {
+                report.add(name, Some(scope), "live probe", live_probe(runtime, h[0].2, places));
+            }
+        }
+    }
+    if wired_somewhere || installed || named {
+        check_switches(report, runtime, places);
+    }
+    if !wired_somewhere && (installed || named) {
+        report.add(name, None, "wired", Err((format!("{} is on this machine but hookhost is wired at no scope: it runs with no hookhost at all", runtime.title()), install_fix(runtime, Scope::User))));
+    }
+}
+
+/// The wired programs exist, run, and are this version.
+fn check_programs(report: &mut Report, runtime: Runtime, scope: Scope, handlers: &[&Json]) {
+    let mut programs: Vec<String> = handlers.iter().filter_map(|h| h.get("command").or_else(|| h.get("bash")).and_then(Json::as_str)).map(runtimes::first_word).collect();
+    programs.sort();
+    programs.dedup();
+    for program in programs {
+        let path = PathBuf::from(&program);
+        let resolved = if path.is_absolute() { Some(path.clone()) } else { on_path(&program) };
+        let outcome = match resolved {
+            None => Err((format!("the wired program {program} does not exist (or is not on PATH)"), install_fix(runtime, scope))),
+            Some(p) if !p.is_file() => Err((format!("the wired program {} does not exist", p.display()), install_fix(runtime, scope))),
+            Some(p) => {
+                // hookhost-send has no --version: the hookhost beside it is what it runs.
+                let hookhost = if p.file_stem().is_some_and(|s| s == "hookhost-send") { p.with_file_name(format!("hookhost{}", std::env::consts::EXE_SUFFIX)) } else { p.clone() };
+                match Command::new(&hookhost).arg("--version").stdin(Stdio::null()).output() {
+                    Err(e) => Err((format!("{} does not run: {e}", hookhost.display()), install_fix(runtime, scope))),
+                    Ok(out) => {
+                        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+                        let mine = env!("CARGO_PKG_VERSION");
+                        if !out.status.success() {
+                            Err((format!("{} --version failed ({})", hookhost.display(), out.status), install_fix(runtime, scope)))
+                        } else if text.split_whitespace().nth(1) != Some(mine) {
+                            Err((format!("{} reports {text:?}, not this hookhost's {mine}", hookhost.display()), format!("{} (wires this hookhost)", install_fix(runtime, scope))))
+                        } else {
+                            Ok(format!("{} runs ({text})", p.display()))
+                        }
+                    }
+                }
+            }
+        };
+        report.add(runtime.name(), Some(scope), "wired program", outcome);
+    }
+}
+
+/// The runtime's trust step is done and current.
+fn check_trust(report: &mut Report, runtime: Runtime, scope: Scope, places: &Places, file: &Path, doc: &Json) {
+    let fix = install_fix(runtime, scope);
+    match runtime {
+        Runtime::ClaudeCode => {}
+        Runtime::Codex => {
+            let path = places.codex_home.join("config.toml");
+            let cfg: toml_edit::DocumentMut = read(&path).ok().flatten().unwrap_or_default().parse().unwrap_or_default();
+            let state = cfg.get("hooks").and_then(|h| h.get("state"));
+            let mut stale = Vec::new();
+            let entries = trust::codex_entries(file, doc);
+            for (key, hash) in &entries {
+                let t = state.and_then(|s| s.get(key));
+                if t.and_then(|t| t.get("enabled")).and_then(|v| v.as_bool()) == Some(false) {
+                    stale.push(format!("{key} (switched off)"));
+                } else if t.and_then(|t| t.get("trusted_hash")).and_then(|v| v.as_str()) != Some(hash.as_str()) {
+                    stale.push(key.clone());
+                }
+            }
+            report.add(runtime.name(), Some(scope), "trusted", if stale.is_empty() {
+                Ok(format!("{} hooks trusted in {}", entries.len(), path.display()))
+            } else {
+                Err((format!("Codex skips these hookhost hooks without a word: no current trusted_hash in {}: {}", path.display(), stale.join(", ")), fix.clone()))
+            });
+            if scope == Scope::Project {
+                let key = places.project.display().to_string();
+                let level = cfg.get("projects").and_then(|p| p.get(&key)).and_then(|t| t.get("trust_level")).and_then(|v| v.as_str());
+                report.add(runtime.name(), Some(scope), "project trusted", if level == Some("trusted") {
+                    Ok(format!("{key} is a trusted project"))
+                } else {
+                    Err((format!("Codex reads no .codex/ file of {key} (trust_level {level:?} in {})", path.display()), fix))
+                });
+            }
+        }
+        Runtime::GeminiCli | Runtime::Copilot if scope == Scope::Project => {
+            let trusted = if runtime == Runtime::GeminiCli {
+                let path = places.home.join(".gemini").join("trustedFolders.json");
+                (settings(&path).and_then(|d| trust::gemini_rule(&d, &places.project)).is_some_and(|(_, t)| t), path)
+            } else {
+                let path = places.home.join(".copilot").join("config.json");
+                (settings(&path).is_some_and(|d| trust::copilot_trusts(&d, &places.project)), path)
+            };
+            report.add(runtime.name(), Some(scope), "folder trusted", if trusted.0 {
+                Ok(format!("{} is trusted ({})", places.project.display(), trusted.1.display()))
+            } else {
+                Err((format!("{} reads no project hooks in {}: it is not a trusted folder in {}", runtime.title(), places.project.display(), trusted.1.display()), fix))
+            });
+        }
+        _ => {}
+    }
+}
+
+/// Nothing of higher precedence switches the runtime's hooks off.
+fn check_switches(report: &mut Report, runtime: Runtime, places: &Places) {
+    let mut off = Vec::new();
+    match runtime {
+        Runtime::ClaudeCode => {
+            let managed = claude_managed_settings();
+            for path in [places.home.join(".claude/settings.json"), places.project.join(".claude/settings.json"), places.project.join(".claude/settings.local.json"), managed.clone()] {
+                let Some(doc) = settings(&path) else { continue };
+                if doc.get("disableAllHooks").and_then(Json::as_bool) == Some(true) {
+                    off.push(format!("{} says \"disableAllHooks\": true (every hook not in managed settings is off)", path.display()));
+                }
+                if path == managed && doc.get("allowManagedHooksOnly").and_then(Json::as_bool) == Some(true) {
+                    off.push(format!("{} says \"allowManagedHooksOnly\": true (only managed hooks run)", path.display()));
+                }
+            }
+        }
+        Runtime::Codex => {
+            let path = places.codex_home.join("config.toml");
+            let cfg: toml_edit::DocumentMut = read(&path).ok().flatten().unwrap_or_default().parse().unwrap_or_default();
+            if cfg.get("features").and_then(|f| f.get("hooks")).and_then(|v| v.as_bool()) == Some(false) {
+                off.push(format!("{} says [features] hooks = false", path.display()));
+            }
+        }
+        Runtime::GeminiCli => {
+            for path in [places.home.join(".gemini/settings.json"), places.project.join(".gemini/settings.json")] {
+                let Some(doc) = settings(&path) else { continue };
+                if doc.get("hooksConfig").and_then(|h| h.get("enabled")).and_then(Json::as_bool) == Some(false) {
+                    off.push(format!("{} says \"hooksConfig\": {{\"enabled\": false}}", path.display()));
+                }
+            }
+        }
+        Runtime::Copilot => {
+            let path = places.home.join(".copilot/config.json");
+            if settings(&path).and_then(|d| d.get("disableAllHooks").and_then(Json::as_bool)) == Some(true) {
+                off.push(format!("{} says \"disableAllHooks\": true", path.display()));
+            }
+        }
+    }
+    report.add(runtime.name(), None, "hooks not switched off", if off.is_empty() {
+        Ok("no setting switches hooks off".into())
+    } else {
+        Err((off.join("; "), "remove that setting; against a repository that switches hooks off, wire hookhost in the runtime's managed settings (docs/ORG.md)".into()))
+    });
+}
+
+/// A destructive tool call as `runtime` sends it.
+fn probe_event(runtime: Runtime, cwd: &Path) -> String {
+    let cwd = cwd.display().to_string();
+    let v = match runtime {
+        Runtime::ClaudeCode => serde_json::json!({"session_id": "hookhost-doctor", "transcript_path": "", "cwd": cwd, "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+        Runtime::Codex => serde_json::json!({"session_id": "hookhost-doctor", "turn_id": "t", "cwd": cwd, "model": "probe", "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+        Runtime::GeminiCli => serde_json::json!({"session_id": "hookhost-doctor", "cwd": cwd, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /"}}),
+        Runtime::Copilot => serde_json::json!({"sessionId": "hookhost-doctor", "timestamp": 0, "cwd": cwd, "toolName": "bash", "toolArgs": "{\"command\":\"rm -rf /\"}"}),
+    };
+    v.to_string()
+}
+
+/// Whether `stdout` is `runtime`'s deny.
+fn is_deny(runtime: Runtime, stdout: &str) -> bool {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(stdout.trim()) else { return false };
+    match runtime {
+        Runtime::ClaudeCode | Runtime::Codex => v["hookSpecificOutput"]["permissionDecision"] == "deny",
+        Runtime::GeminiCli => v["decision"] == "deny" || v["decision"] == "block",
+        Runtime::Copilot => v["permissionDecision"] == "deny",
+    }
+}
+
+/// Run the wired handler as the runtime would (its command through the shell, in the project,
+/// the event on stdin) and read the answer.
+fn live_probe(runtime: Runtime, handler: &Json, places: &Places) -> Result<String, (String, String)> {
+    let fix = "run the command above by hand with the event on stdin; `hookhost check` shows whether the chain loads and what it holds".to_string();
+    if handler.get("type").and_then(Json::as_str) == Some("http") {
+        return Ok(format!("an http hook to {} (probe it with `hookhost-send --output {}`)", handler.get("url").and_then(Json::as_str).unwrap_or("?"), runtime.protocol()));
+    }
+    let Some(cmd) = handler.get("command").or_else(|| handler.get("bash")).and_then(Json::as_str) else {
+        return Err(("the handler has no command".into(), fix));
+    };
+    let mut shell = if cfg!(windows) && runtime != Runtime::Copilot {
+        let mut c = Command::new("cmd");
+        c.arg("/C").arg(cmd);
+        c
+    } else {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(cmd);
+        c
+    };
+    let child = shell.current_dir(&places.project).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
+    let mut child = child.map_err(|e| (format!("cannot start `{cmd}`: {e}"), fix.clone()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(probe_event(runtime, &places.project).as_bytes());
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err((format!("`{cmd}` gave no answer within 30 s; {} would wait for it on every tool call", runtime.title()), fix));
+            }
+        }
+    }
+    let out = child.wait_with_output().map_err(|e| (e.to_string(), fix.clone()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if is_deny(runtime, &stdout) {
+        Ok(format!("`{cmd}` denies `rm -rf /` as {} reads it", runtime.title()))
+    } else {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        Err((format!("`{cmd}` did not deny `rm -rf /` ({}; stdout {:?}; stderr {:?})", out.status, stdout.trim(), stderr.trim()), fix))
+    }
+}

@@ -1,0 +1,499 @@
+//! `hookhost install` / `hookhost uninstall`: hookhost's entries written into each agent
+//! runtime's own hook configuration, merged with what is there, with the runtime's trust step
+//! done, and every change recorded so that uninstall takes back exactly what install added.
+//!
+//! What install writes (per runtime: [`runtimes`]; the trust steps: [`trust`]):
+//! - the runtime's hooks file at the scope, each event hookhost handles wired to the absolute
+//!   path of this `hookhost` (or `hookhost-send`, or Claude Code's http hook to `hookhost
+//!   serve`); other hooks, keys and their order are left as they were;
+//! - the runtime's trust record, where it has one (Codex's `trusted_hash`es, Gemini CLI's and
+//!   Copilot's trusted folders for a project);
+//! - a copy of every file before its first change under hookhost's state directory
+//!   (`backups/`), and a record of each change (`installs.json`): what file, what it held before,
+//!   the SHA-256 of what install wrote, what trust it added.
+//!
+//! Uninstall restores a file byte for byte when it is still what install wrote; when something
+//! else changed it since, it removes only hookhost's entries and the trust install added.
+
+pub(crate) mod doctor;
+mod json;
+pub(crate) mod runtimes;
+mod trust;
+
+use crate::usage;
+use anyhow::Result;
+use json::Json;
+use runtimes::{Places, Runtime, Scope, Target, Wiring};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct InstallArgs {
+    /// The runtime to wire (repeatable). Without it: every runtime found on this machine (its
+    /// program on PATH, or its directory in your home), as with --detected.
+    #[arg(long, value_enum)]
+    pub runtime: Vec<Runtime>,
+    /// Wire every runtime found on this machine.
+    #[arg(long, conflicts_with = "runtime")]
+    pub detected: bool,
+    /// user: your own settings (every project); project: the project's settings, shared with
+    /// whoever clones it (and the runtime's trust of the project).
+    #[arg(long, value_enum, default_value = "user")]
+    pub scope: Scope,
+    /// command: `hookhost run` per event; send: `hookhost-send` per event, to `hookhost serve`
+    /// when it runs (in-process when not); http: Claude Code's http hook to `hookhost serve`.
+    #[arg(long, value_enum, default_value = "command")]
+    pub wiring: Wiring,
+    /// The project for --scope project (default: the working directory).
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+    /// Print what would change (a diff per file) and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Wire hookhost with --fail-open: its own failure lets every event through (a rollout that
+    /// must never stop work).
+    #[arg(long, conflicts_with = "fail_closed")]
+    pub fail_open: bool,
+    /// Wire hookhost with --fail-closed: its own failure blocks every event.
+    #[arg(long)]
+    pub fail_closed: bool,
+    /// The daemon's address for --wiring http.
+    #[arg(long, default_value = "http://127.0.0.1:7807")]
+    pub server: String,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct UninstallArgs {
+    /// The runtime to unwire (repeatable; default: every one install wired).
+    #[arg(long, value_enum)]
+    pub runtime: Vec<Runtime>,
+    /// Only this scope (default: your user settings and this project's).
+    #[arg(long, value_enum)]
+    pub scope: Option<Scope>,
+    /// The project (default: the working directory).
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+    /// Print what would change and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// What a changed file is to install.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum Role {
+    /// The runtime's hooks file.
+    Hooks,
+    /// Codex's `config.toml` (`[hooks.state]`, `[projects]`).
+    CodexTrust,
+    /// Gemini CLI's `trustedFolders.json`.
+    GeminiTrust,
+    /// Copilot's `config.json` (`trusted_folders`).
+    CopilotTrust,
+}
+
+/// One file install would change.
+struct Edit {
+    path: PathBuf,
+    before: Option<String>,
+    after: String,
+    role: Role,
+    added: Vec<String>,
+}
+
+/// The record of install's changes (`installs.json` in hookhost's state directory).
+#[derive(Default, Serialize, Deserialize)]
+struct Ledger {
+    files: Vec<Record>,
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct Record {
+    path: PathBuf,
+    runtime: String,
+    scope: String,
+    /// The project, for a project-scope change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    project: Option<PathBuf>,
+    role: Role,
+    /// The copy of the file from before install first changed it; none when install made it.
+    backup: Option<PathBuf>,
+    /// SHA-256 of what install last wrote.
+    after: String,
+    /// What trust install added ("state:<key>", "project:<path>", a folder).
+    #[serde(default)]
+    added: Vec<String>,
+    /// The directories install made for the file, deepest first: uninstall removes them when
+    /// they are empty again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    made_dirs: Vec<PathBuf>,
+}
+
+/// The directories writing `path` would make, deepest first.
+fn missing_dirs(path: &Path) -> Vec<PathBuf> {
+    path.ancestors().skip(1).take_while(|d| !d.as_os_str().is_empty() && !d.exists()).map(Path::to_path_buf).collect()
+}
+
+fn sha256(text: &str) -> String {
+    trust::hex(&Sha256::digest(text.as_bytes()))
+}
+
+fn scope_name(scope: Scope) -> &'static str {
+    match scope {
+        Scope::User => "user",
+        Scope::Project => "project",
+    }
+}
+
+/// A file's text; `None` when it does not exist.
+fn read(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| format!("{}: not UTF-8 text; hookhost install edits text settings only", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+fn parse_json(path: &Path, text: Option<&str>) -> Result<Json, String> {
+    Json::parse(text.unwrap_or("")).map_err(|e| {
+        format!("{}: not JSON ({e}); hookhost install edits plain JSON only: fix the file (comments and trailing commas are not JSON), or add the entries docs/INTEGRATIONS.md shows by hand", path.display())
+    })
+}
+
+fn parse_toml(path: &Path, text: Option<&str>) -> Result<toml_edit::DocumentMut, String> {
+    text.unwrap_or("").parse().map_err(|e| format!("{}: not TOML: {e}", path.display()))
+}
+
+/// A JSON document's new text: the old text when nothing changed (no reformatting).
+fn rendered(doc: &Json, old: &Json, before: Option<&str>) -> String {
+    match before {
+        Some(b) if doc == old => b.to_string(),
+        _ => doc.render(before),
+    }
+}
+
+/// The state directory holding the ledger and the backups.
+fn state() -> Result<PathBuf, String> {
+    hookhost_types::paths::state_dir().ok_or_else(|| "no state directory is known: set HOME or XDG_STATE_HOME".to_string())
+}
+
+fn ledger_path() -> Result<PathBuf, String> {
+    Ok(state()?.join("installs.json"))
+}
+
+fn load_ledger() -> Result<Ledger, String> {
+    let path = ledger_path()?;
+    match read(&path)? {
+        None => Ok(Ledger::default()),
+        Some(text) => serde_json::from_str(&text).map_err(|e| format!("{}: unreadable ({e}); it records what hookhost install changed: restore it from a backup, or move it aside to start a new record", path.display())),
+    }
+}
+
+fn save_ledger(ledger: &Ledger) -> Result<(), String> {
+    let path = ledger_path()?;
+    let text = serde_json::to_string_pretty(ledger).map_err(|e| e.to_string())? + "\n";
+    write_file(&path, &text)
+}
+
+/// Write `text` to `path` whole: a temporary file beside it renamed into place (an editor or a
+/// runtime reading the file sees the old text or the new, never half), with the old file's
+/// permissions.
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    let dir = path.parent().ok_or_else(|| format!("{}: no parent directory", path.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    tmp.persist(path).map_err(|e| format!("cannot replace {}: {}", path.display(), e.error))?;
+    Ok(())
+}
+
+/// Keep a copy of `text` (what `path` held) under the state directory; its path.
+fn backup(path: &Path, text: &str, stamp: &str, n: usize) -> Result<PathBuf, String> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".into());
+    let dest = state()?.join("backups").join(stamp).join(format!("{n}-{name}"));
+    write_file(&dest, text)?;
+    Ok(dest)
+}
+
+fn stamp() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    format!("{now}-{}", std::process::id())
+}
+
+/// The programs the wiring runs: this `hookhost`, and `hookhost-send` beside it.
+fn target(args: &InstallArgs) -> Result<Target, String> {
+    let exe = std::env::current_exe().and_then(std::fs::canonicalize).map_err(|e| format!("cannot find this hookhost's own path: {e}"))?;
+    let send = exe.with_file_name(format!("hookhost-send{}", std::env::consts::EXE_SUFFIX));
+    if args.wiring == Wiring::Send && !send.is_file() {
+        return Err(format!("--wiring send: {} does not exist; install hookhost-send beside hookhost (the release archives carry both)", send.display()));
+    }
+    let failure_flag = if args.fail_open { Some("--fail-open") } else if args.fail_closed { Some("--fail-closed") } else { None };
+    Ok(Target { hookhost: exe, send, wiring: args.wiring, failure_flag, server: args.server.clone() })
+}
+
+/// Whether a program is on PATH.
+pub(crate) fn on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).find_map(|dir| {
+        let candidates = if cfg!(windows) { vec![format!("{program}.exe"), format!("{program}.cmd"), program.to_string()] } else { vec![program.to_string()] };
+        candidates.into_iter().map(|c| dir.join(c)).find(|p| p.is_file())
+    })
+}
+
+/// The runtimes found on this machine: the program on PATH, or the runtime's directory in the home.
+pub(crate) fn detected(places: &Places) -> Vec<Runtime> {
+    Runtime::ALL.into_iter().filter(|r| on_path(r.program()).is_some() || r.home_dir(places).is_dir()).collect()
+}
+
+/// The edits wiring `runtime` at `scope` takes, and the warnings and trust notes to show.
+fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target) -> Result<(Vec<Edit>, Vec<String>), String> {
+    let mut edits = Vec::new();
+    let mut notes = Vec::new();
+    let hooks_path = runtime.hooks_file(scope, places);
+    let before = read(&hooks_path)?;
+    let old = parse_json(&hooks_path, before.as_deref())?;
+    let mut doc = old.clone();
+    runtimes::wire(runtime, &mut doc, target).map_err(|e| format!("{}: {e}; fix it, or add the entries docs/INTEGRATIONS.md shows by hand", hooks_path.display()))?;
+    let after = rendered(&doc, &old, before.as_deref());
+    edits.push(Edit { path: hooks_path.clone(), before, after, role: Role::Hooks, added: vec![] });
+    let project = (scope == Scope::Project).then_some(places.project.as_path());
+    match runtime {
+        Runtime::ClaudeCode => {}
+        Runtime::Codex => {
+            let path = places.codex_home.join("config.toml");
+            let before = read(&path)?;
+            let mut cfg = parse_toml(&path, before.as_deref())?;
+            let entries = trust::codex_entries(&hooks_path, &doc);
+            let (added, warnings) = trust::codex_trust(&mut cfg, &entries, project).map_err(|e| format!("{}: {e}", path.display()))?;
+            notes.extend(warnings);
+            if added.iter().any(|a| a.starts_with("state:")) {
+                notes.push(format!("trust: Codex will run hookhost's {} hooks of {} (their trusted_hash under [hooks.state] in {}; Codex asks again if they change)", entries.len(), hooks_path.display(), path.display()));
+            }
+            if let Some(p) = added.iter().find_map(|a| a.strip_prefix("project:")) {
+                notes.push(format!("trust: Codex will read the project {p}'s .codex/ files (trust_level = \"trusted\" in {})", path.display()));
+            }
+            let after = if added.is_empty() { before.clone().unwrap_or_default() } else { cfg.to_string() };
+            edits.push(Edit { path, before, after, role: Role::CodexTrust, added });
+        }
+        Runtime::GeminiCli | Runtime::Copilot => {
+            let Some(project) = project else { return Ok((edits, notes)) };
+            let (path, role) = if runtime == Runtime::GeminiCli {
+                (places.home.join(".gemini").join("trustedFolders.json"), Role::GeminiTrust)
+            } else {
+                (places.home.join(".copilot").join("config.json"), Role::CopilotTrust)
+            };
+            let before = read(&path)?;
+            let old = parse_json(&path, before.as_deref())?;
+            let mut cfg = old.clone();
+            let (added, warnings) = if runtime == Runtime::GeminiCli { trust::gemini_trust(&mut cfg, project) } else { trust::copilot_trust(&mut cfg, project) }.map_err(|e| format!("{}: {e}", path.display()))?;
+            notes.extend(warnings);
+            for folder in &added {
+                notes.push(format!("trust: {} will treat {folder} as a trusted folder (its project settings and hooks are read; {})", runtime.title(), path.display()));
+            }
+            let after = rendered(&cfg, &old, before.as_deref());
+            edits.push(Edit { path, before, after, role, added });
+        }
+    }
+    Ok((edits, notes))
+}
+
+/// A unified diff of one file's change.
+fn diff(path: &Path, before: Option<&str>, after: &str) -> String {
+    let old = before.unwrap_or("");
+    let name = path.display().to_string();
+    let old_name = if before.is_some() { name.clone() } else { "/dev/null".into() };
+    similar::TextDiff::from_lines(old, after).unified_diff().context_radius(3).header(&old_name, &name).to_string()
+}
+
+pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
+    let places = Places::from_env(args.project.as_deref()).map_err(usage)?;
+    let target = target(&args).map_err(usage)?;
+    let runtimes = if args.runtime.is_empty() {
+        let found = detected(&places);
+        if found.is_empty() {
+            return Err(usage("no agent runtime found on this machine (claude, codex, gemini or copilot on PATH, or its directory in your home): name one with --runtime"));
+        }
+        println!("runtimes found: {}", found.iter().map(|r| r.name()).collect::<Vec<_>>().join(", "));
+        found
+    } else {
+        args.runtime.clone()
+    };
+    for r in &runtimes {
+        r.takes(args.wiring).map_err(|e| usage(format!("--wiring {}: {e}", wiring_name(args.wiring))))?;
+    }
+    // Every runtime's plan first: a file that cannot be read or edited stops the install before
+    // anything is written.
+    let mut planned = Vec::new();
+    for &r in &runtimes {
+        let (edits, notes) = plan(r, args.scope, &places, &target).map_err(|e| usage(format!("{}: {e}", r.name())))?;
+        planned.push((r, edits, notes));
+    }
+    let mut ledger = if args.dry_run { Ledger::default() } else { load_ledger().map_err(usage)? };
+    let stamp = stamp();
+    let mut n = 0;
+    for (r, edits, notes) in planned {
+        let changed: Vec<&Edit> = edits.iter().filter(|e| e.before.as_deref() != Some(e.after.as_str())).collect();
+        let hooks_file = &edits[0].path;
+        for note in &notes {
+            println!("{}: {note}", r.name());
+        }
+        if changed.is_empty() {
+            println!("{}: already wired in {} ({} events), nothing changed", r.name(), hooks_file.display(), r.events().len());
+            continue;
+        }
+        for e in &changed {
+            if args.dry_run {
+                print!("{}", diff(&e.path, e.before.as_deref(), &e.after));
+                continue;
+            }
+            n += 1;
+            let previous = ledger.files.iter().position(|rec| rec.path == e.path && rec.runtime == r.name() && rec.scope == scope_name(args.scope) && rec.project == project_of(args.scope, &places));
+            let backup_path = match (&previous, &e.before) {
+                // The first change's copy is the one uninstall goes back to.
+                (Some(i), _) => ledger.files[*i].backup.clone(),
+                (None, Some(before)) => Some(backup(&e.path, before, &stamp, n).map_err(usage)?),
+                (None, None) => None,
+            };
+            let made = missing_dirs(&e.path);
+            write_file(&e.path, &e.after).map_err(usage)?;
+            let made_dirs = match previous {
+                Some(i) => ledger.files[i].made_dirs.clone(),
+                None => made,
+            };
+            let mut added = previous.map(|i| ledger.files[i].added.clone()).unwrap_or_default();
+            added.extend(e.added.iter().filter(|a| !added.contains(a)).cloned().collect::<Vec<_>>());
+            let record = Record { path: e.path.clone(), runtime: r.name().into(), scope: scope_name(args.scope).into(), project: project_of(args.scope, &places), role: e.role, backup: backup_path, after: sha256(&e.after), added, made_dirs };
+            match previous {
+                Some(i) => ledger.files[i] = record,
+                None => ledger.files.push(record),
+            }
+            // Each file's record is saved as soon as it is written: an install stopped half-way
+            // can still be undone.
+            save_ledger(&ledger).map_err(usage)?;
+            match e.role {
+                Role::Hooks => println!("{}: wired {} events in {} ({})", r.name(), r.events().len(), e.path.display(), wiring_name(args.wiring)),
+                _ => println!("{}: recorded the trust in {}", r.name(), e.path.display()),
+            }
+        }
+    }
+    if args.dry_run {
+        println!("(dry run: nothing was written)");
+    } else if n > 0 {
+        println!("the files' earlier contents are kept under {}; `hookhost uninstall` takes this back, `hookhost doctor` checks it", state().map(|s| s.join("backups").join(&stamp).display().to_string()).unwrap_or_default());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn project_of(scope: Scope, places: &Places) -> Option<PathBuf> {
+    (scope == Scope::Project).then(|| places.project.clone())
+}
+
+fn wiring_name(w: Wiring) -> &'static str {
+    match w {
+        Wiring::Command => "command",
+        Wiring::Send => "send",
+        Wiring::Http => "http",
+    }
+}
+
+/// What uninstall makes of a recorded file: its new text (`None`: remove the file).
+fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<String>, String> {
+    if latest && sha256(current) == rec.after {
+        return match &rec.backup {
+            None => Ok(None),
+            Some(b) => read(b)?.map(Some).ok_or_else(|| format!("the backup {} of {} is gone; nothing was changed", b.display(), rec.path.display())),
+        };
+    }
+    let runtime = Runtime::ALL.into_iter().find(|r| r.name() == rec.runtime).ok_or_else(|| format!("{}: recorded for an unknown runtime {:?}", rec.path.display(), rec.runtime))?;
+    match rec.role {
+        Role::Hooks => {
+            let old = parse_json(&rec.path, Some(current))?;
+            let mut doc = old.clone();
+            runtimes::unwire(runtime, &mut doc);
+            Ok(Some(rendered(&doc, &old, Some(current))))
+        }
+        Role::CodexTrust => {
+            let mut doc = parse_toml(&rec.path, Some(current))?;
+            trust::codex_untrust(&mut doc, &rec.added);
+            Ok(Some(doc.to_string()))
+        }
+        Role::GeminiTrust | Role::CopilotTrust => {
+            let old = parse_json(&rec.path, Some(current))?;
+            let mut doc = old.clone();
+            trust::untrust_folder(&mut doc, &rec.added, rec.role == Role::CopilotTrust);
+            Ok(Some(rendered(&doc, &old, Some(current))))
+        }
+    }
+}
+
+pub(crate) fn uninstall(args: UninstallArgs) -> Result<ExitCode> {
+    let places = Places::from_env(args.project.as_deref()).map_err(usage)?;
+    let mut ledger = load_ledger().map_err(usage)?;
+    let chosen = |rec: &Record| {
+        let runtime_ok = args.runtime.is_empty() || args.runtime.iter().any(|r| r.name() == rec.runtime);
+        let scope_ok = match (args.scope, rec.scope.as_str()) {
+            (Some(Scope::User) | None, "user") => true,
+            (Some(Scope::Project) | None, "project") => rec.project.as_deref() == Some(places.project.as_path()),
+            _ => false,
+        };
+        runtime_ok && scope_ok
+    };
+    let stamp = stamp();
+    let mut done = 0;
+    // Newest first: each change is undone on top of what it was made on.
+    for i in (0..ledger.files.len()).rev() {
+        let rec = ledger.files[i].clone();
+        if !chosen(&rec) {
+            continue;
+        }
+        let latest = !ledger.files[i + 1..].iter().any(|later| later.path == rec.path);
+        let Some(current) = read(&rec.path).map_err(usage)? else {
+            println!("{}: {} is gone already", rec.runtime, rec.path.display());
+            if !args.dry_run {
+                ledger.files.remove(i);
+            }
+            continue;
+        };
+        let new = undo(&rec, &current, latest).map_err(usage)?;
+        if args.dry_run {
+            match &new {
+                None => println!("{}: would remove {} (install made it)", rec.runtime, rec.path.display()),
+                Some(text) if *text != current => print!("{}", diff(&rec.path, Some(&current), text)),
+                Some(_) => println!("{}: {} holds nothing of install's", rec.runtime, rec.path.display()),
+            }
+            continue;
+        }
+        done += 1;
+        // What uninstall changes is kept too.
+        backup(&rec.path, &current, &stamp, done).map_err(usage)?;
+        match &new {
+            None => {
+                std::fs::remove_file(&rec.path).map_err(|e| usage(format!("cannot remove {}: {e}", rec.path.display())))?;
+                for dir in &rec.made_dirs {
+                    // Only when empty: whatever else came to live there stays.
+                    let _ = std::fs::remove_dir(dir);
+                }
+                println!("{}: removed {} (install made it)", rec.runtime, rec.path.display());
+            }
+            Some(text) if *text == current => println!("{}: {} holds nothing of install's", rec.runtime, rec.path.display()),
+            Some(text) => {
+                write_file(&rec.path, text).map_err(usage)?;
+                let how = if latest && sha256(&current) == rec.after { "restored as it was before install" } else { "removed hookhost's entries (the file changed since install, so the rest is kept)" };
+                println!("{}: {} {how}", rec.runtime, rec.path.display());
+            }
+        }
+        ledger.files.remove(i);
+        save_ledger(&ledger).map_err(usage)?;
+    }
+    if args.dry_run {
+        println!("(dry run: nothing was written)");
+    } else if done == 0 {
+        println!("nothing to uninstall: install has recorded no change of the runtimes and scopes named ({})", ledger_path().map(|p| p.display().to_string()).unwrap_or_default());
+    }
+    Ok(ExitCode::SUCCESS)
+}

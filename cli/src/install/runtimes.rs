@@ -1,0 +1,447 @@
+//! What hookhost writes into each runtime's own hook configuration: the file per scope, the
+//! events it wires, the entry for each, and how an entry of hookhost's is recognised again (to
+//! update it in place, to uninstall it, and for `doctor`).
+//!
+//! The file formats, from each runtime's hooks reference (docs/INTEGRATIONS.md cites them):
+//! Claude Code's `settings.json` `hooks` (event → matcher groups → handlers,
+//! <https://code.claude.com/docs/en/hooks>), Codex's `hooks.json` (the same shape, codex-rs
+//! `config/src/hook_config.rs`), Gemini CLI's `settings.json` `hooks` (the same shape,
+//! `docs/hooks/reference.md`), GitHub Copilot CLI's `.github/hooks/*.json` (`version: 1`, event →
+//! handlers with a `bash` / `powershell` command, docs.github.com "hooks reference").
+
+use super::json::Json;
+use std::path::{Path, PathBuf};
+
+/// A runtime `hookhost install` wires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Runtime {
+    ClaudeCode,
+    Codex,
+    GeminiCli,
+    Copilot,
+}
+
+/// Where the wiring goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Scope {
+    /// Your own settings: every project you open.
+    User,
+    /// The project's settings (shared with whoever clones it).
+    Project,
+}
+
+/// How the runtime reaches hookhost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Wiring {
+    /// `hookhost run --output P`: a process per event, nothing to keep running.
+    Command,
+    /// `hookhost-send --output P`: a small process per event that hands it to `hookhost serve`
+    /// (and runs it itself when no daemon answers).
+    Send,
+    /// The runtime's own HTTP hook straight to `hookhost serve` (Claude Code only).
+    Http,
+}
+
+impl Runtime {
+    pub(crate) const ALL: [Runtime; 4] = [Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::Copilot];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Runtime::ClaudeCode => "claude-code",
+            Runtime::Codex => "codex",
+            Runtime::GeminiCli => "gemini-cli",
+            Runtime::Copilot => "copilot",
+        }
+    }
+
+    /// The runtime's name for people.
+    pub(crate) fn title(self) -> &'static str {
+        match self {
+            Runtime::ClaudeCode => "Claude Code",
+            Runtime::Codex => "Codex",
+            Runtime::GeminiCli => "Gemini CLI",
+            Runtime::Copilot => "GitHub Copilot CLI",
+        }
+    }
+
+    /// The runtime's program, looked for on PATH by `--detected` and `doctor`.
+    pub(crate) fn program(self) -> &'static str {
+        match self {
+            Runtime::ClaudeCode => "claude",
+            Runtime::Codex => "codex",
+            Runtime::GeminiCli => "gemini",
+            Runtime::Copilot => "copilot",
+        }
+    }
+
+    /// `--output` for this runtime.
+    pub(crate) fn protocol(self) -> &'static str {
+        self.name()
+    }
+
+    /// The events hookhost wires, each with its matcher (None: the runtime's "every tool" or an
+    /// event that takes none). The same sets as docs/INTEGRATIONS.md's snippets: what gates an
+    /// action (tool calls, permissions, prompts), what keeps a secret in a tool's output from
+    /// the model, and the stop.
+    pub(crate) fn events(self) -> &'static [(&'static str, Option<&'static str>)] {
+        match self {
+            Runtime::ClaudeCode => &[("PreToolUse", None), ("PermissionRequest", None), ("UserPromptSubmit", None), ("PostToolUse", None), ("Stop", None)],
+            // No matcher: every tool, `apply_patch` edits included.
+            Runtime::Codex => &[("PreToolUse", None), ("PermissionRequest", None), ("UserPromptSubmit", None), ("PostToolUse", None), ("Stop", None)],
+            Runtime::GeminiCli => &[("BeforeTool", Some(".*")), ("AfterTool", Some(".*")), ("BeforeAgent", None), ("AfterAgent", None)],
+            Runtime::Copilot => &[("preToolUse", None), ("permissionRequest", None), ("postToolUse", None), ("userPromptTransformed", None), ("agentStop", None)],
+        }
+    }
+
+    /// The event a destructive tool call arrives on (`doctor`'s probe).
+    pub(crate) fn tool_event(self) -> &'static str {
+        self.events()[0].0
+    }
+
+    /// Whether the runtime's events are matcher groups holding handlers (all but Copilot, whose
+    /// events hold the handlers themselves).
+    fn grouped(self) -> bool {
+        self != Runtime::Copilot
+    }
+
+    /// The handler key holding the command.
+    fn command_key(self) -> &'static str {
+        if self == Runtime::Copilot { "bash" } else { "command" }
+    }
+
+    /// The wirings the runtime can take.
+    pub(crate) fn takes(self, wiring: Wiring) -> Result<(), String> {
+        match (self, wiring) {
+            (_, Wiring::Command | Wiring::Send) | (Runtime::ClaudeCode, Wiring::Http) => Ok(()),
+            (Runtime::Copilot, Wiring::Http) => Err("GitHub Copilot CLI's http hooks must use https:// before a tool (and reach 127.0.0.1 only with COPILOT_HOOK_ALLOW_LOCALHOST=1), so they cannot reach hookhost serve: use --wiring send".into()),
+            (r, Wiring::Http) => Err(format!("{} has no http hooks: use --wiring send (a thin client per event) or command", r.title())),
+        }
+    }
+
+    /// The hooks file at `scope`.
+    pub(crate) fn hooks_file(self, scope: Scope, places: &Places) -> PathBuf {
+        match (self, scope) {
+            (Runtime::ClaudeCode, Scope::User) => places.home.join(".claude").join("settings.json"),
+            (Runtime::ClaudeCode, Scope::Project) => places.project.join(".claude").join("settings.json"),
+            (Runtime::Codex, Scope::User) => places.codex_home.join("hooks.json"),
+            (Runtime::Codex, Scope::Project) => places.project.join(".codex").join("hooks.json"),
+            (Runtime::GeminiCli, Scope::User) => places.home.join(".gemini").join("settings.json"),
+            (Runtime::GeminiCli, Scope::Project) => places.project.join(".gemini").join("settings.json"),
+            (Runtime::Copilot, Scope::User) => places.home.join(".copilot").join("hooks").join("hookhost.json"),
+            (Runtime::Copilot, Scope::Project) => places.project.join(".github").join("hooks").join("hookhost.json"),
+        }
+    }
+
+    /// The runtime's own directory in the home: whether it has ever run here.
+    pub(crate) fn home_dir(self, places: &Places) -> PathBuf {
+        match self {
+            Runtime::ClaudeCode => places.home.join(".claude"),
+            Runtime::Codex => places.codex_home.clone(),
+            Runtime::GeminiCli => places.home.join(".gemini"),
+            Runtime::Copilot => places.home.join(".copilot"),
+        }
+    }
+}
+
+/// The directories install and doctor work in: from the environment, or a test's.
+#[derive(Clone, Debug)]
+pub(crate) struct Places {
+    pub home: PathBuf,
+    /// `$CODEX_HOME`, else `~/.codex`.
+    pub codex_home: PathBuf,
+    /// The project (`--project`, else the working directory), absolute.
+    pub project: PathBuf,
+}
+
+impl Places {
+    pub(crate) fn from_env(project: Option<&Path>) -> Result<Places, String> {
+        let var = |v: &str| std::env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from);
+        let home = if cfg!(windows) { var("USERPROFILE").or_else(|| var("HOME")) } else { var("HOME") }
+            .ok_or("no home directory is known: set HOME (USERPROFILE on Windows)")?;
+        let codex_home = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+        let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+        let project = match project {
+            Some(p) => cwd.join(p),
+            None => cwd,
+        };
+        // The runtimes name projects by their real path (Codex's and Gemini CLI's trust lists).
+        let project = std::fs::canonicalize(&project).map_err(|e| format!("--project {}: {e}", project.display()))?;
+        Ok(Places { home, codex_home, project })
+    }
+}
+
+/// The programs a wiring runs, and its options.
+#[derive(Clone, Debug)]
+pub(crate) struct Target {
+    /// The `hookhost` binary, absolute.
+    pub hookhost: PathBuf,
+    /// `hookhost-send`, absolute (beside `hookhost`).
+    pub send: PathBuf,
+    pub wiring: Wiring,
+    /// `--fail-open` / `--fail-closed`, passed on to every command.
+    pub failure_flag: Option<&'static str>,
+    /// The daemon's URL for `--wiring http`.
+    pub server: String,
+}
+
+/// `path` as one word of a shell command: as it is when nothing in it is special, else quoted
+/// (single quotes for sh, double quotes for Windows' shells).
+pub(crate) fn shell_word(path: &Path, windows: bool) -> String {
+    let s = path.display().to_string();
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c) || (windows && c == '\\');
+    if !s.is_empty() && s.chars().all(plain) {
+        s
+    } else if windows {
+        format!("\"{s}\"")
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+impl Target {
+    /// The command the runtime runs for `event`.
+    pub(crate) fn command(&self, runtime: Runtime, event: &str) -> String {
+        let windows = cfg!(windows) && runtime != Runtime::Copilot;
+        let mut cmd = match self.wiring {
+            Wiring::Send => format!("{} --output {}", shell_word(&self.send, windows), runtime.protocol()),
+            _ => format!("{} run --output {}", shell_word(&self.hookhost, windows), runtime.protocol()),
+        };
+        if runtime == Runtime::Copilot {
+            // Copilot's input names no event: the one it is configured under.
+            cmd.push_str(&format!(" --event-name {event}"));
+        }
+        if let Some(flag) = self.failure_flag {
+            cmd.push(' ');
+            cmd.push_str(flag);
+        }
+        cmd
+    }
+
+    /// The handler hookhost puts under `event`.
+    pub(crate) fn handler(&self, runtime: Runtime, event: &str) -> Json {
+        let mut h = Json::obj();
+        if self.wiring == Wiring::Http {
+            h.set("type", Json::str("http"));
+            h.set("url", Json::str(format!("{}/v1/hooks/{}", self.server.trim_end_matches('/'), runtime.protocol())));
+            let mut headers = Json::obj();
+            headers.set("Authorization", Json::str("Bearer $HOOKHOST_TOKEN"));
+            h.set("headers", headers);
+            h.set("allowedEnvVars", Json::Array(vec![Json::str("HOOKHOST_TOKEN")]));
+            return h;
+        }
+        h.set("type", Json::str("command"));
+        h.set(runtime.command_key(), Json::str(self.command(runtime, event)));
+        if runtime == Runtime::Copilot && cfg!(windows) {
+            h.set("powershell", Json::str(format!("& {}", self.command(runtime, event).replacen(&shell_word(&self.hookhost, false), &format!("\"{}\"", self.hookhost.display()), 1))));
+        }
+        h
+    }
+
+    /// What goes into the event's array: a matcher group holding the handler, or the handler.
+    pub(crate) fn entry(&self, runtime: Runtime, event: &str, matcher: Option<&str>) -> Json {
+        let handler = self.handler(runtime, event);
+        if !runtime.grouped() {
+            return handler;
+        }
+        let mut group = Json::obj();
+        if let Some(m) = matcher {
+            group.set("matcher", Json::str(m));
+        }
+        group.set("hooks", Json::Array(vec![handler]));
+        group
+    }
+}
+
+/// The first word of a shell command, unquoted.
+pub(crate) fn first_word(cmd: &str) -> String {
+    let cmd = cmd.trim_start().trim_start_matches("& ").trim_start();
+    for q in ['\'', '"'] {
+        if let Some(rest) = cmd.strip_prefix(q) {
+            return rest.split(q).next().unwrap_or("").to_string();
+        }
+    }
+    cmd.split_whitespace().next().unwrap_or("").to_string()
+}
+
+/// Whether a handler is one of hookhost's: a command whose program is `hookhost` or
+/// `hookhost-send` answering in a runtime's protocol, or an http hook to hookhost serve's
+/// `/v1/hooks/` route.
+pub(crate) fn is_ours(handler: &Json) -> bool {
+    if handler.get("type").and_then(Json::as_str) == Some("http") {
+        return handler.get("url").and_then(Json::as_str).is_some_and(|u| u.contains("/v1/hooks/"));
+    }
+    ["command", "bash"].iter().filter_map(|k| handler.get(k).and_then(Json::as_str)).any(|cmd| {
+        let program = first_word(cmd);
+        let name = Path::new(&program.replace('\\', "/")).file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+        let name = name.strip_suffix(".exe").unwrap_or(&name).to_string();
+        (name == "hookhost" || name == "hookhost-send") && cmd.contains("--output")
+    })
+}
+
+/// hookhost's handlers under `event` in a runtime's `hooks` object: (group index, handler
+/// index, handler). For Copilot the group index is the handler's and the handler index 0.
+pub(crate) fn our_handlers<'a>(runtime: Runtime, hooks: &'a Json, event: &str) -> Vec<(usize, usize, &'a Json)> {
+    let mut out = Vec::new();
+    for (gi, item) in hooks.get(event).and_then(Json::as_array).into_iter().flatten().enumerate() {
+        if runtime.grouped() {
+            for (hi, h) in item.get("hooks").and_then(Json::as_array).into_iter().flatten().enumerate() {
+                if is_ours(h) {
+                    out.push((gi, hi, h));
+                }
+            }
+        } else if is_ours(item) {
+            out.push((gi, 0, item));
+        }
+    }
+    out
+}
+
+/// Put `target`'s wiring into a runtime's settings document: each event gets hookhost's entry
+/// (an entry of hookhost's already there is updated in place, so the others' positions do not
+/// move), hookhost's entries elsewhere are removed, everything else is left as it was.
+pub(crate) fn wire(runtime: Runtime, doc: &mut Json, target: &Target) -> Result<(), String> {
+    if !matches!(doc, Json::Object(_)) {
+        return Err("the file does not hold a JSON object".into());
+    }
+    if runtime == Runtime::Copilot && doc.get("version").is_none() {
+        doc.set("version", Json::Number(1.into()));
+    }
+    let hooks = doc.entry_obj("hooks").ok_or("its \"hooks\" is not an object")?;
+    let wanted: Vec<&str> = runtime.events().iter().map(|(e, _)| *e).collect();
+    // Other events: hookhost's entries go.
+    let others: Vec<String> = hooks.fields().iter().map(|(k, _)| k.clone()).filter(|k| !wanted.contains(&k.as_str())).collect();
+    for event in others {
+        strip(runtime, hooks, &event, None);
+    }
+    for (event, matcher) in runtime.events() {
+        let entry = target.entry(runtime, event, *matcher);
+        if hooks.get(event).is_some_and(|v| v.as_array().is_none()) {
+            return Err(format!("its hooks.{event} is not an array"));
+        }
+        if hooks.get(event).is_none() {
+            hooks.set(event, Json::Array(Vec::new()));
+        }
+        // The first entry that is hookhost's alone takes the new one; every other handler of
+        // hookhost's under this event goes.
+        let items = match hooks.get(event) {
+            Some(Json::Array(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        let ours_alone = |item: &Json| {
+            if runtime.grouped() {
+                let hs = item.get("hooks").and_then(Json::as_array);
+                hs.is_some_and(|hs| !hs.is_empty() && hs.iter().all(is_ours))
+            } else {
+                is_ours(item)
+            }
+        };
+        let keep_at = items.iter().position(ours_alone);
+        strip(runtime, hooks, event, keep_at);
+        if hooks.get(event).is_none() {
+            hooks.set(event, Json::Array(Vec::new()));
+        }
+        if let Some(Json::Array(items)) = hooks.get_mut(event) {
+            match keep_at {
+                Some(at) => items[at] = entry,
+                None => items.push(entry),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Remove hookhost's handlers under `event` (but for the item at `spare`); drop groups and the
+/// event left empty by that.
+pub(crate) fn strip(runtime: Runtime, hooks: &mut Json, event: &str, spare: Option<usize>) {
+    let Some(Json::Array(items)) = hooks.get_mut(event) else { return };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, mut item) in std::mem::take(items).into_iter().enumerate() {
+        if Some(i) == spare {
+            out.push(item);
+            continue;
+        }
+        if runtime.grouped() {
+            let had = item.get("hooks").and_then(Json::as_array).map_or(0, Vec::len);
+            if let Some(Json::Array(hs)) = item.get_mut("hooks") {
+                hs.retain(|h| !is_ours(h));
+                if hs.is_empty() && had > 0 {
+                    continue;
+                }
+            }
+            out.push(item);
+        } else if !is_ours(&item) {
+            out.push(item);
+        }
+    }
+    let empty = out.is_empty();
+    *items = out;
+    if empty && spare.is_none() {
+        hooks.remove(event);
+    }
+}
+
+/// Remove every entry of hookhost's from a runtime's settings document (uninstall); an empty
+/// `hooks` left behind goes too.
+pub(crate) fn unwire(runtime: Runtime, doc: &mut Json) {
+    let Some(hooks) = doc.get_mut("hooks") else { return };
+    let events: Vec<String> = hooks.fields().iter().map(|(k, _)| k.clone()).collect();
+    for event in events {
+        strip(runtime, hooks, &event, None);
+    }
+    if hooks.fields().is_empty() {
+        doc.remove("hooks");
+        if runtime == Runtime::Copilot && doc.fields().len() == 1 && doc.get("version").is_some() {
+            doc.remove("version");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(wiring: Wiring) -> Target {
+        Target { hookhost: "/opt/hook host/hookhost".into(), send: "/opt/hook host/hookhost-send".into(), wiring, failure_flag: None, server: "http://127.0.0.1:7807".into() }
+    }
+
+    #[test]
+    fn wiring_keeps_other_hooks_and_is_idempotent() {
+        let text = r#"{"model": "x", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]}], "Stop": [{"hooks": [{"type": "command", "command": "/old/hookhost run --output claude-code"}]}]}}"#;
+        let mut doc = Json::parse(text).unwrap();
+        wire(Runtime::ClaudeCode, &mut doc, &target(Wiring::Command)).unwrap();
+        let once = doc.render(None);
+        let pre = doc.get("hooks").unwrap().get("PreToolUse").unwrap().as_array().unwrap();
+        assert_eq!(pre.len(), 2);
+        assert_eq!(pre[0].get("hooks").unwrap().as_array().unwrap()[0].get("command").unwrap().as_str(), Some("./mine.sh"));
+        // The old entry under Stop was updated in place, not added to.
+        let stop = doc.get("hooks").unwrap().get("Stop").unwrap().as_array().unwrap();
+        assert_eq!(stop.len(), 1);
+        assert_eq!(stop[0].get("hooks").unwrap().as_array().unwrap()[0].get("command").unwrap().as_str(), Some("'/opt/hook host/hookhost' run --output claude-code"));
+        wire(Runtime::ClaudeCode, &mut doc, &target(Wiring::Command)).unwrap();
+        assert_eq!(doc.render(None), once);
+        unwire(Runtime::ClaudeCode, &mut doc);
+        assert_eq!(doc, Json::parse(r#"{"model": "x", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]}]}}"#).unwrap());
+    }
+
+    #[test]
+    fn recognises_its_own_entries_only() {
+        let cmd = |c: &str| Json::parse(&format!(r#"{{"type": "command", "command": {}}}"#, serde_json::to_string(c).unwrap())).unwrap();
+        assert!(is_ours(&cmd("hookhost run --output codex")));
+        assert!(is_ours(&cmd("'/a b/hookhost-send' --output codex")));
+        assert!(is_ours(&cmd(r#""C:\hh\hookhost.exe" run --output codex"#)));
+        assert!(!is_ours(&cmd("./hookhost-wrapper.sh --output x")));
+        assert!(!is_ours(&cmd("hookhost check")));
+        assert!(is_ours(&Json::parse(r#"{"type": "http", "url": "http://127.0.0.1:7807/v1/hooks/claude-code"}"#).unwrap()));
+    }
+
+    #[test]
+    fn copilot_entries_are_flat_and_name_their_event() {
+        let mut doc = Json::obj();
+        wire(Runtime::Copilot, &mut doc, &target(Wiring::Send)).unwrap();
+        assert_eq!(doc.get("version"), Some(&Json::Number(1.into())));
+        let pre = &doc.get("hooks").unwrap().get("preToolUse").unwrap().as_array().unwrap()[0];
+        assert_eq!(pre.get("bash").unwrap().as_str(), Some("'/opt/hook host/hookhost-send' --output copilot --event-name preToolUse"));
+        unwire(Runtime::Copilot, &mut doc);
+        assert_eq!(doc, Json::obj());
+    }
+}
