@@ -1,0 +1,266 @@
+//! `hookhost install`, `uninstall` and `doctor` on a home and a project of their own: what they
+//! write into each runtime's settings, that a second install changes nothing, that uninstall
+//! gives back the bytes, and that doctor fails — naming the fix — when the wiring is removed, a
+//! Codex trust hash goes stale, or a project switches hooks off. (The real clients running
+//! hookhost wired this way: tests/clients.)
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+struct Desk {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    proj: PathBuf,
+    state: PathBuf,
+}
+
+impl Desk {
+    fn new() -> Desk {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (home, proj, state) = (root.join("home"), root.join("proj"), root.join("state"));
+        for d in [&home, &proj] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        Desk { _dir: dir, home, proj, state }
+    }
+
+    fn hookhost(&self, args: &[&str]) -> Output {
+        let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .args(args)
+            .current_dir(&self.proj)
+            .env_clear()
+            // No runtime program on PATH: detection sees only the desk's home.
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &self.home)
+            .env("XDG_STATE_HOME", &self.state)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            // One compile cache for every desk: the built-ins are compiled once.
+            .env("HOOKHOST_CACHE_DIR", std::env::temp_dir().join("hookhost-install-tests-cache"))
+            .output()
+            .unwrap();
+        out
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.hookhost(args);
+        assert!(out.status.success(), "hookhost {args:?}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn write(&self, path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn json(&self, path: &Path) -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+}
+
+fn hookhost_bin() -> String {
+    Path::new(env!("CARGO_BIN_EXE_hookhost")).canonicalize().unwrap().display().to_string()
+}
+
+/// The commands under each event of a Claude Code-shaped hooks object.
+fn commands(hooks: &serde_json::Value, event: &str) -> Vec<String> {
+    hooks[event].as_array().into_iter().flatten().flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default()).filter_map(|h| h["command"].as_str().map(String::from)).collect()
+}
+
+const CLAUDE_SETTINGS: &str = "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\n                \"matcher\": \"Bash\",\n                \"hooks\": [\n                    {\n                        \"type\": \"command\",\n                        \"command\": \"./mine.sh\"\n                    }\n                ]\n            }\n        ]\n    },\n    \"env\": {\"A\": \"1\"}\n}\n";
+
+#[test]
+fn install_merges_once_and_uninstall_gives_the_bytes_back() {
+    let desk = Desk::new();
+    let settings = desk.home.join(".claude/settings.json");
+    desk.write(&settings, CLAUDE_SETTINGS);
+
+    // A dry run shows the diff and writes nothing.
+    let dry = desk.ok(&["install", "--runtime", "claude-code", "--dry-run"]);
+    assert!(dry.contains(&format!("+++ {}", settings.display())) && dry.contains(&format!("+                        \"command\": \"{} run --output claude-code\"", hookhost_bin())), "{dry}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), CLAUDE_SETTINGS);
+    assert!(!desk.state.exists(), "a dry run recorded something");
+
+    let out = desk.ok(&["install", "--runtime", "claude-code"]);
+    assert!(out.contains("claude-code: wired 5 events in"), "{out}");
+    let v = desk.json(&settings);
+    // The user's hook and keys stay, in their order; hookhost's entry is the absolute path of
+    // this binary on every event.
+    let text = std::fs::read_to_string(&settings).unwrap();
+    assert!(text.find("\"model\"").unwrap() < text.find("\"hooks\"").unwrap() && text.find("\"hooks\"").unwrap() < text.find("\"env\"").unwrap(), "{text}");
+    assert_eq!(commands(&v["hooks"], "PreToolUse"), ["./mine.sh".to_string(), format!("{} run --output claude-code", hookhost_bin())]);
+    for event in ["PermissionRequest", "UserPromptSubmit", "PostToolUse", "Stop"] {
+        assert_eq!(commands(&v["hooks"], event), [format!("{} run --output claude-code", hookhost_bin())], "{event}");
+    }
+    // The earlier bytes are kept.
+    let backups: Vec<_> = walk(&desk.state.join("hookhost/backups"));
+    assert_eq!(backups.len(), 1);
+    assert_eq!(std::fs::read_to_string(&backups[0]).unwrap(), CLAUDE_SETTINGS);
+
+    // A second install changes nothing.
+    let wired = std::fs::read(&settings).unwrap();
+    let again = desk.ok(&["install", "--runtime", "claude-code"]);
+    assert!(again.contains("already wired") && again.contains("nothing changed"), "{again}");
+    assert_eq!(std::fs::read(&settings).unwrap(), wired);
+
+    let out = desk.ok(&["uninstall"]);
+    assert!(out.contains("restored as it was before install"), "{out}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), CLAUDE_SETTINGS);
+    let ledger: serde_json::Value = desk.json(&desk.state.join("hookhost/installs.json"));
+    assert_eq!(ledger["files"], serde_json::json!([]));
+    assert!(desk.ok(&["uninstall"]).contains("nothing to uninstall"));
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.path().is_dir() {
+            out.extend(walk(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out
+}
+
+#[test]
+fn uninstall_after_an_edit_removes_only_what_install_added() {
+    let desk = Desk::new();
+    let settings = desk.proj.join(".gemini/settings.json");
+    desk.ok(&["install", "--runtime", "gemini-cli", "--scope", "project"]);
+    let trusted = desk.home.join(".gemini/trustedFolders.json");
+    assert_eq!(desk.json(&trusted), serde_json::json!({ desk.proj.display().to_string(): "TRUST_FOLDER" }));
+    let mut v = desk.json(&settings);
+    assert_eq!(v["hooks"]["BeforeTool"][0]["matcher"], ".*");
+    // The user adds a setting and a hook of their own after install.
+    v["general"] = serde_json::json!({"vimMode": true});
+    v["hooks"]["BeforeTool"].as_array_mut().unwrap().push(serde_json::json!({"matcher": "write_file", "hooks": [{"type": "command", "command": "./lint.sh"}]}));
+    std::fs::write(&settings, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+
+    let out = desk.ok(&["uninstall", "--runtime", "gemini-cli"]);
+    assert!(out.contains("removed hookhost's entries"), "{out}");
+    assert_eq!(desk.json(&settings), serde_json::json!({"hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "./lint.sh"}]}]}, "general": {"vimMode": true}}));
+    // The folder trust install added is gone with the file it made; the directories install made are gone.
+    assert!(!trusted.exists() && !desk.home.join(".gemini").exists());
+}
+
+#[test]
+fn codex_is_trusted_as_codex_records_it_and_its_config_keeps_its_comments() {
+    let desk = Desk::new();
+    let config = desk.home.join(".codex/config.toml");
+    let before = "# my settings\nmodel = \"o3\"  # the model\n\n[projects.\"/elsewhere\"]\ntrust_level = \"trusted\"\n";
+    desk.write(&config, before);
+    desk.ok(&["install", "--runtime", "codex", "--scope", "project", "--fail-open"]);
+    let hooks_file = desk.proj.join(".codex/hooks.json");
+    let v = desk.json(&hooks_file);
+    assert_eq!(commands(&v["hooks"], "PreToolUse"), [format!("{} run --output codex --fail-open", hookhost_bin())]);
+    assert!(v["hooks"]["PreToolUse"][0].get("matcher").is_none(), "every tool, apply_patch included");
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.starts_with(before), "{text}");
+    let key = format!("[hooks.state.\"{}:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:", hooks_file.display());
+    assert!(text.contains(&key), "{text}");
+    assert!(text.contains(&format!("[projects.\"{}\"]\ntrust_level = \"trusted\"", desk.proj.display())), "{text}");
+    assert_eq!(text.matches("trusted_hash").count(), 5);
+    assert!(desk.ok(&["doctor", "--runtime", "codex", "--no-probe"]).contains("ok   codex (project) trusted: 5 hooks trusted"));
+
+    // The hook changed by hand: Codex would skip it (its hash is stale), and doctor says so.
+    let changed = std::fs::read_to_string(&hooks_file).unwrap().replacen("--fail-open", "--fail-closed", 1);
+    std::fs::write(&hooks_file, changed).unwrap();
+    let out = desk.hookhost(&["doctor", "--runtime", "codex", "--no-probe"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL codex (project) trusted: Codex skips these hookhost hooks without a word") && stdout.contains(":pre_tool_use:0:0") && stdout.contains("fix: hookhost install --runtime codex --scope project"), "{stdout}");
+    // Installing again brings the trust up to date, and uninstall leaves config.toml as it was.
+    desk.ok(&["install", "--runtime", "codex", "--scope", "project", "--fail-open"]);
+    assert!(desk.ok(&["doctor", "--runtime", "codex", "--no-probe"]).contains("everything checked holds"));
+    desk.ok(&["uninstall"]);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
+    assert!(!hooks_file.exists());
+}
+
+#[test]
+fn copilot_entries_name_their_event_and_the_folder_is_trusted() {
+    let desk = Desk::new();
+    let config = desk.home.join(".copilot/config.json");
+    desk.write(&config, "{\n  \"trusted_folders\": [\"/elsewhere\"],\n  \"model\": \"x\"\n}\n");
+    desk.ok(&["install", "--runtime", "copilot", "--scope", "project", "--wiring", "send"]);
+    let v = desk.json(&desk.proj.join(".github/hooks/hookhost.json"));
+    assert_eq!(v["version"], 1);
+    let send = Path::new(&hookhost_bin()).with_file_name("hookhost-send").display().to_string();
+    assert_eq!(v["hooks"]["preToolUse"], serde_json::json!([{"type": "command", "bash": format!("{send} --output copilot --event-name preToolUse")}]));
+    assert_eq!(v["hooks"]["userPromptTransformed"][0]["bash"], format!("{send} --output copilot --event-name userPromptTransformed"));
+    assert_eq!(desk.json(&config)["trusted_folders"], serde_json::json!(["/elsewhere", desk.proj.display().to_string()]));
+    desk.ok(&["uninstall"]);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "{\n  \"trusted_folders\": [\"/elsewhere\"],\n  \"model\": \"x\"\n}\n");
+}
+
+#[test]
+fn a_file_install_cannot_edit_stops_it_before_anything_is_written() {
+    let desk = Desk::new();
+    // Comments are not JSON: Claude Code would not read this file either.
+    let settings = desk.home.join(".claude/settings.json");
+    desk.write(&settings, "{\n  // mine\n  \"model\": \"opus\"\n}\n");
+    let out = desk.hookhost(&["install", "--runtime", "codex", "--runtime", "claude-code"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("claude-code: {}: not JSON", settings.display())) && stderr.contains("comments and trailing commas are not JSON"), "{stderr}");
+    // Codex, planned before Claude Code failed, was not written either.
+    assert!(!desk.home.join(".codex").exists() && !desk.state.exists());
+
+    let out = desk.hookhost(&["install", "--runtime", "codex", "--wiring", "http"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--wiring http: Codex has no http hooks: use --wiring send"), "{}", String::from_utf8_lossy(&out.stderr));
+    // Nothing found and nothing named.
+    std::fs::remove_dir_all(desk.home.join(".claude")).unwrap();
+    let out = desk.hookhost(&["install"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no agent runtime found on this machine"));
+}
+
+#[test]
+fn doctor_proves_the_wiring_and_names_the_fix_when_it_breaks() {
+    let desk = Desk::new();
+    desk.ok(&["install", "--runtime", "claude-code", "--scope", "project"]);
+    let out = desk.ok(&["doctor", "--runtime", "claude-code"]);
+    assert!(out.contains("ok   claude-code (project) wired: 5 events"), "{out}");
+    assert!(out.contains(&format!("ok   claude-code (project) live probe: `{} run --output claude-code` denies `rm -rf /`", hookhost_bin())), "{out}");
+    assert!(out.contains("ok   hookhost layers load"), "{out}");
+
+    // The project switches every hook off.
+    desk.write(&desk.proj.join(".claude/settings.local.json"), "{\"disableAllHooks\": true}\n");
+    let out = desk.hookhost(&["doctor", "--runtime", "claude-code", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ok"], false);
+    let failed: Vec<&serde_json::Value> = report["checks"].as_array().unwrap().iter().filter(|c| c["ok"] == false).collect();
+    assert_eq!(failed.len(), 1, "{report:#}");
+    assert_eq!(failed[0]["check"], "hooks not switched off");
+    assert!(failed[0]["detail"].as_str().unwrap().contains("settings.local.json says \"disableAllHooks\": true"));
+    assert!(failed[0]["fix"].as_str().unwrap().contains("managed settings"));
+    std::fs::remove_file(desk.proj.join(".claude/settings.local.json")).unwrap();
+
+    // A wiring removed by hand.
+    let settings = desk.proj.join(".claude/settings.json");
+    let mut v = desk.json(&settings);
+    v["hooks"].as_object_mut().unwrap().remove("PostToolUse");
+    std::fs::write(&settings, v.to_string()).unwrap();
+    let out = desk.hookhost(&["doctor", "--runtime", "claude-code"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("has no hookhost entry for PostToolUse") && stdout.contains("fix: hookhost install --runtime claude-code --scope project"), "{stdout}");
+
+    // A chain that lets the destructive call through fails the probe.
+    desk.ok(&["install", "--runtime", "claude-code", "--scope", "project"]);
+    desk.write(&desk.home.join(".config/hookhost/hooks.toml"), "[[hooks]]\nid = \"only_at_stop\"\nevent = \"stop\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n");
+    let out = desk.hookhost(&["doctor", "--runtime", "claude-code"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL claude-code (project) live probe:") && stdout.contains("did not deny `rm -rf /`"), "{stdout}");
+
+    // A runtime on the machine with no wiring at all.
+    desk.ok(&["uninstall"]);
+    std::fs::create_dir_all(desk.home.join(".codex")).unwrap();
+    let out = desk.hookhost(&["doctor"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("FAIL codex wired: Codex is on this machine but hookhost is wired at no scope") && stdout.contains("fix: hookhost install --runtime codex"), "{stdout}");
+}
