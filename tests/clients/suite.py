@@ -3,9 +3,10 @@
 
 Each client (Claude Code, Codex, Gemini CLI, GitHub Copilot CLI) runs headless in a project of
 its own, against a scripted model server on loopback (`fake_model.py`), with hookhost wired
-exactly as docs/INTEGRATIONS.md says — the snippets are read from that file, so a snippet that
-stops working fails here. Every scenario is judged by what reached the model (the fake server's
-request log) and what happened on disk, never by reading hookhost's answer.
+only by `hookhost install --scope project` (the runtime's settings, its trust step, the absolute
+path of the binary under test: nothing of hookhost is on the client's PATH), and `hookhost
+doctor` passing on that wiring. Every scenario is judged by what reached the model (the fake
+server's request log) and what happened on disk, never by reading hookhost's answer.
 
     suite.py --clients DIR --bin DIR [--only CLIENT[,CLIENT]] [--scenario NAME] [--keep]
 
@@ -35,7 +36,6 @@ sys.path.insert(0, str(HERE))
 import fake_model  # noqa: E402
 
 REPO = HERE.parent.parent
-INTEGRATIONS = REPO / "docs" / "INTEGRATIONS.md"
 
 # A GitHub token the redactor masks (plugins/redact-secrets/src/scan.rs).
 SECRET = "ghp_0123456789abcdefghijABCDEFGHIJ0123"
@@ -44,63 +44,18 @@ CLIENT_TIMEOUT = 120
 
 
 # ---------------------------------------------------------------------------------------------
-# The snippets, from docs/INTEGRATIONS.md.
-
-def doc_sections():
-    """{heading: text} for the `## ` sections of INTEGRATIONS.md."""
-    sections, name, lines = {}, None, []
-    for line in INTEGRATIONS.read_text().splitlines():
-        if line.startswith("## "):
-            if name:
-                sections[name] = "\n".join(lines)
-            name, lines = line[3:].strip(), []
-        else:
-            lines.append(line)
-    if name:
-        sections[name] = "\n".join(lines)
-    return sections
-
-
-def json_blocks(text):
-    return [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.S)]
-
-
-def snippet(section):
-    """The first JSON snippet of an INTEGRATIONS.md section."""
-    blocks = json_blocks(doc_sections()[section])
-    if not blocks:
-        raise SystemExit(f"docs/INTEGRATIONS.md: the section '{section}' has no ```json snippet")
-    return blocks[0]
-
-
-def http_entry():
-    """Claude Code's `http` hook entry from the `hookhost serve` section."""
-    for block in json_blocks(doc_sections()["No process per call: `hookhost serve`"]):
-        for groups in block.get("hooks", {}).values():
-            for group in groups:
-                for hook in group.get("hooks", []):
-                    if hook.get("type") == "http":
-                        return hook
-    raise SystemExit("docs/INTEGRATIONS.md: no Claude Code http hook snippet under `hookhost serve`")
-
-
-def rewrite_commands(value, fn):
-    """Apply fn to every hook command string (`command` / `bash` keys) in a snippet."""
-    if isinstance(value, dict):
-        return {k: (fn(v) if k in ("command", "bash") and isinstance(v, str) else rewrite_commands(v, fn))
-                for k, v in value.items()}
-    if isinstance(value, list):
-        return [rewrite_commands(v, fn) for v in value]
-    return value
-
-
-# ---------------------------------------------------------------------------------------------
 # Scenarios.
 
 class Scenario:
     def __init__(self, name, prompt, check, config=None, managed=None, flag=None, files=None, about="",
-                 reaches_model=True):
+                 reaches_model=True, evidence=None):
         self.name, self.prompt, self.check = name, prompt, check
+        # Texts of which one must show that hookhost's answer was read and acted on (in what
+        # reached the model, the client's output or its own log), or the hook event the client
+        # itself reports blocked — positive evidence, not only the absence of an effect.
+        self.evidence = evidence
+        # Every pinned client ends a headless run with 0 whatever its hooks decided.
+        self.exit = 0
         # Whether the client must call the model at all (a blocked prompt never gets there).
         self.reaches_model = reaches_model
         self.config = config  # ~/.config/hookhost/hooks.toml, when the scenario needs its own
@@ -115,6 +70,17 @@ def shell_hook(answer):
     return ("[[hooks]]\nid = \"policy\"\nevent = \"pre_tool_use\"\n"
             f"executor = {{ plugin = \"builtin:bash-adapter\", settings = {{ dialect = \"claude-code\", "
             f"command = {json.dumps('echo ' + shlex.quote(json.dumps(answer)))} }} }}\n")
+
+
+def check_evidence(run, problems):
+    ev = run.scenario.evidence
+    if not ev:
+        return
+    texts, blocked_event = ev
+    seen = [t for t in texts if run.reported(t)]
+    if not seen and not (blocked_event and blocked_event in run.client.blocked_hooks(run)):
+        problems.append(f"no sign that the client read hookhost's answer: none of {texts!r} reached the model, "
+                        f"the client's output or its log" + (f", and it reports no blocked {blocked_event} hook" if blocked_event else ""))
 
 
 def expect(cond, msg, problems):
@@ -231,29 +197,34 @@ SCENARIOS = [
     Scenario("redact-command", "Save the token. RUN<<echo token={{SECRET}} > out.txt>>", check_redact_command,
              about="a secret in a command is redacted before it runs"),
     Scenario("redact-prompt", f"My token is {SECRET}, keep it. RUN<<touch ran.txt>>", check_redact_prompt,
-             about="a secret in a prompt never reaches the model", reaches_model=False),
+             about="a secret in a prompt never reaches the model", reaches_model=False,
+             evidence=(["allow this only with its prompt rewritten", REDACTED], "UserPromptSubmit")),
     Scenario("redact-output", "Show the file. RUN<<cat secret.txt>>", check_redact_output,
              files={"secret.txt": f"token={SECRET}\n"},
              about="a secret in a tool's output never reaches the model"),
     Scenario("ask", "Mark it. RUN<<touch asked.txt>>", check_not_run("asked.txt"),
              config=shell_hook({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
                                                        "permissionDecisionReason": "a human must approve this"}}),
-             about="ask never runs the command"),
+             about="ask never runs the command", evidence=(["a human must approve this"], None)),
     Scenario("halt", "Mark it. RUN<<touch halted.txt>>", check_not_run("halted.txt"),
              config=shell_hook({"continue": False, "stopReason": "halted by policy"}),
-             about="halt never runs the command"),
+             about="halt never runs the command", evidence=(["halted by policy"], "PreToolUse")),
     Scenario("protect-hooks", "Loosen the hooks. RUN<<echo '{}' > {{HOOKS_FILE}}>>", check_protect,
              about="the agent cannot overwrite the hooks that govern it"),
     Scenario("user-config-broken", "Mark it. RUN<<touch ran.txt>>", check_user_config_left_out, config=BROKEN_CONFIG,
              about="a user config that does not load is left out: the built-in hooks decide, a harmless command runs"),
     Scenario("fail-closed", "Mark it. RUN<<touch ran.txt>>", check_failure_closed, managed=BROKEN_CONFIG,
              about="hookhost's own failure (a managed config that does not load) is a block before an action",
+             evidence=(["hookhost could not decide"], "UserPromptSubmit"),
              # The prompt's hook blocks too: the prompt is refused before the model.
              reaches_model=False),
     Scenario("fail-open", "Mark it. RUN<<touch ran.txt>>", check_failure_open, managed=BROKEN_CONFIG,
              flag="--fail-open", about="with --fail-open, hookhost's own failure is the runtime's non-blocking error"),
 ]
 BY_NAME = {s.name: s for s in SCENARIOS}
+# The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
+# drops one must say so here.
+EXPECTED_RUNS = 68
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
@@ -297,9 +268,15 @@ class Run:
     def client_output(self):
         return self.stdout + self.stderr
 
+    def reported(self, text):
+        """Whether `text` reached the model, the client's output, or a log the client keeps."""
+        return self.model_saw(text) or text in self.client_output() or text in self.client.log_text(self)
+
     def env(self):
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TERM", "TMPDIR", "USER", "LOGNAME")}
-        env["PATH"] = f"{self.suite.bin}:{env.get('PATH', '/usr/bin:/bin')}"
+        env["PATH"] = env.get("PATH", "/usr/bin:/bin")
+        # install's record and backups, and the daemon's token for the http wiring.
+        env["XDG_STATE_HOME"] = str(self.dir / "state")
         env["HOME"] = str(self.home)
         env["HOOKHOST_CACHE_DIR"] = str(self.suite.cache)
         env["NO_COLOR"] = "1"
@@ -313,15 +290,25 @@ class Run:
             env["HOOKHOST_TOKEN"] = self.suite.token
         return self.client.env(self, env)
 
-    def hooks(self, base):
-        """The client's snippet, wired as this run asks."""
-        def command(cmd):
-            if self.wiring == "send":
-                cmd = re.sub(r"^hookhost run\b", "hookhost-send", cmd)
-            if self.scenario.flag:
-                cmd += " " + self.scenario.flag
-            return cmd
-        return rewrite_commands(base, command)
+    def install(self):
+        """`hookhost install` for this client, scope and wiring, as a user runs it in the
+        project; then `hookhost doctor` on what it wrote (only where hookhost is meant to work:
+        not in the scenarios that break its config)."""
+        argv = [str(self.suite.bin / "hookhost"), "install", "--runtime", self.client.name, "--scope", "project",
+                "--wiring", self.wiring]
+        if self.scenario.flag:
+            argv.append(self.scenario.flag)
+        if self.wiring == "http":
+            argv += ["--server", f"http://127.0.0.1:{self.suite.http_port}"]
+        done = subprocess.run(argv, cwd=self.proj, env=self.env(), capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"hookhost install failed (exit {done.returncode}): {done.stdout}{done.stderr}")
+        self.install_output = done.stdout
+        if self.scenario.config is None and self.scenario.managed is None:
+            done = subprocess.run([str(self.suite.bin / "hookhost"), "doctor", "--runtime", self.client.name],
+                                  cwd=self.proj, env=self.env(), capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"hookhost doctor failed on install's wiring (exit {done.returncode}):\n{done.stdout}{done.stderr}")
 
     def execute(self):
         for name, text in self.scenario.files.items():
@@ -347,12 +334,22 @@ class Run:
                 os.killpg(proc.pid, signal.SIGKILL)
                 self.stdout, self.stderr = proc.communicate()
                 self.stderr += f"\n[suite] {self.client.name} did not finish within {CLIENT_TIMEOUT} s"
+                self.timed_out = True
             self.seconds = time.monotonic() - started
+            (self.dir / "client.stdout").write_text(self.stdout)
+            (self.dir / "client.stderr").write_text(self.stderr)
             self.exit = proc.returncode
         finally:
             server.shutdown()
             server.server_close()
         problems = self.scenario.check(self)
+        check_evidence(self, problems)
+        if self.exit != self.scenario.exit and not getattr(self, "timed_out", False):
+            problems.append(f"the client exited {self.exit}, not {self.scenario.exit}")
+        if getattr(self, "timed_out", False):
+            problems.append(f"the client did not finish within {CLIENT_TIMEOUT} s (killed)")
+        elif self.exit is None or self.exit < 0:
+            problems.append(f"the client crashed (exit {self.exit})")
         if self.scenario.reaches_model and not self.model_requests():
             problems.append("the client never called the model")
         self.latencies = self.client.latencies(self)
@@ -368,7 +365,6 @@ class Run:
 
 class Client:
     name = ""
-    section = ""
     wirings = ("command", "send")
 
     def transcripts(self, run):
@@ -376,9 +372,16 @@ class Client:
         transcripts hookhost does not read."""
         return None
 
+    def log_text(self, run):
+        """A log the client writes of its own (Claude Code's debug file)."""
+        return ""
+
+    def blocked_hooks(self, run):
+        """The hook events the client itself reports as blocked (Codex's telemetry)."""
+        return []
+
     def __init__(self, suite):
         self.suite = suite
-        self.base = snippet(self.section)
 
     def bin(self, name):
         return str(self.suite.clients / "node_modules" / ".bin" / name)
@@ -389,21 +392,19 @@ class Client:
 
 
 class ClaudeCode(Client):
-    name, section = "claude-code", "Claude Code"
+    name = "claude-code"
     hooks_file = ".claude/settings.json"
     wirings = ("command", "send", "http")
 
     def prepare(self, run):
-        hooks = run.hooks(self.base)
-        if run.wiring == "http":
-            entry = dict(http_entry())
-            entry["url"] = re.sub(r"^http://127\.0\.0\.1:\d+", f"http://127.0.0.1:{self.suite.http_port}", entry["url"])
-            hooks = {"hooks": {event: [dict(group, hooks=[entry]) for group in groups]
-                               for event, groups in hooks["hooks"].items()}}
-        self.write(run.proj / ".claude" / "settings.json", hooks)
+        run.install()
 
     def transcripts(self, run):
         return sorted((run.home / ".claude" / "projects").glob("*/*.jsonl"))
+
+    def log_text(self, run):
+        log = run.dir / "claude-debug.log"
+        return log.read_text(errors="replace") if log.exists() else ""
 
     def argv(self, run, prompt):
         # Root may not skip permissions; allowing Bash is what a user does for these commands.
@@ -433,12 +434,11 @@ class ClaudeCode(Client):
 
 
 class Codex(Client):
-    name, section = "codex", "Codex"
+    name = "codex"
     hooks_file = ".codex/hooks.json"
 
     def prepare(self, run):
         codex_home = run.home / ".codex"
-        self.write(run.proj / ".codex" / "hooks.json", run.hooks(self.base))
         config = f'''model = "fake-model"
 model_provider = "fake"
 approval_policy = "never"
@@ -450,22 +450,19 @@ base_url = "{run.base_url}/v1"
 wire_api = "responses"
 env_key = "HOOKHOST_FAKE_KEY"
 
-[projects."{run.proj}"]
-trust_level = "trusted"
-
 [otel]
 metrics_exporter = {{ otlp-http = {{ endpoint = "{run.base_url}/v1/metrics", protocol = "json" }} }}
 '''
         self.write(codex_home / "config.toml", config)
-        # Trust the hooks as Codex's /hooks does: record each entry's current hash.
-        trust = "".join(f'\n[hooks.state."{key}"]\ntrusted_hash = "{digest}"\n'
-                        for key, digest in self.hook_hashes(run))
-        if not trust:
-            raise RuntimeError("codex app-server listed no hooks for the project")
-        self.write(codex_home / "config.toml", config + trust)
+        # install trusts the project and each hook (the trusted_hash it computes); Codex's own
+        # view of them must agree: every hook of the project listed as trusted.
+        run.install()
+        untrusted = [(key, status) for key, status in self.hook_trust(run) if status != "trusted"]
+        if untrusted:
+            raise RuntimeError(f"Codex does not trust the hooks hookhost install wrote: {untrusted}")
 
-    def hook_hashes(self, run):
-        """(key, currentHash) of each hook Codex sees in the project: its app-server's
+    def hook_trust(self, run):
+        """(key, trustStatus) of each hook Codex sees in the project: its app-server's
         `hooks/list`, the list its /hooks screen shows."""
         env = run.env()
         requests = [
@@ -488,7 +485,10 @@ metrics_exporter = {{ otlp-http = {{ endpoint = "{run.base_url}/v1/metrics", pro
                 if msg.get("id") == 2:
                     if "error" in msg:
                         raise RuntimeError(f"codex hooks/list: {msg['error']}")
-                    return [(h["key"], h["currentHash"]) for d in msg["result"]["data"] for h in d["hooks"]]
+                    hooks = [(h["key"], h["trustStatus"]) for d in msg["result"]["data"] for h in d["hooks"]]
+                    if not hooks:
+                        raise RuntimeError("codex app-server listed no hooks for the project")
+                    return hooks
             raise RuntimeError("codex app-server did not answer hooks/list")
         finally:
             proc.kill()
@@ -505,8 +505,9 @@ metrics_exporter = {{ otlp-http = {{ endpoint = "{run.base_url}/v1/metrics", pro
         env["HOOKHOST_FAKE_KEY"] = "fake"
         return env
 
-    def latencies(self, run):
-        out = []
+    def metric_points(self, run, name):
+        """The data points of one of Codex's OpenTelemetry metrics (it exports them to the
+        fake server), each with its attributes as a dict."""
         for line in run.log.read_text().splitlines():
             r = json.loads(line)
             if not r["path"].endswith("/v1/metrics"):
@@ -514,28 +515,39 @@ metrics_exporter = {{ otlp-http = {{ endpoint = "{run.base_url}/v1/metrics", pro
             for rm in (r["body"] or {}).get("resourceMetrics", []):
                 for sm in rm.get("scopeMetrics", []):
                     for m in sm.get("metrics", []):
-                        if m.get("name") != "codex.hooks.run.duration_ms":
+                        if m.get("name") != name:
                             continue
-                        for dp in m.get("histogram", {}).get("dataPoints", []):
-                            n = int(dp.get("count", 0))
-                            if n:
-                                out += [dp["sum"] / n] * n
+                        for kind in ("histogram", "sum"):
+                            for dp in m.get(kind, {}).get("dataPoints", []):
+                                attrs = {a["key"]: next(iter(a["value"].values()), None) for a in dp.get("attributes", [])}
+                                yield dp, attrs
+
+    def latencies(self, run):
+        out = []
+        for dp, _ in self.metric_points(run, "codex.hooks.run.duration_ms"):
+            n = int(dp.get("count", 0))
+            if n:
+                out += [dp["sum"] / n] * n
         return out
+
+    def blocked_hooks(self, run):
+        return [attrs.get("hook_name") for _, attrs in self.metric_points(run, "codex.hooks.run")
+                if attrs.get("status") == "blocked"]
 
 
 class GeminiCli(Client):
-    name, section = "gemini-cli", "Gemini CLI"
+    name = "gemini-cli"
     hooks_file = ".gemini/settings.json"
 
     def prepare(self, run):
-        self.write(run.proj / ".gemini" / "settings.json", run.hooks(self.base))
         self.write(run.home / ".gemini" / "settings.json", {
             "security": {"auth": {"selectedType": "gemini-api-key"}},
             "telemetry": {"enabled": True, "target": "local", "outfile": str(run.dir / "gemini-telemetry.json"),
                           "logPrompts": False},
         })
-        # Gemini CLI reads a project's settings (and runs its hooks) only in a trusted folder.
-        self.write(run.home / ".gemini" / "trustedFolders.json", {str(run.proj): "TRUST_FOLDER"})
+        # install trusts the folder: Gemini CLI reads a project's settings (and runs its hooks)
+        # only in a trusted one.
+        run.install()
 
     def argv(self, run, prompt):
         return [self.bin("gemini"), "-p", prompt, "--yolo", "--output-format", "json"]
@@ -552,7 +564,7 @@ class GeminiCli(Client):
 
 
 class Copilot(Client):
-    name, section = "copilot", "GitHub Copilot CLI"
+    name = "copilot"
     hooks_file = ".github/hooks/hookhost.json"
 
     def __init__(self, suite):
@@ -570,9 +582,9 @@ class Copilot(Client):
                              f"{done.stdout}{done.stderr}")
 
     def prepare(self, run):
-        self.write(run.proj / ".github" / "hooks" / "hookhost.json", run.hooks(self.base))
-        # Copilot runs a repository's hooks in prompt mode only for a trusted folder.
-        self.write(run.home / ".copilot" / "config.json", {"trusted_folders": [str(run.proj)]})
+        # install trusts the folder: Copilot runs a repository's hooks in prompt mode only for
+        # a trusted one.
+        run.install()
 
     def argv(self, run, prompt):
         return [self.bin("copilot"), "-p", prompt, "--allow-all-tools"]
@@ -721,7 +733,7 @@ def main():
                 results.append((run, problems))
                 status = "ok  " if not problems else "FAIL"
                 print(f"{status} {run.client.name:12} {run.wiring:8} {run.scenario.name:15} "
-                      f"{run.seconds:5.1f}s  {run.scenario.about}", flush=True)
+                      f"{run.seconds:5.1f}s  exit {getattr(run, 'exit', '?')}  {run.scenario.about}", flush=True)
                 for p in problems:
                     failed += 1
                     print(f"       - {p}")
@@ -746,6 +758,9 @@ def main():
                 print(f"  {client.name:12} {wiring:8} (the client reported no hook timings)")
     total = len(results)
     bad = sum(1 for _, p in results if p)
+    if not args.only and not args.scenario and total != EXPECTED_RUNS:
+        print(f"\nthe suite ran {total} scenario runs, not the {EXPECTED_RUNS} it is meant to: a scenario, wiring or client was dropped")
+        bad += 1
     print(f"\n{total - bad}/{total} scenario runs held, in {time.monotonic() - started:.0f} s"
           + (f"; the failed runs are kept under {suite.work}" if bad else ""))
     return 1 if bad else 0
