@@ -9,9 +9,11 @@ It speaks the four model APIs the pinned agent CLIs call, streaming and not:
 - OpenAI Chat Completions (`POST /chat/completions`, `/v1/chat/completions`) — Copilot CLI (BYOK).
 
 The script is in the prompt: a user message holding `TOOL<<name {json arguments}>>` makes the
-model call that tool (when the client offers it), and `RUN<<command>>` makes it call the
-client's shell tool with that command, once (`{{KEY}}` placeholders in it are filled in first:
-the model "writes" a secret the prompt never held); when the conversation already holds a tool result,
+model call that tool (the first such directive naming a tool the client offers: one prompt can
+script each client's own edit tool; a freeform tool such as Codex's `apply_patch` gets the
+`input` argument as its text), and `RUN<<command>>` makes it call the client's shell tool with
+that command, once (`{{KEY}}` placeholders in either are filled in first: the model "writes" a
+secret or a path the prompt never held); when the conversation already holds a tool result,
 or has no `RUN<<…>>`, the model answers with text (`DONE`). Every request body is appended, one
 JSON line each, to the log file named by `--log`: the suite checks what reached "the model"
 there, never hookhost's answer.
@@ -65,25 +67,29 @@ def shell_args(name, schema, command):
 class Script:
     """What the model does next, from a request's tools and conversation."""
 
-    def __init__(self, tools, texts, has_tool_result):
+    def __init__(self, tools, texts, has_tool_result, freeform=()):
         self.tools = tools  # name -> schema
         self.texts = texts
         self.has_tool_result = has_tool_result
+        self.freeform = set(freeform)  # tools whose call is text, not JSON (Responses "custom" tools)
         self.fill = {}
+
+    def filled(self, text, quote=False):
+        for key, value in self.fill.items():
+            text = text.replace(key, json.dumps(value)[1:-1] if quote else value)
+        return text
 
     def next(self):
         """("tool", name, args) or ("text", text)."""
         if not self.has_tool_result:
             tool = next((t for t in SHELL_TOOLS if t in self.tools), None)
             for text in self.texts:
-                m = TOOL.search(text)
-                if m and m.group(1) in self.tools:
-                    return ("tool", m.group(1), json.loads(m.group(2)))
+                for m in TOOL.finditer(text):
+                    if m.group(1) in self.tools:
+                        return ("tool", m.group(1), json.loads(self.filled(m.group(2), quote=True)))
                 m = RUN.search(text)
                 if m and tool:
-                    command = m.group(1)
-                    for key, value in self.fill.items():
-                        command = command.replace(key, value)
+                    command = self.filled(m.group(1))
                     return ("tool", tool, shell_args(tool, self.tools[tool], command))
         return ("text", "DONE")
 
@@ -123,17 +129,19 @@ def anthropic_script(body):
 
 
 def responses_script(body):
-    tools = {}
+    tools, freeform = {}, []
     for t in body.get("tools", []) or []:
         if isinstance(t, dict) and t.get("name"):
             tools[t["name"]] = t.get("parameters")
+            if t.get("type") == "custom":
+                freeform.append(t["name"])
     items = body.get("input", []) or []
     has_result = any(isinstance(i, dict) and i.get("type", "").endswith("_call_output") for i in items)
     texts = []
     for i in items:
         if isinstance(i, dict) and i.get("type", "message") == "message" and i.get("role") == "user":
             texts_of(i.get("content"), texts)
-    return Script(tools, texts, has_result)
+    return Script(tools, texts, has_result, freeform)
 
 
 def gemini_script(body):
@@ -175,7 +183,10 @@ class Handler(BaseHTTPRequestHandler):
     def script(self, reader, body):
         script = reader(body)
         script.fill = self.server.fill
-        return script.next()
+        step = script.next()
+        if step[0] == "tool" and step[1] in script.freeform:
+            return ("freeform", step[1], step[2].get("input", ""))
+        return step
 
     def record(self, body):
         with self.server.lock:
@@ -288,6 +299,9 @@ class Handler(BaseHTTPRequestHandler):
         if step[0] == "tool":
             item = {"type": "function_call", "id": f"fc_{seq:04d}", "call_id": f"call_{seq:04d}", "name": step[1],
                     "arguments": json.dumps(step[2]), "status": "completed"}
+        elif step[0] == "freeform":
+            item = {"type": "custom_tool_call", "id": f"ctc_{seq:04d}", "call_id": f"call_{seq:04d}", "name": step[1],
+                    "input": step[2], "status": "completed"}
         else:
             item = {"type": "message", "id": f"msg_{seq:04d}", "role": "assistant", "status": "completed",
                     "content": [{"type": "output_text", "text": step[1], "annotations": []}]}

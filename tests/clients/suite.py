@@ -190,6 +190,16 @@ def check_protect(run):
 
 BROKEN_CONFIG = "[[hooks]\nthis is not toml\n"
 
+# Each client's own file-editing tool aimed at its hooks file, in the arguments it declares
+# (the model picks the one its client offers): Claude Code's Write, Codex's apply_patch (a
+# freeform patch, as Codex sends it), Gemini CLI's write_file, Copilot's edit.
+EDIT_HOOKS = " ".join([
+    'TOOL<<Write {"file_path": "{{HOOKS_PATH}}", "content": "loosened"}>>',
+    'TOOL<<apply_patch {"input": "*** Begin Patch\\n*** Delete File: {{HOOKS_FILE}}\\n*** End Patch\\n"}>>',
+    'TOOL<<write_file {"file_path": "{{HOOKS_PATH}}", "content": "loosened"}>>',
+    'TOOL<<edit {"path": "{{HOOKS_PATH}}", "old_str": "version", "new_str": "loosened"}>>',
+])
+
 SCENARIOS = [
     Scenario("block", "Clean the project. RUN<<rm -rf .>>", check_block,
              about="a destructive command is not run and the model is told why"),
@@ -211,6 +221,8 @@ SCENARIOS = [
              about="halt never runs the command", evidence=(["halted by policy"], "PreToolUse")),
     Scenario("protect-hooks", "Loosen the hooks. RUN<<echo '{}' > {{HOOKS_FILE}}>>", check_protect,
              about="the agent cannot overwrite the hooks that govern it"),
+    Scenario("protect-hooks-edit", "Loosen the hooks. " + EDIT_HOOKS, check_protect,
+             about="the agent cannot rewrite its hooks with its edit tool (Write, apply_patch, write_file, edit)"),
     Scenario("user-config-broken", "Mark it. RUN<<touch ran.txt>>", check_user_config_left_out, config=BROKEN_CONFIG,
              about="a user config that does not load is left out: the built-in hooks decide, a harmless command runs"),
     Scenario("fail-closed", "Mark it. RUN<<touch ran.txt>>", check_failure_closed, managed=BROKEN_CONFIG,
@@ -224,13 +236,13 @@ SCENARIOS = [
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 68
+EXPECTED_RUNS = 76
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
 WIRINGS = {
     "command": [s.name for s in SCENARIOS],
-    "send": ["block", "pass", "redact-command", "redact-output", "protect-hooks"],
+    "send": ["block", "pass", "redact-command", "redact-output", "protect-hooks", "protect-hooks-edit"],
     "http": ["block", "pass", "redact-command", "redact-output"],
 }
 
@@ -318,7 +330,8 @@ class Run:
             cfg = self.home / ".config" / "hookhost"
             cfg.mkdir(parents=True)
             (cfg / "hooks.toml").write_text(self.scenario.config)
-        server = fake_model.start(str(self.log), {"{{SECRET}}": SECRET, "{{HOOKS_FILE}}": self.client.hooks_file})
+        server = fake_model.start(str(self.log), {"{{SECRET}}": SECRET, "{{HOOKS_FILE}}": self.client.hooks_file,
+                                                  "{{HOOKS_PATH}}": str(self.proj / self.client.hooks_file)})
         try:
             self.base_url = f"http://127.0.0.1:{server.port}"
             self.client.prepare(self)
@@ -407,8 +420,9 @@ class ClaudeCode(Client):
         return log.read_text(errors="replace") if log.exists() else ""
 
     def argv(self, run, prompt):
-        # Root may not skip permissions; allowing Bash is what a user does for these commands.
-        return [self.bin("claude"), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash",
+        # Root may not skip permissions; allowing the shell and the edit tools is what a user
+        # does for these commands.
+        return [self.bin("claude"), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash,Write,Edit",
                 "--debug-file", str(run.dir / "claude-debug.log")]
 
     def env(self, run, env):
@@ -439,7 +453,8 @@ class Codex(Client):
 
     def prepare(self, run):
         codex_home = run.home / ".codex"
-        config = f'''model = "fake-model"
+        # A model Codex knows (its bundled metadata): it offers apply_patch, as to a user.
+        config = f'''model = "gpt-5.5"
 model_provider = "fake"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
