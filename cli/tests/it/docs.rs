@@ -86,6 +86,42 @@ fn the_copilot_snippet_is_a_hook_file_naming_each_event() {
     }
 }
 
+/// Each runtime's snippet in INTEGRATIONS.md is what `hookhost install --scope project` writes
+/// into an empty project (the binary's absolute path read as `hookhost`): the reference and the
+/// command cannot drift apart.
+#[test]
+fn each_snippet_is_what_install_writes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let text = std::fs::read_to_string(root.join("docs/INTEGRATIONS.md")).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_hookhost")).canonicalize().unwrap().display().to_string();
+    for (section, runtime, file) in [
+        ("## Claude Code", "claude-code", ".claude/settings.json"),
+        ("## Codex", "codex", ".codex/hooks.json"),
+        ("## Gemini CLI", "gemini-cli", ".gemini/settings.json"),
+        ("## GitHub Copilot CLI", "copilot", ".github/hooks/hookhost.json"),
+    ] {
+        let at = &text[text.find(&format!("{section}\n")).unwrap_or_else(|| panic!("no {section} section"))..];
+        let start = at.find("```json\n").unwrap() + "```json\n".len();
+        let snippet: serde_json::Value = serde_json::from_str(&at[start..start + at[start..].find("```").unwrap()]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (home, proj) = (dir.path().join("home"), dir.path().join("proj"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&proj).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .args(["install", "--runtime", runtime, "--scope", "project"])
+            .current_dir(&proj)
+            .env("HOME", &home)
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .env_remove("CODEX_HOME")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let written = std::fs::read_to_string(proj.join(file)).unwrap().replace(&format!("{bin} "), "hookhost ");
+        let written: serde_json::Value = serde_json::from_str(&written).unwrap();
+        assert_eq!(snippet, written, "docs/INTEGRATIONS.md's {runtime} snippet is not what `hookhost install` writes");
+    }
+}
+
 /// The dev profile optimises everything but the workspace's own crates, which `Cargo.toml`
 /// names one by one (a `package."*"` table would outrank `build-override`): a new member left
 /// off that list would quietly compile at opt-level 3.
