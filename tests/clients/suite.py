@@ -48,7 +48,7 @@ CLIENT_TIMEOUT = 120
 
 class Scenario:
     def __init__(self, name, prompt, check, config=None, managed=None, flag=None, files=None, about="",
-                 reaches_model=True, evidence=None):
+                 reaches_model=True, evidence=None, managed_scope=False, clients=None):
         self.name, self.prompt, self.check = name, prompt, check
         # Texts of which one must show that hookhost's answer was read and acted on (in what
         # reached the model, the client's output or its own log), or the hook event the client
@@ -56,6 +56,10 @@ class Scenario:
         self.evidence = evidence
         # Every pinned client ends a headless run with 0 whatever its hooks decided.
         self.exit = 0
+        # Wired by `hookhost install --scope managed` (as root, in a mount namespace whose /etc
+        # is an overlay: the machine's /etc is not touched) instead of --scope project.
+        self.managed_scope = managed_scope
+        self.clients = clients  # the clients it runs on (None: all)
         # Whether the client must call the model at all (a blocked prompt never gets there).
         self.reaches_model = reaches_model
         self.config = config  # ~/.config/hookhost/hooks.toml, when the scenario needs its own
@@ -223,6 +227,11 @@ SCENARIOS = [
              about="the agent cannot overwrite the hooks that govern it"),
     Scenario("protect-hooks-edit", "Loosen the hooks. " + EDIT_HOOKS, check_protect,
              about="the agent cannot rewrite its hooks with its edit tool (Write, apply_patch, write_file, edit)"),
+    Scenario("managed-only", "Clean the project. RUN<<rm -rf .>>", check_block, managed_scope=True,
+             clients=("claude-code",),
+             files={".claude/settings.local.json": '{"disableAllHooks": true}\n',
+                    ".claude/settings.json": '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}\n'},
+             about="wired in the managed settings with allowManagedHooksOnly, hookhost runs whatever the project says (disableAllHooks)"),
     Scenario("user-config-broken", "Mark it. RUN<<touch ran.txt>>", check_user_config_left_out, config=BROKEN_CONFIG,
              about="a user config that does not load is left out: the built-in hooks decide, a harmless command runs"),
     Scenario("fail-closed", "Mark it. RUN<<touch ran.txt>>", check_failure_closed, managed=BROKEN_CONFIG,
@@ -236,7 +245,7 @@ SCENARIOS = [
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 76
+EXPECTED_RUNS = 77
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
@@ -305,7 +314,10 @@ class Run:
     def install(self):
         """`hookhost install` for this client, scope and wiring, as a user runs it in the
         project; then `hookhost doctor` on what it wrote (only where hookhost is meant to work:
-        not in the scenarios that break its config)."""
+        not in the scenarios that break its config). A managed-scope scenario installs in the
+        client's own namespace instead ([`Run.in_namespace`])."""
+        if self.scenario.managed_scope:
+            return
         argv = [str(self.suite.bin / "hookhost"), "install", "--runtime", self.client.name, "--scope", "project",
                 "--wiring", self.wiring]
         if self.scenario.flag:
@@ -322,8 +334,25 @@ class Run:
             if done.returncode != 0:
                 raise RuntimeError(f"hookhost doctor failed on install's wiring (exit {done.returncode}):\n{done.stdout}{done.stderr}")
 
+    def in_namespace(self, argv):
+        """`argv` run as root in a mount namespace whose /etc is an overlay on the run's own
+        directory, after `hookhost install --scope managed --allow-managed-hooks-only` and
+        `hookhost doctor` there: the client reads the managed settings install wrote, and the
+        machine's /etc is never written."""
+        upper, work = self.dir / "etc-upper", self.dir / "etc-work"
+        upper.mkdir()
+        work.mkdir()
+        hookhost = str(self.suite.bin / "hookhost")
+        script = ('set -e; mount -t overlay overlay -o "lowerdir=/etc,upperdir=$UPPER,workdir=$WORK" /etc; '
+                  '"$HOOKHOST" install --runtime "$RUNTIME" --scope managed --allow-managed-hooks-only >&2; '
+                  '"$HOOKHOST" doctor --runtime "$RUNTIME" >&2 || { echo "[suite] hookhost doctor failed on the managed wiring" >&2; exit 97; }; '
+                  'exec "$@"')
+        self.namespace_env = {"UPPER": str(upper), "WORK": str(work), "HOOKHOST": hookhost, "RUNTIME": self.client.name}
+        return ["unshare", "-m", "sh", "-c", script, "sh", *argv]
+
     def execute(self):
         for name, text in self.scenario.files.items():
+            (self.proj / name).parent.mkdir(parents=True, exist_ok=True)
             (self.proj / name).write_text(text)
         (self.proj / "keep.txt").write_text("keep\n")
         if self.scenario.config:
@@ -335,10 +364,15 @@ class Run:
         try:
             self.base_url = f"http://127.0.0.1:{server.port}"
             self.client.prepare(self)
-            self.hooks_before = (self.proj / self.client.hooks_file).read_text()
+            hooks_file = self.proj / self.client.hooks_file
+            self.hooks_before = hooks_file.read_text() if hooks_file.exists() else None
             argv = self.client.argv(self, self.scenario.prompt)
+            env = self.env()
+            if self.scenario.managed_scope:
+                argv = self.in_namespace(argv)
+                env.update(self.namespace_env)
             started = time.monotonic()
-            proc = subprocess.Popen(argv, cwd=self.proj, env=self.env(), stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen(argv, cwd=self.proj, env=env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                     start_new_session=True)
             try:
@@ -729,7 +763,12 @@ def main():
     wanted = set(args.scenario.split(",")) if args.scenario else None
     runs = [Run(suite, client, wiring, BY_NAME[name])
             for client in clients for wiring in client.wirings for name in WIRINGS[wiring]
-            if not wanted or name in wanted]
+            if (not wanted or name in wanted) and (BY_NAME[name].clients is None or client.name in BY_NAME[name].clients)]
+    if any(r.scenario.managed_scope for r in runs) and (os.geteuid() != 0 or not shutil.which("unshare")):
+        # A managed install is root's: the scenario cannot run otherwise, and is never skipped
+        # quietly (run the others with --scenario).
+        raise SystemExit("suite: the managed-only scenario needs root and unshare(1) (a mount namespace over /etc); "
+                         "run the suite as root, or leave it out with --scenario")
     started = time.monotonic()
     suite.prewarm()
     suite.start_daemons()

@@ -31,6 +31,9 @@ pub(crate) struct DoctorArgs {
     /// Do not run the wired commands (the live probe).
     #[arg(long)]
     pub no_probe: bool,
+    /// The system files are under DIR (as `install --scope managed --root DIR` wrote them).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -67,16 +70,8 @@ fn install_fix(runtime: Runtime, scope: Scope) -> String {
     match scope {
         Scope::User => format!("hookhost install --runtime {}", runtime.name()),
         Scope::Project => format!("hookhost install --runtime {} --scope project", runtime.name()),
+        Scope::Managed => format!("sudo hookhost install --runtime {} --scope managed", runtime.name()),
     }
-}
-
-/// Claude Code's managed settings file on this OS.
-fn claude_managed_settings() -> PathBuf {
-    PathBuf::from(match hookhost_types::paths::Os::CURRENT {
-        hookhost_types::paths::Os::Unix => "/etc/claude-code/managed-settings.json",
-        hookhost_types::paths::Os::MacOs => "/Library/Application Support/ClaudeCode/managed-settings.json",
-        hookhost_types::paths::Os::Windows => r"C:\Program Files\ClaudeCode\managed-settings.json",
-    })
 }
 
 /// A JSON settings file, when it exists and parses.
@@ -86,7 +81,8 @@ fn settings(path: &Path) -> Option<Json> {
 }
 
 pub(crate) async fn doctor(args: DoctorArgs) -> Result<ExitCode> {
-    let places = Places::from_env(args.project.as_deref()).map_err(usage)?;
+    let mut places = Places::from_env(args.project.as_deref()).map_err(usage)?;
+    places.root = args.root.clone();
     let mut report = Report::default();
     hookhost_layers(&mut report, &places).await;
     let runtimes = if args.runtime.is_empty() { Runtime::ALL.to_vec() } else { args.runtime.clone() };
@@ -155,8 +151,9 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
     let name = runtime.name();
     let installed = on_path(runtime.program()).is_some() || runtime.home_dir(places).is_dir();
     let mut wired_somewhere = false;
-    for scope in [Scope::User, Scope::Project] {
-        let file = runtime.hooks_file(scope, places);
+    let mut wired_managed = false;
+    for scope in [Scope::Managed, Scope::User, Scope::Project] {
+        let Ok(file) = runtime.hooks_file(scope, places) else { continue };
         let Some(doc) = settings(&file) else {
             if file.exists() {
                 report.add(name, Some(scope), "hooks file readable", Err((format!("{} is not readable JSON, so {} reads no hooks from it", file.display(), runtime.title()), format!("fix the file, then {}", install_fix(runtime, scope)))));
@@ -170,6 +167,10 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
             continue;
         }
         wired_somewhere = true;
+        wired_managed |= scope == Scope::Managed;
+        if scope == Scope::Managed && places.root.is_none() {
+            report.add(name, Some(scope), "managed settings owned by root", root_owned(&file));
+        }
         let missing: Vec<&str> = ours.iter().filter(|(_, h)| h.is_empty()).map(|(e, _)| *e).collect();
         report.add(name, Some(scope), "wired", if missing.is_empty() {
             Ok(format!("{} events in {}", ours.len(), file.display()))
@@ -177,7 +178,7 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
             Err((format!("{} has no hookhost entry for {}", file.display(), missing.join(", ")), install_fix(runtime, scope)))
         });
         let handlers: Vec<&Json> = ours.iter().flat_map(|(_, h)| h.iter().map(|(_, _, h)| *h)).collect();
-        check_programs(report, runtime, scope, &handlers);
+        check_programs(report, runtime, scope, &handlers, places);
         check_trust(report, runtime, scope, places, &file, &doc);
         if probe {
             if let Some((_, h)) = ours.iter().find(|(e, h)| *e == runtime.tool_event() && !h.is_empty()) {
@@ -186,7 +187,7 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
         }
     }
     if wired_somewhere || installed || named {
-        check_switches(report, runtime, places);
+        check_switches(report, runtime, places, wired_managed);
     }
     if !wired_somewhere && (installed || named) {
         report.add(name, None, "wired", Err((format!("{} is on this machine but hookhost is wired at no scope: it runs with no hookhost at all", runtime.title()), install_fix(runtime, Scope::User))));
@@ -194,7 +195,7 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
 }
 
 /// The wired programs exist, run, and are this version.
-fn check_programs(report: &mut Report, runtime: Runtime, scope: Scope, handlers: &[&Json]) {
+fn check_programs(report: &mut Report, runtime: Runtime, scope: Scope, handlers: &[&Json], places: &Places) {
     let mut programs: Vec<String> = handlers.iter().filter_map(|h| h.get("command").or_else(|| h.get("bash")).and_then(Json::as_str)).map(runtimes::first_word).collect();
     programs.sort();
     programs.dedup();
@@ -216,6 +217,10 @@ fn check_programs(report: &mut Report, runtime: Runtime, scope: Scope, handlers:
                             Err((format!("{} --version failed ({})", hookhost.display(), out.status), install_fix(runtime, scope)))
                         } else if text.split_whitespace().nth(1) != Some(mine) {
                             Err((format!("{} reports {text:?}, not this hookhost's {mine}", hookhost.display()), format!("{} (wires this hookhost)", install_fix(runtime, scope))))
+                        } else if scope == Scope::Managed && places.root.is_none() {
+                            // What managed settings run must be root's too: a user who can replace
+                            // the binary can replace the policy.
+                            root_owned(&p).map(|_| format!("{} runs ({text}) and only root may replace it", p.display()))
                         } else {
                             Ok(format!("{} runs ({text})", p.display()))
                         }
@@ -230,6 +235,10 @@ fn check_programs(report: &mut Report, runtime: Runtime, scope: Scope, handlers:
 /// The runtime's trust step is done and current.
 fn check_trust(report: &mut Report, runtime: Runtime, scope: Scope, places: &Places, file: &Path, doc: &Json) {
     let fix = install_fix(runtime, scope);
+    if scope == Scope::Managed {
+        // Managed hooks run without a trust step in every runtime.
+        return;
+    }
     match runtime {
         Runtime::ClaudeCode => {}
         Runtime::Codex => {
@@ -279,19 +288,21 @@ fn check_trust(report: &mut Report, runtime: Runtime, scope: Scope, places: &Pla
     }
 }
 
-/// Nothing of higher precedence switches the runtime's hooks off.
-fn check_switches(report: &mut Report, runtime: Runtime, places: &Places) {
+/// Nothing of higher precedence switches the runtime's hooks off. Hooks in the managed
+/// settings (`wired_managed`) are out of reach of a user's or a repository's switch.
+fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_managed: bool) {
     let mut off = Vec::new();
     match runtime {
         Runtime::ClaudeCode => {
-            let managed = claude_managed_settings();
+            let managed = runtime.hooks_file(Scope::Managed, places).unwrap_or_default();
             for path in [places.home.join(".claude/settings.json"), places.project.join(".claude/settings.json"), places.project.join(".claude/settings.local.json"), managed.clone()] {
                 let Some(doc) = settings(&path) else { continue };
-                if doc.get("disableAllHooks").and_then(Json::as_bool) == Some(true) {
+                let is_managed = path == managed;
+                if doc.get("disableAllHooks").and_then(Json::as_bool) == Some(true) && (is_managed || !wired_managed) {
                     off.push(format!("{} says \"disableAllHooks\": true (every hook not in managed settings is off)", path.display()));
                 }
-                if path == managed && doc.get("allowManagedHooksOnly").and_then(Json::as_bool) == Some(true) {
-                    off.push(format!("{} says \"allowManagedHooksOnly\": true (only managed hooks run)", path.display()));
+                if is_managed && !wired_managed && doc.get("allowManagedHooksOnly").and_then(Json::as_bool) == Some(true) {
+                    off.push(format!("{} says \"allowManagedHooksOnly\": true (only managed hooks run, and hookhost is not one)", path.display()));
                 }
             }
         }
@@ -320,7 +331,7 @@ fn check_switches(report: &mut Report, runtime: Runtime, places: &Places) {
     report.add(runtime.name(), None, "hooks not switched off", if off.is_empty() {
         Ok("no setting switches hooks off".into())
     } else {
-        Err((off.join("; "), "remove that setting; against a repository that switches hooks off, wire hookhost in the runtime's managed settings (docs/ORG.md)".into()))
+        Err((off.join("; "), format!("remove that setting; against a repository that switches hooks off: {} (docs/ORG.md)", install_fix(runtime, Scope::Managed))))
     });
 }
 

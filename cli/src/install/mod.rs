@@ -39,9 +39,18 @@ pub(crate) struct InstallArgs {
     #[arg(long, conflicts_with = "runtime")]
     pub detected: bool,
     /// user: your own settings (every project); project: the project's settings, shared with
-    /// whoever clones it (and the runtime's trust of the project).
+    /// whoever clones it (and the runtime's trust of the project); managed: the runtime's
+    /// managed settings, which users and repositories cannot change (as root).
     #[arg(long, value_enum, default_value = "user")]
     pub scope: Scope,
+    /// With --scope managed: also set Claude Code's allowManagedHooksOnly, so that no user or
+    /// repository hook runs — and none can switch the managed ones off (`disableAllHooks`).
+    #[arg(long)]
+    pub allow_managed_hooks_only: bool,
+    /// With --scope managed: write the system files under DIR instead of / (an image being
+    /// built; a test).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// command: `hookhost run` per event; send: `hookhost-send` per event, to `hookhost serve`
     /// when it runs (in-process when not); http: Claude Code's http hook to `hookhost serve`.
     #[arg(long, value_enum, default_value = "command")]
@@ -75,6 +84,9 @@ pub(crate) struct UninstallArgs {
     /// The project (default: the working directory).
     #[arg(long)]
     pub project: Option<PathBuf>,
+    /// With --scope managed: the system files are under DIR (as install was given --root).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Print what would change and change nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -144,6 +156,7 @@ fn scope_name(scope: Scope) -> &'static str {
     match scope {
         Scope::User => "user",
         Scope::Project => "project",
+        Scope::Managed => "managed",
     }
 }
 
@@ -174,49 +187,63 @@ fn rendered(doc: &Json, old: &Json, before: Option<&str>) -> String {
     }
 }
 
-/// The state directory holding the ledger and the backups.
-fn state() -> Result<PathBuf, String> {
+/// The directory holding the record and the backups: hookhost's state directory for a user's
+/// changes; for managed ones, `install/` beside hookhost's managed config (root's, as the files
+/// it records).
+fn state(scope: Scope, places: &Places) -> Result<PathBuf, String> {
+    if scope == Scope::Managed {
+        let managed = places.system(hookhost_types::paths::SYSTEM_MANAGED_CONFIG);
+        return Ok(managed.parent().map(|d| d.join("install")).unwrap_or_default());
+    }
     hookhost_types::paths::state_dir().ok_or_else(|| "no state directory is known: set HOME or XDG_STATE_HOME".to_string())
 }
 
-fn ledger_path() -> Result<PathBuf, String> {
-    Ok(state()?.join("installs.json"))
+fn ledger_path(scope: Scope, places: &Places) -> Result<PathBuf, String> {
+    Ok(state(scope, places)?.join("installs.json"))
 }
 
-fn load_ledger() -> Result<Ledger, String> {
-    let path = ledger_path()?;
+fn load_ledger(scope: Scope, places: &Places) -> Result<Ledger, String> {
+    let path = ledger_path(scope, places)?;
     match read(&path)? {
         None => Ok(Ledger::default()),
         Some(text) => serde_json::from_str(&text).map_err(|e| format!("{}: unreadable ({e}); it records what hookhost install changed: restore it from a backup, or move it aside to start a new record", path.display())),
     }
 }
 
-fn save_ledger(ledger: &Ledger) -> Result<(), String> {
-    let path = ledger_path()?;
+fn save_ledger(ledger: &Ledger, scope: Scope, places: &Places) -> Result<(), String> {
+    let path = ledger_path(scope, places)?;
     let text = serde_json::to_string_pretty(ledger).map_err(|e| e.to_string())? + "\n";
-    write_file(&path, &text)
+    write_file(&path, &text, None)
 }
 
 /// Write `text` to `path` whole: a temporary file beside it renamed into place (an editor or a
 /// runtime reading the file sees the old text or the new, never half), with the old file's
-/// permissions.
-fn write_file(path: &Path, text: &str) -> Result<(), String> {
+/// permissions, else `mode` (unix; else the temporary file's: the user's alone).
+fn write_file(path: &Path, text: &str, mode: Option<u32>) -> Result<(), String> {
     let dir = path.parent().ok_or_else(|| format!("{}: no parent directory", path.display()))?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
     std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     if let Ok(meta) = std::fs::metadata(path) {
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    } else if let Some(mode) = mode {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(|e| format!("cannot set the mode of {}: {e}", path.display()))?;
+        }
+        #[cfg(not(unix))]
+        let _ = mode;
     }
     tmp.persist(path).map_err(|e| format!("cannot replace {}: {}", path.display(), e.error))?;
     Ok(())
 }
 
 /// Keep a copy of `text` (what `path` held) under the state directory; its path.
-fn backup(path: &Path, text: &str, stamp: &str, n: usize) -> Result<PathBuf, String> {
+fn backup(path: &Path, text: &str, stamp: &str, n: usize, store: &Path) -> Result<PathBuf, String> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".into());
-    let dest = state()?.join("backups").join(stamp).join(format!("{n}-{name}"));
-    write_file(&dest, text)?;
+    let dest = store.join("backups").join(stamp).join(format!("{n}-{name}"));
+    write_file(&dest, text, None)?;
     Ok(dest)
 }
 
@@ -251,16 +278,26 @@ pub(crate) fn detected(places: &Places) -> Vec<Runtime> {
 }
 
 /// The edits wiring `runtime` at `scope` takes, and the warnings and trust notes to show.
-fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target) -> Result<(Vec<Edit>, Vec<String>), String> {
+fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, managed_only: bool) -> Result<(Vec<Edit>, Vec<String>), String> {
     let mut edits = Vec::new();
     let mut notes = Vec::new();
-    let hooks_path = runtime.hooks_file(scope, places);
+    let hooks_path = runtime.hooks_file(scope, places)?;
     let before = read(&hooks_path)?;
     let old = parse_json(&hooks_path, before.as_deref())?;
     let mut doc = old.clone();
     runtimes::wire(runtime, &mut doc, target).map_err(|e| format!("{}: {e}; fix it, or add the entries docs/INTEGRATIONS.md shows by hand", hooks_path.display()))?;
+    let mut added = vec![];
+    if managed_only && doc.get("allowManagedHooksOnly").and_then(Json::as_bool) != Some(true) {
+        doc.set("allowManagedHooksOnly", Json::Bool(true));
+        added.push("allowManagedHooksOnly".to_string());
+        notes.push(format!("{} runs only managed hooks from now on: no user or repository hook (and no disableAllHooks) changes what runs", runtime.title()));
+    }
     let after = rendered(&doc, &old, before.as_deref());
-    edits.push(Edit { path: hooks_path.clone(), before, after, role: Role::Hooks, added: vec![] });
+    edits.push(Edit { path: hooks_path.clone(), before, after, role: Role::Hooks, added });
+    if scope == Scope::Managed {
+        // A managed hook needs no trust step in any runtime: that is what managed means.
+        return Ok((edits, notes));
+    }
     let project = (scope == Scope::Project).then_some(places.project.as_path());
     match runtime {
         Runtime::ClaudeCode => {}
@@ -311,15 +348,33 @@ fn diff(path: &Path, before: Option<&str>, after: &str) -> String {
 }
 
 pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
-    let places = Places::from_env(args.project.as_deref()).map_err(usage)?;
+    let mut places = Places::from_env(args.project.as_deref()).map_err(usage)?;
+    places.root = args.root.clone();
     let target = target(&args).map_err(usage)?;
+    if args.scope != Scope::Managed && (args.root.is_some() || args.allow_managed_hooks_only) {
+        return Err(usage("--root and --allow-managed-hooks-only go with --scope managed"));
+    }
+    if args.allow_managed_hooks_only && args.runtime != [Runtime::ClaudeCode] {
+        return Err(usage("--allow-managed-hooks-only is Claude Code's setting: give it with --runtime claude-code alone"));
+    }
+    if args.scope == Scope::Managed && args.root.is_none() && !args.dry_run {
+        is_administrator().map_err(usage)?;
+    }
     let runtimes = if args.runtime.is_empty() {
         let found = detected(&places);
         if found.is_empty() {
             return Err(usage("no agent runtime found on this machine (claude, codex, gemini or copilot on PATH, or its directory in your home): name one with --runtime"));
         }
         println!("runtimes found: {}", found.iter().map(|r| r.name()).collect::<Vec<_>>().join(", "));
-        found
+        if args.scope == Scope::Managed {
+            let (with, without): (Vec<Runtime>, Vec<Runtime>) = found.into_iter().partition(|r| r.managed_file(hookhost_types::paths::Os::CURRENT).is_ok());
+            for r in without {
+                println!("{}: skipped: {}", r.name(), r.managed_file(hookhost_types::paths::Os::CURRENT).err().unwrap_or_default());
+            }
+            with
+        } else {
+            found
+        }
     } else {
         args.runtime.clone()
     };
@@ -330,10 +385,13 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     // anything is written.
     let mut planned = Vec::new();
     for &r in &runtimes {
-        let (edits, notes) = plan(r, args.scope, &places, &target).map_err(|e| usage(format!("{}: {e}", r.name())))?;
+        let (edits, notes) = plan(r, args.scope, &places, &target, args.allow_managed_hooks_only).map_err(|e| usage(format!("{}: {e}", r.name())))?;
         planned.push((r, edits, notes));
     }
-    let mut ledger = if args.dry_run { Ledger::default() } else { load_ledger().map_err(usage)? };
+    let store = state(args.scope, &places).map_err(usage)?;
+    let mut ledger = if args.dry_run { Ledger::default() } else { load_ledger(args.scope, &places).map_err(usage)? };
+    // Managed files are for every user's runtime to read.
+    let mode = (args.scope == Scope::Managed).then_some(0o644);
     let stamp = stamp();
     let mut n = 0;
     for (r, edits, notes) in planned {
@@ -356,11 +414,11 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
             let backup_path = match (&previous, &e.before) {
                 // The first change's copy is the one uninstall goes back to.
                 (Some(i), _) => ledger.files[*i].backup.clone(),
-                (None, Some(before)) => Some(backup(&e.path, before, &stamp, n).map_err(usage)?),
+                (None, Some(before)) => Some(backup(&e.path, before, &stamp, n, &store).map_err(usage)?),
                 (None, None) => None,
             };
             let made = missing_dirs(&e.path);
-            write_file(&e.path, &e.after).map_err(usage)?;
+            write_file(&e.path, &e.after, mode).map_err(usage)?;
             let made_dirs = match previous {
                 Some(i) => ledger.files[i].made_dirs.clone(),
                 None => made,
@@ -374,7 +432,7 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
             }
             // Each file's record is saved as soon as it is written: an install stopped half-way
             // can still be undone.
-            save_ledger(&ledger).map_err(usage)?;
+            save_ledger(&ledger, args.scope, &places).map_err(usage)?;
             match e.role {
                 Role::Hooks => println!("{}: wired {} events in {} ({})", r.name(), r.events().len(), e.path.display(), wiring_name(args.wiring)),
                 _ => println!("{}: recorded the trust in {}", r.name(), e.path.display()),
@@ -384,7 +442,7 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     if args.dry_run {
         println!("(dry run: nothing was written)");
     } else if n > 0 {
-        println!("the files' earlier contents are kept under {}; `hookhost uninstall` takes this back, `hookhost doctor` checks it", state().map(|s| s.join("backups").join(&stamp).display().to_string()).unwrap_or_default());
+        println!("the files' earlier contents are kept under {}; `hookhost uninstall` takes this back, `hookhost doctor` checks it", store.join("backups").join(&stamp).display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -415,6 +473,9 @@ fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<String>, Str
             let old = parse_json(&rec.path, Some(current))?;
             let mut doc = old.clone();
             runtimes::unwire(runtime, &mut doc);
+            if rec.added.iter().any(|a| a == "allowManagedHooksOnly") {
+                doc.remove("allowManagedHooksOnly");
+            }
             Ok(Some(rendered(&doc, &old, Some(current))))
         }
         Role::CodexTrust => {
@@ -432,13 +493,39 @@ fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<String>, Str
 }
 
 pub(crate) fn uninstall(args: UninstallArgs) -> Result<ExitCode> {
-    let places = Places::from_env(args.project.as_deref()).map_err(usage)?;
-    let mut ledger = load_ledger().map_err(usage)?;
+    let mut places = Places::from_env(args.project.as_deref()).map_err(usage)?;
+    places.root = args.root.clone();
+    if args.scope == Some(Scope::Managed) && args.root.is_none() && !args.dry_run {
+        is_administrator().map_err(usage)?;
+    }
+    // A user's changes are in their state directory; managed ones beside the managed config,
+    // undone only when asked for by name.
+    let stores: Vec<Scope> = match args.scope {
+        Some(Scope::Managed) => vec![Scope::Managed],
+        _ => vec![Scope::User],
+    };
+    let mut done = 0;
+    for store_scope in stores {
+        done += uninstall_from(&args, &places, store_scope)?;
+    }
+    if args.dry_run {
+        println!("(dry run: nothing was written)");
+    } else if done == 0 {
+        println!("nothing to uninstall: install has recorded no change of the runtimes and scopes named");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Undo the chosen records of one store; how many files changed.
+fn uninstall_from(args: &UninstallArgs, places: &Places, store_scope: Scope) -> Result<usize> {
+    let store = state(store_scope, places).map_err(usage)?;
+    let mut ledger = load_ledger(store_scope, places).map_err(usage)?;
     let chosen = |rec: &Record| {
         let runtime_ok = args.runtime.is_empty() || args.runtime.iter().any(|r| r.name() == rec.runtime);
         let scope_ok = match (args.scope, rec.scope.as_str()) {
             (Some(Scope::User) | None, "user") => true,
             (Some(Scope::Project) | None, "project") => rec.project.as_deref() == Some(places.project.as_path()),
+            (Some(Scope::Managed), "managed") => true,
             _ => false,
         };
         runtime_ok && scope_ok
@@ -456,6 +543,7 @@ pub(crate) fn uninstall(args: UninstallArgs) -> Result<ExitCode> {
             println!("{}: {} is gone already", rec.runtime, rec.path.display());
             if !args.dry_run {
                 ledger.files.remove(i);
+                save_ledger(&ledger, store_scope, places).map_err(usage)?;
             }
             continue;
         };
@@ -470,7 +558,7 @@ pub(crate) fn uninstall(args: UninstallArgs) -> Result<ExitCode> {
         }
         done += 1;
         // What uninstall changes is kept too.
-        backup(&rec.path, &current, &stamp, done).map_err(usage)?;
+        backup(&rec.path, &current, &stamp, done, &store).map_err(usage)?;
         match &new {
             None => {
                 std::fs::remove_file(&rec.path).map_err(|e| usage(format!("cannot remove {}: {e}", rec.path.display())))?;
@@ -482,18 +570,26 @@ pub(crate) fn uninstall(args: UninstallArgs) -> Result<ExitCode> {
             }
             Some(text) if *text == current => println!("{}: {} holds nothing of install's", rec.runtime, rec.path.display()),
             Some(text) => {
-                write_file(&rec.path, text).map_err(usage)?;
+                write_file(&rec.path, text, None).map_err(usage)?;
                 let how = if latest && sha256(&current) == rec.after { "restored as it was before install" } else { "removed hookhost's entries (the file changed since install, so the rest is kept)" };
                 println!("{}: {} {how}", rec.runtime, rec.path.display());
             }
         }
         ledger.files.remove(i);
-        save_ledger(&ledger).map_err(usage)?;
+        save_ledger(&ledger, store_scope, places).map_err(usage)?;
     }
-    if args.dry_run {
-        println!("(dry run: nothing was written)");
-    } else if done == 0 {
-        println!("nothing to uninstall: install has recorded no change of the runtimes and scopes named ({})", ledger_path().map(|p| p.display().to_string()).unwrap_or_default());
+    Ok(done)
+}
+
+/// Managed settings are the administrator's: refuse before planning anything when this is not
+/// one (unix: root; Windows: the write itself fails without the rights, and says so).
+fn is_administrator() -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        // SAFETY: geteuid cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("--scope managed writes the runtimes' managed settings, which only root may change: run it as root (sudo hookhost install --scope managed ...)".into());
+        }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -10,6 +10,7 @@
 //! handlers with a `bash` / `powershell` command, docs.github.com "hooks reference").
 
 use super::json::Json;
+use hookhost_types::paths::Os;
 use std::path::{Path, PathBuf};
 
 /// A runtime `hookhost install` wires.
@@ -28,6 +29,9 @@ pub(crate) enum Scope {
     User,
     /// The project's settings (shared with whoever clones it).
     Project,
+    /// The runtime's managed (system) settings, which only an administrator can write and a
+    /// user or repository cannot switch off (as root).
+    Managed,
 }
 
 /// How the runtime reaches hookhost.
@@ -118,9 +122,32 @@ impl Runtime {
         }
     }
 
+    /// The runtime's managed hooks file on `os`: where its administrator's settings live (a
+    /// fixed system path no user setting moves).
+    pub(crate) fn managed_file(self, os: Os) -> Result<&'static str, String> {
+        Ok(match (self, os) {
+            // https://code.claude.com/docs/en/settings ("Settings files": managed-settings.json).
+            (Runtime::ClaudeCode, Os::Unix) => "/etc/claude-code/managed-settings.json",
+            (Runtime::ClaudeCode, Os::MacOs) => "/Library/Application Support/ClaudeCode/managed-settings.json",
+            (Runtime::ClaudeCode, Os::Windows) => r"C:\Program Files\ClaudeCode\managed-settings.json",
+            // Codex's system layer (/etc/codex): its hooks.json is managed, run without a trust
+            // step (checked with Codex 0.169's hooks/list: source "system", trustStatus "managed").
+            (Runtime::Codex, Os::Unix | Os::MacOs) => "/etc/codex/hooks.json",
+            (Runtime::Codex, Os::Windows) => return Err("Codex on Windows takes managed hooks only from enterprise policy (requirements pushed by MDM or the cloud), not from a file hookhost can write: wire it at --scope user".into()),
+            // Gemini CLI's system settings (docs/cli/configuration.md, "Settings files").
+            (Runtime::GeminiCli, Os::Unix) => "/etc/gemini-cli/settings.json",
+            (Runtime::GeminiCli, Os::MacOs) => "/Library/Application Support/GeminiCli/settings.json",
+            (Runtime::GeminiCli, Os::Windows) => r"C:\ProgramData\gemini-cli\settings.json",
+            (Runtime::Copilot, _) => return Err("GitHub Copilot CLI has no managed hook settings in a file: wire it at --scope user for each user (or --scope project in each repository)".into()),
+        })
+    }
+
     /// The hooks file at `scope`.
-    pub(crate) fn hooks_file(self, scope: Scope, places: &Places) -> PathBuf {
-        match (self, scope) {
+    pub(crate) fn hooks_file(self, scope: Scope, places: &Places) -> Result<PathBuf, String> {
+        if scope == Scope::Managed {
+            return Ok(places.system(self.managed_file(Os::CURRENT)?));
+        }
+        Ok(match (self, scope) {
             (Runtime::ClaudeCode, Scope::User) => places.home.join(".claude").join("settings.json"),
             (Runtime::ClaudeCode, Scope::Project) => places.project.join(".claude").join("settings.json"),
             (Runtime::Codex, Scope::User) => places.codex_home.join("hooks.json"),
@@ -129,7 +156,8 @@ impl Runtime {
             (Runtime::GeminiCli, Scope::Project) => places.project.join(".gemini").join("settings.json"),
             (Runtime::Copilot, Scope::User) => places.home.join(".copilot").join("hooks").join("hookhost.json"),
             (Runtime::Copilot, Scope::Project) => places.project.join(".github").join("hooks").join("hookhost.json"),
-        }
+            (_, Scope::Managed) => unreachable!("handled above"),
+        })
     }
 
     /// The runtime's own directory in the home: whether it has ever run here.
@@ -151,6 +179,9 @@ pub(crate) struct Places {
     pub codex_home: PathBuf,
     /// The project (`--project`, else the working directory), absolute.
     pub project: PathBuf,
+    /// Where the system's files are: `/` (the drive's root on Windows), or an image's root
+    /// (`--root`).
+    pub root: Option<PathBuf>,
 }
 
 impl Places {
@@ -166,7 +197,20 @@ impl Places {
         };
         // The runtimes name projects by their real path (Codex's and Gemini CLI's trust lists).
         let project = std::fs::canonicalize(&project).map_err(|e| format!("--project {}: {e}", project.display()))?;
-        Ok(Places { home, codex_home, project })
+        Ok(Places { home, codex_home, project, root: None })
+    }
+
+    /// A system path, under `--root` when one is given.
+    pub(crate) fn system(&self, path: &str) -> PathBuf {
+        match &self.root {
+            None => PathBuf::from(path),
+            Some(root) => {
+                let relative = path.trim_start_matches('/');
+                // A drive letter (C:\...) goes too.
+                let relative = relative.split_once(":\\").map_or(relative, |(_, rest)| rest);
+                root.join(relative.replace('\\', "/"))
+            }
+        }
     }
 }
 

@@ -236,7 +236,7 @@ fn doctor_proves_the_wiring_and_names_the_fix_when_it_breaks() {
     assert_eq!(failed.len(), 1, "{report:#}");
     assert_eq!(failed[0]["check"], "hooks not switched off");
     assert!(failed[0]["detail"].as_str().unwrap().contains("settings.local.json says \"disableAllHooks\": true"));
-    assert!(failed[0]["fix"].as_str().unwrap().contains("managed settings"));
+    assert!(failed[0]["fix"].as_str().unwrap().contains("sudo hookhost install --runtime claude-code --scope managed"), "{report:#}");
     std::fs::remove_file(desk.proj.join(".claude/settings.local.json")).unwrap();
 
     // A wiring removed by hand.
@@ -263,4 +263,42 @@ fn doctor_proves_the_wiring_and_names_the_fix_when_it_breaks() {
     let out = desk.hookhost(&["doctor"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("FAIL codex wired: Codex is on this machine but hookhost is wired at no scope") && stdout.contains("fix: hookhost install --runtime codex"), "{stdout}");
+}
+
+#[test]
+fn a_managed_install_is_the_administrators_and_outranks_the_project() {
+    let desk = Desk::new();
+    let root = desk.home.parent().unwrap().join("image");
+    let root_arg = root.display().to_string();
+    // Copilot has no managed settings file: said, nothing written.
+    let out = desk.hookhost(&["install", "--runtime", "copilot", "--scope", "managed", "--root", &root_arg]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("GitHub Copilot CLI has no managed hook settings in a file"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = desk.hookhost(&["install", "--runtime", "codex", "--allow-managed-hooks-only"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!root.exists());
+
+    let out = desk.ok(&["install", "--runtime", "claude-code", "--scope", "managed", "--allow-managed-hooks-only", "--root", &root_arg]);
+    assert!(out.contains("runs only managed hooks from now on"), "{out}");
+    let managed = root.join("etc/claude-code/managed-settings.json");
+    let v = desk.json(&managed);
+    assert_eq!(v["allowManagedHooksOnly"], true);
+    assert_eq!(commands(&v["hooks"], "PreToolUse"), [format!("{} run --output claude-code", hookhost_bin())]);
+    use std::os::unix::fs::PermissionsExt as _;
+    // Every user's runtime reads it.
+    assert_eq!(std::fs::metadata(&managed).unwrap().permissions().mode() & 0o777, 0o644);
+    // The record is beside hookhost's managed config, not in a user's state directory.
+    assert!(root.join("etc/hookhost/install/installs.json").is_file() && !desk.state.exists());
+    desk.ok(&["install", "--runtime", "codex", "--runtime", "gemini-cli", "--scope", "managed", "--root", &root_arg]);
+    // Codex's system hooks.json needs no trust step: no config.toml is written.
+    assert!(root.join("etc/codex/hooks.json").is_file() && root.join("etc/gemini-cli/settings.json").is_file() && !desk.home.join(".codex").exists());
+
+    // A project that switches hooks off does not reach hooks in the managed settings.
+    desk.write(&desk.proj.join(".claude/settings.local.json"), "{\"disableAllHooks\": true}\n");
+    let out = desk.ok(&["doctor", "--runtime", "claude-code", "--root", &root_arg]);
+    assert!(out.contains("ok   claude-code (managed) wired: 5 events") && out.contains("ok   claude-code (managed) live probe") && out.contains("ok   claude-code hooks not switched off"), "{out}");
+
+    let out = desk.ok(&["uninstall", "--scope", "managed", "--root", &root_arg]);
+    assert_eq!(out.matches("(install made it)").count(), 3, "{out}");
+    assert!(!managed.exists() && !root.join("etc/claude-code").exists() && !root.join("etc/codex").exists());
 }
