@@ -372,16 +372,6 @@ fn main() -> ExitCode {
         let matches = Cli::command().long_version(long).get_matches();
         Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     };
-    // A report piped into `head` ends quietly, as a unix tool does, rather than in a panic
-    // about stdout. Not for the commands that answer runtimes or serve sockets: they handle a
-    // closed peer themselves.
-    #[cfg(unix)]
-    if matches!(cli.command, Command::Install(_) | Command::Uninstall(_) | Command::Doctor(_) | Command::Check { .. } | Command::Replay { .. } | Command::Diff { .. } | Command::Config(_) | Command::Completions { .. }) {
-        // SAFETY: setting a signal's disposition to its default, before any thread is started.
-        unsafe {
-            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-        }
-    }
     // One event and out: no worker threads to start (the daemon and the benches get them).
     let runtime = match &cli.command {
         Command::Run { .. } => tokio::runtime::Builder::new_current_thread().enable_all().build(),

@@ -92,16 +92,16 @@ pub(crate) async fn doctor(args: DoctorArgs) -> Result<ExitCode> {
     let failed = report.checks.iter().filter(|c| !c.ok).count();
     if args.json {
         let out = serde_json::json!({ "ok": failed == 0, "failed": failed, "checks": report.checks });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         for c in &report.checks {
             let scope = c.scope.map(|s| format!(" ({s})")).unwrap_or_default();
-            println!("{} {}{scope} {}: {}", if c.ok { "ok  " } else { "FAIL" }, c.subject, c.check, c.detail);
+            say!("{} {}{scope} {}: {}", if c.ok { "ok  " } else { "FAIL" }, c.subject, c.check, c.detail);
             if let Some(fix) = &c.fix {
-                println!("       fix: {fix}");
+                say!("       fix: {fix}");
             }
         }
-        println!("{}", if failed == 0 { "hookhost doctor: everything checked holds".to_string() } else { format!("hookhost doctor: {failed} check(s) failed") });
+        say!("{}", if failed == 0 { "hookhost doctor: everything checked holds".to_string() } else { format!("hookhost doctor: {failed} check(s) failed") });
     }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

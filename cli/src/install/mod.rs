@@ -15,6 +15,23 @@
 //! Uninstall restores a file byte for byte when it is still what install wrote; when something
 //! else changed it since, it removes only hookhost's entries and the trust install added.
 
+/// `println!` that keeps going when stdout is gone (`hookhost install | head -1`): the work —
+/// files written, the record saved — must not stop half-way because a reader left.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// [`say!`] without the newline.
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 pub(crate) mod doctor;
 mod json;
 pub(crate) mod runtimes;
@@ -365,11 +382,11 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
         if found.is_empty() {
             return Err(usage("no agent runtime found on this machine (claude, codex, gemini or copilot on PATH, or its directory in your home): name one with --runtime"));
         }
-        println!("runtimes found: {}", found.iter().map(|r| r.name()).collect::<Vec<_>>().join(", "));
+        say!("runtimes found: {}", found.iter().map(|r| r.name()).collect::<Vec<_>>().join(", "));
         if args.scope == Scope::Managed {
             let (with, without): (Vec<Runtime>, Vec<Runtime>) = found.into_iter().partition(|r| r.managed_file(hookhost_types::paths::Os::CURRENT).is_ok());
             for r in without {
-                println!("{}: skipped: {}", r.name(), r.managed_file(hookhost_types::paths::Os::CURRENT).err().unwrap_or_default());
+                say!("{}: skipped: {}", r.name(), r.managed_file(hookhost_types::paths::Os::CURRENT).err().unwrap_or_default());
             }
             with
         } else {
@@ -398,15 +415,15 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
         let changed: Vec<&Edit> = edits.iter().filter(|e| e.before.as_deref() != Some(e.after.as_str())).collect();
         let hooks_file = &edits[0].path;
         for note in &notes {
-            println!("{}: {note}", r.name());
+            say!("{}: {note}", r.name());
         }
         if changed.is_empty() {
-            println!("{}: already wired in {} ({} events), nothing changed", r.name(), hooks_file.display(), r.events().len());
+            say!("{}: already wired in {} ({} events), nothing changed", r.name(), hooks_file.display(), r.events().len());
             continue;
         }
         for e in &changed {
             if args.dry_run {
-                print!("{}", diff(&e.path, e.before.as_deref(), &e.after));
+                say_raw!("{}", diff(&e.path, e.before.as_deref(), &e.after));
                 continue;
             }
             n += 1;
@@ -434,15 +451,15 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
             // can still be undone.
             save_ledger(&ledger, args.scope, &places).map_err(usage)?;
             match e.role {
-                Role::Hooks => println!("{}: wired {} events in {} ({})", r.name(), r.events().len(), e.path.display(), wiring_name(args.wiring)),
-                _ => println!("{}: recorded the trust in {}", r.name(), e.path.display()),
+                Role::Hooks => say!("{}: wired {} events in {} ({})", r.name(), r.events().len(), e.path.display(), wiring_name(args.wiring)),
+                _ => say!("{}: recorded the trust in {}", r.name(), e.path.display()),
             }
         }
     }
     if args.dry_run {
-        println!("(dry run: nothing was written)");
+        say!("(dry run: nothing was written)");
     } else if n > 0 {
-        println!("the files' earlier contents are kept under {}; `hookhost uninstall` takes this back, `hookhost doctor` checks it", store.join("backups").join(&stamp).display());
+        say!("the files' earlier contents are kept under {}; `hookhost uninstall` takes this back, `hookhost doctor` checks it", store.join("backups").join(&stamp).display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -509,9 +526,9 @@ pub(crate) fn uninstall(args: UninstallArgs) -> Result<ExitCode> {
         done += uninstall_from(&args, &places, store_scope)?;
     }
     if args.dry_run {
-        println!("(dry run: nothing was written)");
+        say!("(dry run: nothing was written)");
     } else if done == 0 {
-        println!("nothing to uninstall: install has recorded no change of the runtimes and scopes named");
+        say!("nothing to uninstall: install has recorded no change of the runtimes and scopes named");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -540,7 +557,7 @@ fn uninstall_from(args: &UninstallArgs, places: &Places, store_scope: Scope) -> 
         }
         let latest = !ledger.files[i + 1..].iter().any(|later| later.path == rec.path);
         let Some(current) = read(&rec.path).map_err(usage)? else {
-            println!("{}: {} is gone already", rec.runtime, rec.path.display());
+            say!("{}: {} is gone already", rec.runtime, rec.path.display());
             if !args.dry_run {
                 ledger.files.remove(i);
                 save_ledger(&ledger, store_scope, places).map_err(usage)?;
@@ -550,9 +567,9 @@ fn uninstall_from(args: &UninstallArgs, places: &Places, store_scope: Scope) -> 
         let new = undo(&rec, &current, latest).map_err(usage)?;
         if args.dry_run {
             match &new {
-                None => println!("{}: would remove {} (install made it)", rec.runtime, rec.path.display()),
-                Some(text) if *text != current => print!("{}", diff(&rec.path, Some(&current), text)),
-                Some(_) => println!("{}: {} holds nothing of install's", rec.runtime, rec.path.display()),
+                None => say!("{}: would remove {} (install made it)", rec.runtime, rec.path.display()),
+                Some(text) if *text != current => say_raw!("{}", diff(&rec.path, Some(&current), text)),
+                Some(_) => say!("{}: {} holds nothing of install's", rec.runtime, rec.path.display()),
             }
             continue;
         }
@@ -566,13 +583,13 @@ fn uninstall_from(args: &UninstallArgs, places: &Places, store_scope: Scope) -> 
                     // Only when empty: whatever else came to live there stays.
                     let _ = std::fs::remove_dir(dir);
                 }
-                println!("{}: removed {} (install made it)", rec.runtime, rec.path.display());
+                say!("{}: removed {} (install made it)", rec.runtime, rec.path.display());
             }
-            Some(text) if *text == current => println!("{}: {} holds nothing of install's", rec.runtime, rec.path.display()),
+            Some(text) if *text == current => say!("{}: {} holds nothing of install's", rec.runtime, rec.path.display()),
             Some(text) => {
                 write_file(&rec.path, text, None).map_err(usage)?;
                 let how = if latest && sha256(&current) == rec.after { "restored as it was before install" } else { "removed hookhost's entries (the file changed since install, so the rest is kept)" };
-                println!("{}: {} {how}", rec.runtime, rec.path.display());
+                say!("{}: {} {how}", rec.runtime, rec.path.display());
             }
         }
         ledger.files.remove(i);

@@ -129,7 +129,7 @@ impl Runtime {
             // https://code.claude.com/docs/en/settings ("Settings files": managed-settings.json).
             (Runtime::ClaudeCode, Os::Unix) => "/etc/claude-code/managed-settings.json",
             (Runtime::ClaudeCode, Os::MacOs) => "/Library/Application Support/ClaudeCode/managed-settings.json",
-            (Runtime::ClaudeCode, Os::Windows) => r"C:\Program Files\ClaudeCode\managed-settings.json",
+            (Runtime::ClaudeCode, Os::Windows) => r"C:\ProgramData\ClaudeCode\managed-settings.json",
             // Codex's system layer (/etc/codex): its hooks.json is managed, run without a trust
             // step (checked with Codex 0.169's hooks/list: source "system", trustStatus "managed").
             (Runtime::Codex, Os::Unix | Os::MacOs) => "/etc/codex/hooks.json",

@@ -302,3 +302,26 @@ fn a_managed_install_is_the_administrators_and_outranks_the_project() {
     assert_eq!(out.matches("(install made it)").count(), 3, "{out}");
     assert!(!managed.exists() && !root.join("etc/claude-code").exists() && !root.join("etc/codex").exists());
 }
+
+#[test]
+fn install_finishes_its_work_when_its_reader_goes_away() {
+    let desk = Desk::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .args(["install", "--runtime", "claude-code", "--runtime", "codex"])
+        .current_dir(&desk.proj)
+        .env("HOME", &desk.home)
+        .env("XDG_STATE_HOME", &desk.state)
+        .env_remove("CODEX_HOME")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `hookhost install | head -0`: the reader is gone before the first line.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ledger = desk.json(&desk.state.join("hookhost/installs.json"));
+    assert_eq!(ledger["files"].as_array().unwrap().len(), 3, "{ledger:#}");
+    assert!(desk.ok(&["doctor", "--runtime", "claude-code", "--runtime", "codex", "--no-probe"]).contains("everything checked holds"));
+}
