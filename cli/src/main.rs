@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 mod audit_stats;
 mod bench;
+mod coverage;
 mod diff;
 mod install;
 mod cli_bundle;
@@ -219,6 +220,10 @@ enum Command {
     /// program runs and is this version, the trust step current, nothing switching hooks off, a
     /// live probe denied; and that hookhost's layers load. Exit 1 on any failure.
     Doctor(install::doctor::DoctorArgs),
+    /// Which tool calls in agents' own transcripts (Claude Code session files, Codex rollout
+    /// files) never reached hookhost, per tool and per path (a subagent, an MCP tool, a session
+    /// whose hooks never ran), from hookhost's audit log. Exit 1 when any did not.
+    Coverage(coverage::CoverageArgs),
     /// Build, sign, check and inspect hook bundles.
     #[command(subcommand)]
     Bundle(cli_bundle::BundleCommand),
@@ -541,6 +546,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Doctor(args) => install::doctor::doctor(args).await,
+        Command::Coverage(args) => coverage::coverage(args).await,
         Command::Wit { dir, version } => write_wit(&dir, &version),
         Command::Trust { dir, config, forget, list } => trust::trust(dir, config, forget, list).await,
         Command::New { lang, dir } => {

@@ -164,6 +164,34 @@ def check_not_run(marker):
     return check
 
 
+def check_coverage(run):
+    """`hookhost coverage` on the client's own transcript and the audit log hookhost wrote as
+    the client ran it: every tool call reached hookhost; against an empty log, each is a gap."""
+    p = []
+    expect((run.proj / "ran.txt").exists(), "the harmless command did not run (no ran.txt)", p)
+    transcripts = run.client.transcripts(run) or []
+    expect(bool(transcripts), f"{run.client.name} wrote no transcript", p)
+    audit = run.dir / "audit.jsonl"
+    expect(audit.exists(), "hookhost wrote no audit log", p)
+    if not transcripts or not audit.exists():
+        return p
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(run.home), "HOOKHOST_CACHE_DIR": str(run.suite.cache)}
+    def coverage(log):
+        return subprocess.run([str(run.suite.bin / "hookhost"), "coverage", "--audit", str(log), "--json", *map(str, transcripts)],
+                              cwd=run.dir, env=env, capture_output=True, text=True)
+    done = coverage(audit)
+    report = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
+    expect(done.returncode == 0 and report.get("calls", 0) >= 1 and report.get("missed") == 0,
+           f"hookhost coverage found calls of {run.client.name} that never reached hookhost (exit {done.returncode}): {done.stdout}{done.stderr}", p)
+    empty = run.dir / "empty-audit.jsonl"
+    empty.write_text("")
+    done = coverage(empty)
+    report = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
+    expect(done.returncode == 1 and report.get("missed", 0) >= 1 and "hooks never ran in the session" in report.get("by_path", {}),
+           f"hookhost coverage against an empty audit log did not report the calls as gaps (exit {done.returncode}): {done.stdout}{done.stderr}", p)
+    return p
+
+
 def check_user_config_left_out(run):
     p = []
     expect((run.proj / "ran.txt").exists(),
@@ -232,6 +260,9 @@ SCENARIOS = [
              files={".claude/settings.local.json": '{"disableAllHooks": true}\n',
                     ".claude/settings.json": '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}\n'},
              about="wired in the managed settings with allowManagedHooksOnly, hookhost runs whatever the project says (disableAllHooks)"),
+    Scenario("coverage", "Mark it. RUN<<touch ran.txt>>", check_coverage, clients=("claude-code", "codex"),
+             config='audit_log = "{{RUN_DIR}}/audit.jsonl"\n' + (REPO / "crates/config/src/default.toml").read_text(),
+             about="hookhost coverage joins the client's transcript with hookhost's audit log: no call missed"),
     Scenario("user-config-broken", "Mark it. RUN<<touch ran.txt>>", check_user_config_left_out, config=BROKEN_CONFIG,
              about="a user config that does not load is left out: the built-in hooks decide, a harmless command runs"),
     Scenario("fail-closed", "Mark it. RUN<<touch ran.txt>>", check_failure_closed, managed=BROKEN_CONFIG,
@@ -245,7 +276,7 @@ SCENARIOS = [
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 77
+EXPECTED_RUNS = 79
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
@@ -358,7 +389,7 @@ class Run:
         if self.scenario.config:
             cfg = self.home / ".config" / "hookhost"
             cfg.mkdir(parents=True)
-            (cfg / "hooks.toml").write_text(self.scenario.config)
+            (cfg / "hooks.toml").write_text(self.scenario.config.replace("{{RUN_DIR}}", str(self.dir)))
         server = fake_model.start(str(self.log), {"{{SECRET}}": SECRET, "{{HOOKS_FILE}}": self.client.hooks_file,
                                                   "{{HOOKS_PATH}}": str(self.proj / self.client.hooks_file)})
         try:
@@ -730,7 +761,7 @@ class Suite:
             argv = [str(self.bin / "hookhost"), "check"]
             if config:
                 path = self.work / f"prewarm-{i}.toml"
-                path.write_text(config)
+                path.write_text(config.replace("{{RUN_DIR}}", str(self.work)))
                 argv += ["--config", str(path)]
             done = subprocess.run(argv, env=env, cwd=self.work, capture_output=True, text=True)
             if done.returncode != 0:

@@ -10,6 +10,7 @@ mod docs;
 mod frozen;
 mod hardening;
 mod hook_examples;
+mod coverage;
 mod install;
 mod layering;
 mod org;
