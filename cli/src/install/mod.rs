@@ -64,6 +64,10 @@ pub(crate) struct InstallArgs {
     /// repository hook runs — and none can switch the managed ones off (`disableAllHooks`).
     #[arg(long)]
     pub allow_managed_hooks_only: bool,
+    /// With --scope managed: also install FILE as hookhost's own managed layer
+    /// (/etc/hookhost/managed.toml on Linux), root's and readable by all, once it parses.
+    #[arg(long, value_name = "FILE")]
+    pub managed_config: Option<PathBuf>,
     /// With --scope managed: write the system files under DIR instead of / (an image being
     /// built; a test).
     #[arg(long, value_name = "DIR")]
@@ -121,6 +125,8 @@ enum Role {
     GeminiTrust,
     /// Copilot's `config.json` (`trusted_folders`).
     CopilotTrust,
+    /// hookhost's own managed config (`--managed-config`): a file install put in place whole.
+    ManagedConfig,
 }
 
 /// One file install would change.
@@ -356,6 +362,16 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
     Ok((edits, notes))
 }
 
+/// hookhost's managed config from `file`, checked to parse as a config first.
+fn managed_config_edit(file: &Path, places: &Places) -> Result<Edit, String> {
+    let text = read(file)?.ok_or_else(|| format!("--managed-config {}: no such file", file.display()))?;
+    let base = file.parent().unwrap_or(Path::new("."));
+    hookhost_config::ConfigFile::parse(&text, file, base).map_err(|e| format!("--managed-config {}: {e}; nothing was installed", file.display()))?;
+    let path = places.system(hookhost_types::paths::SYSTEM_MANAGED_CONFIG);
+    let before = read(&path)?;
+    Ok(Edit { path, before, after: text, role: Role::ManagedConfig, added: vec![] })
+}
+
 /// A unified diff of one file's change.
 fn diff(path: &Path, before: Option<&str>, after: &str) -> String {
     let old = before.unwrap_or("");
@@ -368,8 +384,8 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     let mut places = Places::from_env(args.project.as_deref()).map_err(usage)?;
     places.root = args.root.clone();
     let target = target(&args).map_err(usage)?;
-    if args.scope != Scope::Managed && (args.root.is_some() || args.allow_managed_hooks_only) {
-        return Err(usage("--root and --allow-managed-hooks-only go with --scope managed"));
+    if args.scope != Scope::Managed && (args.root.is_some() || args.allow_managed_hooks_only || args.managed_config.is_some()) {
+        return Err(usage("--root, --allow-managed-hooks-only and --managed-config go with --scope managed"));
     }
     if args.allow_managed_hooks_only && args.runtime != [Runtime::ClaudeCode] {
         return Err(usage("--allow-managed-hooks-only is Claude Code's setting: give it with --runtime claude-code alone"));
@@ -406,6 +422,9 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
         planned.push((r, edits, notes));
     }
     let store = state(args.scope, &places).map_err(usage)?;
+    if let Some(file) = &args.managed_config {
+        planned.push((Runtime::ClaudeCode, vec![managed_config_edit(file, &places).map_err(usage)?], vec![]));
+    }
     let mut ledger = if args.dry_run { Ledger::default() } else { load_ledger(args.scope, &places).map_err(usage)? };
     // Managed files are for every user's runtime to read.
     let mode = (args.scope == Scope::Managed).then_some(0o644);
@@ -414,11 +433,16 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     for (r, edits, notes) in planned {
         let changed: Vec<&Edit> = edits.iter().filter(|e| e.before.as_deref() != Some(e.after.as_str())).collect();
         let hooks_file = &edits[0].path;
+        // hookhost's own managed layer is recorded as hookhost's, not a runtime's.
+        let who = if edits[0].role == Role::ManagedConfig { "hookhost" } else { r.name() };
         for note in &notes {
-            say!("{}: {note}", r.name());
+            say!("{who}: {note}");
         }
         if changed.is_empty() {
-            say!("{}: already wired in {} ({} events), nothing changed", r.name(), hooks_file.display(), r.events().len());
+            match edits[0].role {
+                Role::ManagedConfig => say!("hookhost: {} already holds that config, nothing changed", hooks_file.display()),
+                _ => say!("{who}: already wired in {} ({} events), nothing changed", hooks_file.display(), r.events().len()),
+            }
             continue;
         }
         for e in &changed {
@@ -427,7 +451,7 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
                 continue;
             }
             n += 1;
-            let previous = ledger.files.iter().position(|rec| rec.path == e.path && rec.runtime == r.name() && rec.scope == scope_name(args.scope) && rec.project == project_of(args.scope, &places));
+            let previous = ledger.files.iter().position(|rec| rec.path == e.path && rec.runtime == who && rec.scope == scope_name(args.scope) && rec.project == project_of(args.scope, &places));
             let backup_path = match (&previous, &e.before) {
                 // The first change's copy is the one uninstall goes back to.
                 (Some(i), _) => ledger.files[*i].backup.clone(),
@@ -442,7 +466,7 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
             };
             let mut added = previous.map(|i| ledger.files[i].added.clone()).unwrap_or_default();
             added.extend(e.added.iter().filter(|a| !added.contains(a)).cloned().collect::<Vec<_>>());
-            let record = Record { path: e.path.clone(), runtime: r.name().into(), scope: scope_name(args.scope).into(), project: project_of(args.scope, &places), role: e.role, backup: backup_path, after: sha256(&e.after), added, made_dirs };
+            let record = Record { path: e.path.clone(), runtime: who.into(), scope: scope_name(args.scope).into(), project: project_of(args.scope, &places), role: e.role, backup: backup_path, after: sha256(&e.after), added, made_dirs };
             match previous {
                 Some(i) => ledger.files[i] = record,
                 None => ledger.files.push(record),
@@ -451,8 +475,9 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
             // can still be undone.
             save_ledger(&ledger, args.scope, &places).map_err(usage)?;
             match e.role {
-                Role::Hooks => say!("{}: wired {} events in {} ({})", r.name(), r.events().len(), e.path.display(), wiring_name(args.wiring)),
-                _ => say!("{}: recorded the trust in {}", r.name(), e.path.display()),
+                Role::Hooks => say!("{who}: wired {} events in {} ({})", r.events().len(), e.path.display(), wiring_name(args.wiring)),
+                Role::ManagedConfig => say!("{who}: installed the managed config {}", e.path.display()),
+                _ => say!("{who}: recorded the trust in {}", e.path.display()),
             }
         }
     }
@@ -484,6 +509,10 @@ fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<String>, Str
             Some(b) => read(b)?.map(Some).ok_or_else(|| format!("the backup {} of {} is gone; nothing was changed", b.display(), rec.path.display())),
         };
     }
+    if rec.role == Role::ManagedConfig {
+        // A whole file someone changed since: theirs now.
+        return Ok(Some(current.to_string()));
+    }
     let runtime = Runtime::ALL.into_iter().find(|r| r.name() == rec.runtime).ok_or_else(|| format!("{}: recorded for an unknown runtime {:?}", rec.path.display(), rec.runtime))?;
     match rec.role {
         Role::Hooks => {
@@ -500,6 +529,7 @@ fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<String>, Str
             trust::codex_untrust(&mut doc, &rec.added);
             Ok(Some(doc.to_string()))
         }
+        Role::ManagedConfig => Ok(Some(current.to_string())),
         Role::GeminiTrust | Role::CopilotTrust => {
             let old = parse_json(&rec.path, Some(current))?;
             let mut doc = old.clone();

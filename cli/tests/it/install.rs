@@ -289,7 +289,21 @@ fn a_managed_install_is_the_administrators_and_outranks_the_project() {
     assert_eq!(std::fs::metadata(&managed).unwrap().permissions().mode() & 0o777, 0o644);
     // The record is beside hookhost's managed config, not in a user's state directory.
     assert!(root.join("etc/hookhost/install/installs.json").is_file() && !desk.state.exists());
-    desk.ok(&["install", "--runtime", "codex", "--runtime", "gemini-cli", "--scope", "managed", "--root", &root_arg]);
+    // hookhost's own managed layer comes with it, once it parses.
+    let bad = desk.proj.join("org-bad.toml");
+    desk.write(&bad, "[[hooks]\n");
+    let out = desk.hookhost(&["install", "--runtime", "codex", "--scope", "managed", "--root", &root_arg, "--managed-config", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("org-bad.toml") && String::from_utf8_lossy(&out.stderr).contains("nothing was installed"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!root.join("etc/codex").exists());
+    let org = desk.proj.join("org.toml");
+    let org_text = "[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n";
+    desk.write(&org, org_text);
+    let out = desk.ok(&["install", "--runtime", "codex", "--runtime", "gemini-cli", "--scope", "managed", "--root", &root_arg, "--managed-config", org.to_str().unwrap()]);
+    assert!(out.contains("hookhost: installed the managed config"), "{out}");
+    let managed_toml = root.join("etc/hookhost/managed.toml");
+    assert_eq!(std::fs::read_to_string(&managed_toml).unwrap(), org_text);
+    assert_eq!(std::fs::metadata(&managed_toml).unwrap().permissions().mode() & 0o777, 0o644);
     // Codex's system hooks.json needs no trust step: no config.toml is written.
     assert!(root.join("etc/codex/hooks.json").is_file() && root.join("etc/gemini-cli/settings.json").is_file() && !desk.home.join(".codex").exists());
 
@@ -299,7 +313,8 @@ fn a_managed_install_is_the_administrators_and_outranks_the_project() {
     assert!(out.contains("ok   claude-code (managed) wired: 5 events") && out.contains("ok   claude-code (managed) live probe") && out.contains("ok   claude-code hooks not switched off"), "{out}");
 
     let out = desk.ok(&["uninstall", "--scope", "managed", "--root", &root_arg]);
-    assert_eq!(out.matches("(install made it)").count(), 3, "{out}");
+    assert_eq!(out.matches("(install made it)").count(), 4, "{out}");
+    assert!(!managed_toml.exists());
     assert!(!managed.exists() && !root.join("etc/claude-code").exists() && !root.join("etc/codex").exists());
 }
 
