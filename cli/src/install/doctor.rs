@@ -307,10 +307,12 @@ fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_
             }
         }
         Runtime::Codex => {
-            let path = places.codex_home.join("config.toml");
-            let cfg: toml_edit::DocumentMut = read(&path).ok().flatten().unwrap_or_default().parse().unwrap_or_default();
-            if cfg.get("features").and_then(|f| f.get("hooks")).and_then(|v| v.as_bool()) == Some(false) {
-                off.push(format!("{} says [features] hooks = false", path.display()));
+            // Yours, and a trusted project's own .codex/config.toml (it outranks yours).
+            for path in [places.codex_home.join("config.toml"), places.project.join(".codex").join("config.toml")] {
+                let cfg: toml_edit::DocumentMut = read(&path).ok().flatten().unwrap_or_default().parse().unwrap_or_default();
+                if cfg.get("features").and_then(|f| f.get("hooks")).and_then(|v| v.as_bool()) == Some(false) && !wired_managed {
+                    off.push(format!("{} says [features] hooks = false", path.display()));
+                }
             }
         }
         Runtime::GeminiCli => {
