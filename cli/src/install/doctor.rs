@@ -307,6 +307,13 @@ fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_
             }
         }
         Runtime::Codex => {
+            if let Ok(hooks) = runtime.hooks_file(Scope::Managed, places) {
+                let req = hooks.with_file_name("requirements.toml");
+                let cfg: toml_edit::DocumentMut = read(&req).ok().flatten().unwrap_or_default().parse().unwrap_or_default();
+                if cfg.get("allow_managed_hooks_only").and_then(|v| v.as_bool()) == Some(true) && !wired_managed {
+                    off.push(format!("{} says allow_managed_hooks_only = true (only managed hooks run, and hookhost is not one)", req.display()));
+                }
+            }
             // Yours, and a trusted project's own .codex/config.toml (it outranks yours).
             for path in [places.codex_home.join("config.toml"), places.project.join(".codex").join("config.toml")] {
                 let cfg: toml_edit::DocumentMut = read(&path).ok().flatten().unwrap_or_default().parse().unwrap_or_default();

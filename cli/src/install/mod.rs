@@ -60,8 +60,9 @@ pub(crate) struct InstallArgs {
     /// managed settings, which users and repositories cannot change (as root).
     #[arg(long, value_enum, default_value = "user")]
     pub scope: Scope,
-    /// With --scope managed: also set Claude Code's allowManagedHooksOnly, so that no user or
-    /// repository hook runs — and none can switch the managed ones off (`disableAllHooks`).
+    /// With --scope managed: run managed hooks only — Claude Code's allowManagedHooksOnly (no
+    /// user or repository hook runs, and none switches the managed ones off with
+    /// disableAllHooks), Codex's allow_managed_hooks_only requirement (/etc/codex/requirements.toml).
     #[arg(long)]
     pub allow_managed_hooks_only: bool,
     /// With --scope managed: also install FILE as hookhost's own managed layer
@@ -127,6 +128,8 @@ enum Role {
     CopilotTrust,
     /// hookhost's own managed config (`--managed-config`): a file install put in place whole.
     ManagedConfig,
+    /// Codex's `requirements.toml` (`allow_managed_hooks_only`).
+    CodexRequirements,
 }
 
 /// One file install would change.
@@ -310,7 +313,7 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
     let mut doc = old.clone();
     runtimes::wire(runtime, &mut doc, target).map_err(|e| format!("{}: {e}; fix it, or add the entries docs/INTEGRATIONS.md shows by hand", hooks_path.display()))?;
     let mut added = vec![];
-    if managed_only && doc.get("allowManagedHooksOnly").and_then(Json::as_bool) != Some(true) {
+    if managed_only && runtime == Runtime::ClaudeCode && doc.get("allowManagedHooksOnly").and_then(Json::as_bool) != Some(true) {
         doc.set("allowManagedHooksOnly", Json::Bool(true));
         added.push("allowManagedHooksOnly".to_string());
         notes.push(format!("{} runs only managed hooks from now on: no user or repository hook (and no disableAllHooks) changes what runs", runtime.title()));
@@ -319,6 +322,21 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
     edits.push(Edit { path: hooks_path.clone(), before, after, role: Role::Hooks, added });
     if scope == Scope::Managed {
         // A managed hook needs no trust step in any runtime: that is what managed means.
+        if managed_only && runtime == Runtime::Codex {
+            // Codex's requirements beside its system hooks.json: only managed hooks are
+            // discovered (checked with Codex 0.169's hooks/list: a project's hooks are not listed).
+            let path = hooks_path.with_file_name("requirements.toml");
+            let before = read(&path)?;
+            let mut req = parse_toml(&path, before.as_deref())?;
+            let mut added = vec![];
+            if req.get("allow_managed_hooks_only").and_then(|v| v.as_bool()) != Some(true) {
+                req.insert("allow_managed_hooks_only", toml_edit::value(true));
+                added.push("allow_managed_hooks_only".to_string());
+                notes.push("Codex runs only managed hooks from now on: no user or project hooks.json adds to them".into());
+            }
+            let after = if added.is_empty() { before.clone().unwrap_or_default() } else { req.to_string() };
+            edits.push(Edit { path, before, after, role: Role::CodexRequirements, added });
+        }
         return Ok((edits, notes));
     }
     let project = (scope == Scope::Project).then_some(places.project.as_path());
@@ -387,8 +405,8 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     if args.scope != Scope::Managed && (args.root.is_some() || args.allow_managed_hooks_only || args.managed_config.is_some()) {
         return Err(usage("--root, --allow-managed-hooks-only and --managed-config go with --scope managed"));
     }
-    if args.allow_managed_hooks_only && args.runtime != [Runtime::ClaudeCode] {
-        return Err(usage("--allow-managed-hooks-only is Claude Code's setting: give it with --runtime claude-code alone"));
+    if args.allow_managed_hooks_only && (args.runtime.is_empty() || args.runtime.iter().any(|r| !matches!(r, Runtime::ClaudeCode | Runtime::Codex))) {
+        return Err(usage("--allow-managed-hooks-only is a setting of Claude Code and Codex: name them with --runtime claude-code / --runtime codex"));
     }
     if args.scope == Scope::Managed && args.root.is_none() && !args.dry_run {
         is_administrator().map_err(usage)?;
@@ -477,6 +495,7 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
             match e.role {
                 Role::Hooks => say!("{who}: wired {} events in {} ({})", r.events().len(), e.path.display(), wiring_name(args.wiring)),
                 Role::ManagedConfig => say!("{who}: installed the managed config {}", e.path.display()),
+                Role::CodexRequirements => say!("{who}: set allow_managed_hooks_only in {}", e.path.display()),
                 _ => say!("{who}: recorded the trust in {}", e.path.display()),
             }
         }
@@ -530,6 +549,13 @@ fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<String>, Str
             Ok(Some(doc.to_string()))
         }
         Role::ManagedConfig => Ok(Some(current.to_string())),
+        Role::CodexRequirements => {
+            let mut doc = parse_toml(&rec.path, Some(current))?;
+            for key in &rec.added {
+                doc.remove(key);
+            }
+            Ok(Some(doc.to_string()))
+        }
         Role::GeminiTrust | Role::CopilotTrust => {
             let old = parse_json(&rec.path, Some(current))?;
             let mut doc = old.clone();

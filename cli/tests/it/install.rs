@@ -299,8 +299,12 @@ fn a_managed_install_is_the_administrators_and_outranks_the_project() {
     let org = desk.proj.join("org.toml");
     let org_text = "[[hooks]]\nid = \"guard\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\" }\n";
     desk.write(&org, org_text);
-    let out = desk.ok(&["install", "--runtime", "codex", "--runtime", "gemini-cli", "--scope", "managed", "--root", &root_arg, "--managed-config", org.to_str().unwrap()]);
-    assert!(out.contains("hookhost: installed the managed config"), "{out}");
+    let out = desk.hookhost(&["install", "--runtime", "gemini-cli", "--scope", "managed", "--root", &root_arg, "--allow-managed-hooks-only"]);
+    assert_eq!(out.status.code(), Some(2), "Gemini CLI has no such switch");
+    let out = desk.ok(&["install", "--runtime", "codex", "--scope", "managed", "--root", &root_arg, "--allow-managed-hooks-only", "--managed-config", org.to_str().unwrap()]);
+    assert!(out.contains("hookhost: installed the managed config") && out.contains("codex: set allow_managed_hooks_only in"), "{out}");
+    assert_eq!(std::fs::read_to_string(root.join("etc/codex/requirements.toml")).unwrap(), "allow_managed_hooks_only = true\n");
+    desk.ok(&["install", "--runtime", "gemini-cli", "--scope", "managed", "--root", &root_arg]);
     let managed_toml = root.join("etc/hookhost/managed.toml");
     assert_eq!(std::fs::read_to_string(&managed_toml).unwrap(), org_text);
     assert_eq!(std::fs::metadata(&managed_toml).unwrap().permissions().mode() & 0o777, 0o644);
@@ -313,7 +317,7 @@ fn a_managed_install_is_the_administrators_and_outranks_the_project() {
     assert!(out.contains("ok   claude-code (managed) wired: 5 events") && out.contains("ok   claude-code (managed) live probe") && out.contains("ok   claude-code hooks not switched off"), "{out}");
 
     let out = desk.ok(&["uninstall", "--scope", "managed", "--root", &root_arg]);
-    assert_eq!(out.matches("(install made it)").count(), 4, "{out}");
+    assert_eq!(out.matches("(install made it)").count(), 5, "{out}");
     assert!(!managed_toml.exists());
     assert!(!managed.exists() && !root.join("etc/claude-code").exists() && !root.join("etc/codex").exists());
 }
