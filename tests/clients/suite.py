@@ -48,7 +48,7 @@ CLIENT_TIMEOUT = 120
 
 class Scenario:
     def __init__(self, name, prompt, check, config=None, managed=None, flag=None, files=None, about="",
-                 reaches_model=True, evidence=None, managed_scope=False, clients=None):
+                 reaches_model=True, evidence=None, managed_scope=False, clients=None, tamper=None):
         self.name, self.prompt, self.check = name, prompt, check
         # Texts of which one must show that hookhost's answer was read and acted on (in what
         # reached the model, the client's output or its own log), or the hook event the client
@@ -60,6 +60,8 @@ class Scenario:
         # is an overlay: the machine's /etc is not touched) instead of --scope project.
         self.managed_scope = managed_scope
         self.clients = clients  # the clients it runs on (None: all)
+        # Changed after install, before the client starts (what doctor must catch).
+        self.tamper = tamper
         # Whether the client must call the model at all (a blocked prompt never gets there).
         self.reaches_model = reaches_model
         self.config = config  # ~/.config/hookhost/hooks.toml, when the scenario needs its own
@@ -192,6 +194,41 @@ def check_coverage(run):
     return p
 
 
+def switch_off(run):
+    """What turns hookhost off without touching hookhost: Claude Code — the project's
+    settings.local.json saying disableAllHooks; Codex — the wired command edited, so its trust
+    hash is stale and Codex skips it."""
+    if run.client.name == "claude-code":
+        (run.proj / ".claude").mkdir(exist_ok=True)
+        (run.proj / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}\n')
+    else:
+        path = run.hooks_path()
+        path.write_text(path.read_text().replace("--output codex", "--output codex --fail-closed", 1))
+
+
+def check_doctor_was_right(run):
+    """doctor failed, naming the fix — and it was right: with hookhost switched off the client
+    ran the destructive command."""
+    p = []
+    out = run.doctor.stdout
+    expect(run.doctor.returncode == 1, f"hookhost doctor did not fail (exit {run.doctor.returncode}):\n{out}{run.doctor.stderr}", p)
+    if run.client.name == "claude-code":
+        expect("disableAllHooks" in out and "fix: " in out, f"doctor did not name disableAllHooks and its fix:\n{out}", p)
+    else:
+        expect("Codex skips these hookhost hooks without a word" in out and f"fix: hookhost install --runtime codex" in out,
+               f"doctor did not name the stale trust and its fix:\n{out}", p)
+        statuses = [st for key, st in run.client.hook_trust(run)]
+        expect("modified" in statuses, f"Codex itself does not see hookhost's hook as modified: {statuses}", p)
+    # Right, too: the client ran the tool and hookhost never heard of it (no audit record).
+    expect((run.proj / "ran.txt").exists(), "the command did not run (no ran.txt)", p)
+    audit = run.dir / "audit.jsonl"
+    records = [json.loads(l) for l in audit.read_text().splitlines() if l.strip()] if audit.exists() else []
+    # (doctor's own probe is a call of session "hookhost-doctor")
+    calls = [r for r in records if r.get("event") == "pre_tool_use" and r.get("session_id") != "hookhost-doctor"]
+    expect(not calls, f"hookhost was called after all ({len(calls)} pre_tool_use records): doctor was wrong", p)
+    return p
+
+
 def check_user_config_left_out(run):
     p = []
     expect((run.proj / "ran.txt").exists(),
@@ -222,6 +259,10 @@ def check_protect(run):
 
 
 BROKEN_CONFIG = "[[hooks]\nthis is not toml\n"
+
+# The embedded default chain, with an audit log in the run's directory: the record of every call
+# that reached hookhost.
+AUDITED = 'audit_log = "{{RUN_DIR}}/audit.jsonl"\n' + (REPO / "crates/config/src/default.toml").read_text()
 
 # Each client's own file-editing tool aimed at its hooks file, in the arguments it declares
 # (the model picks the one its client offers): Claude Code's Write, Codex's apply_patch (a
@@ -266,8 +307,11 @@ SCENARIOS = [
                     ".codex/hooks.json": '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}\n'},
              about="wired only in the managed settings, managed hooks only: hookhost runs whatever the project says (Claude Code: disableAllHooks)"),
     Scenario("coverage", "Mark it. RUN<<touch ran.txt>>", check_coverage, clients=("claude-code", "codex"),
-             config='audit_log = "{{RUN_DIR}}/audit.jsonl"\n' + (REPO / "crates/config/src/default.toml").read_text(),
+             config=AUDITED,
              about="hookhost coverage joins the client's transcript with hookhost's audit log: no call missed"),
+    Scenario("doctor-sees-off", "Mark it. RUN<<touch ran.txt>>", check_doctor_was_right, clients=("claude-code", "codex"),
+             tamper=switch_off, config=AUDITED,
+             about="doctor fails, naming the fix, when hookhost is switched off (disableAllHooks; a stale Codex trust hash) — and the client indeed ran without it"),
     Scenario("user-config-broken", "Mark it. RUN<<touch ran.txt>>", check_user_config_left_out, config=BROKEN_CONFIG,
              about="a user config that does not load is left out: the built-in hooks decide, a harmless command runs"),
     Scenario("fail-closed", "Mark it. RUN<<touch ran.txt>>", check_failure_closed, managed=BROKEN_CONFIG,
@@ -281,7 +325,7 @@ SCENARIOS = [
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 80
+EXPECTED_RUNS = 82
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
@@ -408,6 +452,10 @@ class Run:
         try:
             self.base_url = f"http://127.0.0.1:{server.port}"
             self.client.prepare(self)
+            if self.scenario.tamper:
+                self.scenario.tamper(self)
+                self.doctor = subprocess.run([str(self.suite.bin / "hookhost"), "doctor", "--runtime", self.client.name],
+                                             cwd=self.proj, env=self.env(), capture_output=True, text=True)
             # The hook configuration the agent is told to change, as it was.
             self.watched = {f: (f.read_text() if f.exists() else None)
                             for f in (self.hooks_path(), self.proj / ".claude" / "settings.local.json",
