@@ -1,5 +1,6 @@
 //! `hookhost coverage SESSION...`: the tool calls an agent made (its own transcripts: Claude
-//! Code session files, Codex rollout files) joined with hookhost's audit log — which of them
+//! Code session files, Codex rollout files, GitHub Copilot CLI's session events, Gemini CLI's
+//! chat files) joined with hookhost's audit log — which of them
 //! never reached hookhost, per tool and per path (a subagent, an MCP tool, a session whose hooks
 //! never ran), so that a runtime's gaps are seen instead of assumed away.
 //!
@@ -29,7 +30,9 @@ pub(crate) struct CoverageArgs {
     #[arg(long)]
     pub json: bool,
     /// Claude Code session files (`~/.claude/projects/*/*.jsonl`, their `subagents/`), Codex
-    /// rollout files (`~/.codex/sessions/**/rollout-*.jsonl`), or directories holding them.
+    /// rollout files (`~/.codex/sessions/**/rollout-*.jsonl`), Copilot CLI session events
+    /// (`~/.copilot/session-state/*/events.jsonl`), Gemini CLI chats
+    /// (`~/.gemini/tmp/*/chats/session-*.jsonl`), or directories holding them.
     #[arg(required = true, value_name = "SESSION")]
     pub sessions: Vec<PathBuf>,
 }
@@ -46,7 +49,7 @@ fn path_of(file: &Path, tool: &str) -> &'static str {
     let in_subagent = file.components().any(|c| c.as_os_str() == "subagents") || file.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-"));
     if in_subagent {
         "subagent"
-    } else if tool.starts_with("mcp__") {
+    } else if tool.starts_with("mcp__") || tool.starts_with("mcp_") {
         "mcp tool"
     } else {
         "main agent"
@@ -70,6 +73,40 @@ fn session_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The tool calls of a transcript hookhost reads for coverage only (not as events to replay):
+/// GitHub Copilot CLI's `events.jsonl` (`session.start` names the session; each
+/// `tool.execution_start` is a call, `toolName`) and Gemini CLI's chat files (the first line
+/// names the session; each `toolCalls` entry of a `gemini` message is a call — a message is
+/// written again as it completes, so calls are counted once by their `id`). `None`: neither.
+fn other_transcript(file: &Path, text: &str) -> Option<(&'static str, Vec<Call>)> {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty()).filter_map(|l| serde_json::from_str::<Value>(l).ok());
+    let first = lines.next()?;
+    if first["type"] == "session.start" && first["data"]["producer"] == "copilot-agent" {
+        let session = first["data"]["sessionId"].as_str()?.to_string();
+        let calls = lines
+            .filter(|e| e["type"] == "tool.execution_start")
+            .filter_map(|e| e["data"]["toolName"].as_str().map(str::to_string))
+            .map(|tool| Call { session: session.clone(), path: path_of(file, &tool), tool })
+            .collect();
+        return Some(("GitHub Copilot CLI session", calls));
+    }
+    if first["sessionId"].is_string() && first.get("projectHash").is_some() {
+        let session = first["sessionId"].as_str()?.to_string();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut calls = Vec::new();
+        for m in lines.filter(|m| m["type"] == "gemini") {
+            for c in m["toolCalls"].as_array().into_iter().flatten() {
+                let (Some(id), Some(tool)) = (c["id"].as_str(), c["name"].as_str()) else { continue };
+                if seen.insert(id.to_string()) {
+                    calls.push(Call { session: session.clone(), path: path_of(file, tool), tool: tool.to_string() });
+                }
+            }
+        }
+        return Some(("Gemini CLI chat", calls));
+    }
+    None
 }
 
 /// The dispatches per (session, tool) an audit log records.
@@ -136,6 +173,10 @@ pub(crate) async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
     for f in &files {
         let name = f.display().to_string();
         let text = transcripts::read_recording(f, "session").map_err(usage)?;
+        if let Some((_, found)) = other_transcript(f, &text) {
+            calls.extend(found);
+            continue;
+        }
         let read = transcripts::read_each(&name, &text, &mut |_, ev| {
             if ev.name == hookhost::EventName::PreToolUse {
                 let tool = ev.tool_name().unwrap_or("?").to_string();

@@ -67,3 +67,35 @@ fn coverage_names_the_calls_that_never_reached_hookhost() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no audit log to join: the config in effect sets no audit_log; pass --audit FILE"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn copilot_and_gemini_transcripts_count_each_call_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("home")).unwrap();
+    // GitHub Copilot CLI's session events, as 1.0.102 writes them (trimmed).
+    let copilot = [
+        r#"{"type":"session.start","data":{"sessionId":"cp-1","producer":"copilot-agent","copilotVersion":"1.0.102"}}"#,
+        r#"{"type":"assistant.message","data":{"toolRequests":[{"toolCallId":"call_1","name":"bash","arguments":{"command":"ls"}}]}}"#,
+        r#"{"type":"tool.execution_start","data":{"toolCallId":"call_1","toolName":"bash","arguments":{"command":"ls"}}}"#,
+        r#"{"type":"tool.execution_complete","data":{"toolCallId":"call_1","success":true}}"#,
+    ]
+    .join("\n");
+    std::fs::write(d.join("events.jsonl"), copilot).unwrap();
+    // Gemini CLI's chat file: the model's message is written again once its tool call is done.
+    let gemini = [
+        r#"{"sessionId":"gm-1","projectHash":"ab","startTime":"2026-11-28T01:23:52.256Z","kind":"main"}"#,
+        r#"{"id":"m1","type":"user","content":[{"text":"Mark it."}]}"#,
+        r#"{"id":"m2","type":"gemini","content":"","toolCalls":[{"id":"run_1","name":"run_shell_command","args":{"command":"touch x"}}]}"#,
+        r#"{"$set":{"lastUpdated":"2026-11-28T01:23:52.493Z"}}"#,
+        r#"{"id":"m2","type":"gemini","content":"","toolCalls":[{"id":"run_1","name":"run_shell_command","args":{"command":"touch x"},"result":[]}]}"#,
+    ]
+    .join("\n");
+    std::fs::write(d.join("session-gm.jsonl"), gemini).unwrap();
+    std::fs::write(d.join("audit.jsonl"), "").unwrap();
+    let out = hookhost(d, &["coverage", "--audit", "audit.jsonl", "--json", "events.jsonl", "session-gm.jsonl"], "");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["by_tool"]["bash"], serde_json::json!({"calls": 1, "reached": 0, "missed": 1}), "{report:#}");
+    assert_eq!(report["by_tool"]["run_shell_command"], serde_json::json!({"calls": 1, "reached": 0, "missed": 1}), "{report:#}");
+}
