@@ -194,6 +194,9 @@ def check_coverage(run):
     return p
 
 
+TOOL_EVENT = {"gemini-cli": "BeforeTool", "copilot": "preToolUse"}
+
+
 def switch_off(run):
     """What turns hookhost off without touching hookhost: Claude Code — the project's
     settings.local.json saying disableAllHooks; Codex — the wired command edited, so its trust
@@ -201,9 +204,15 @@ def switch_off(run):
     if run.client.name == "claude-code":
         (run.proj / ".claude").mkdir(exist_ok=True)
         (run.proj / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}\n')
-    else:
+    elif run.client.name == "codex":
         path = run.hooks_path()
         path.write_text(path.read_text().replace("--output codex", "--output codex --fail-closed", 1))
+    else:
+        # Gemini CLI, Copilot: the wiring of the tool event removed by hand.
+        path = run.hooks_path()
+        doc = json.loads(path.read_text())
+        del doc["hooks"][TOOL_EVENT[run.client.name]]
+        path.write_text(json.dumps(doc, indent=2))
 
 
 def check_doctor_was_right(run):
@@ -214,6 +223,10 @@ def check_doctor_was_right(run):
     expect(run.doctor.returncode == 1, f"hookhost doctor did not fail (exit {run.doctor.returncode}):\n{out}{run.doctor.stderr}", p)
     if run.client.name == "claude-code":
         expect("disableAllHooks" in out and "fix: " in out, f"doctor did not name disableAllHooks and its fix:\n{out}", p)
+    elif run.client.name != "codex":
+        event = TOOL_EVENT[run.client.name]
+        expect(f"has no hookhost entry for {event}" in out and f"fix: hookhost install --runtime {run.client.name}" in out,
+               f"doctor did not name the missing {event} wiring and its fix:\n{out}", p)
     else:
         expect("Codex skips these hookhost hooks without a word" in out and f"fix: hookhost install --runtime codex" in out,
                f"doctor did not name the stale trust and its fix:\n{out}", p)
@@ -309,9 +322,9 @@ SCENARIOS = [
     Scenario("coverage", "Mark it. RUN<<touch ran.txt>>", check_coverage,
              config=AUDITED,
              about="hookhost coverage joins the client's transcript with hookhost's audit log: no call missed"),
-    Scenario("doctor-sees-off", "Mark it. RUN<<touch ran.txt>>", check_doctor_was_right, clients=("claude-code", "codex"),
+    Scenario("doctor-sees-off", "Mark it. RUN<<touch ran.txt>>", check_doctor_was_right,
              tamper=switch_off, config=AUDITED,
-             about="doctor fails, naming the fix, when hookhost is switched off (disableAllHooks; a stale Codex trust hash), and rightly: the client ran without it"),
+             about="doctor fails, naming the fix, when hookhost is switched off (disableAllHooks; a stale Codex trust hash; a wiring removed), and rightly: the client ran without it"),
     Scenario("user-config-broken", "Mark it. RUN<<touch ran.txt>>", check_user_config_left_out, config=BROKEN_CONFIG,
              about="a user config that does not load is left out: the built-in hooks decide, a harmless command runs"),
     Scenario("fail-closed", "Mark it. RUN<<touch ran.txt>>", check_failure_closed, managed=BROKEN_CONFIG,
@@ -325,7 +338,7 @@ SCENARIOS = [
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 85
+EXPECTED_RUNS = 87
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
