@@ -246,6 +246,14 @@ fn save_ledger(ledger: &Ledger, scope: Scope, places: &Places) -> Result<(), Str
 /// runtime reading the file sees the old text or the new, never half), with the old file's
 /// permissions, else `mode` (unix; else the temporary file's: the user's alone).
 fn write_file(path: &Path, text: &str, mode: Option<u32>) -> Result<(), String> {
+    // A settings file that is a link (a dotfiles repository's) is written where it points: the
+    // link stays a link.
+    let resolved = if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        std::fs::canonicalize(path).map_err(|e| format!("{}: a link to nowhere ({e}); fix the link, or remove it", path.display()))?
+    } else {
+        path.to_path_buf()
+    };
+    let path = resolved.as_path();
     let dir = path.parent().ok_or_else(|| format!("{}: no parent directory", path.display()))?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;

@@ -344,3 +344,20 @@ fn install_finishes_its_work_when_its_reader_goes_away() {
     assert_eq!(ledger["files"].as_array().unwrap().len(), 3, "{ledger:#}");
     assert!(desk.ok(&["doctor", "--runtime", "claude-code", "--runtime", "codex", "--no-probe"]).contains("everything checked holds"));
 }
+
+#[test]
+fn a_linked_settings_file_stays_a_link() {
+    let desk = Desk::new();
+    // A dotfiles repository's settings, linked into the home.
+    let dotfiles = desk.home.parent().unwrap().join("dotfiles/claude-settings.json");
+    desk.write(&dotfiles, "{\"model\": \"opus\"}\n");
+    std::fs::create_dir_all(desk.home.join(".claude")).unwrap();
+    let link = desk.home.join(".claude/settings.json");
+    std::os::unix::fs::symlink(&dotfiles, &link).unwrap();
+    desk.ok(&["install", "--runtime", "claude-code"]);
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "install replaced the link with a file");
+    assert_eq!(commands(&desk.json(&dotfiles)["hooks"], "Stop"), [format!("{} run --output claude-code", hookhost_bin())]);
+    desk.ok(&["uninstall"]);
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(&dotfiles).unwrap(), "{\"model\": \"opus\"}\n");
+}
