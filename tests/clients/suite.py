@@ -436,7 +436,7 @@ class Run:
         return base / self.client.hooks_files[self.scope]
 
     def in_namespace(self, argv):
-        """`argv` run as root in a mount namespace whose /etc is an overlay on the run's own
+        """`argv` run as (namespace) root in a mount namespace whose /etc is an overlay on the run's own
         directory, after `hookhost install --scope managed --allow-managed-hooks-only` and
         `hookhost doctor` there: the client reads the managed settings install wrote, and the
         machine's /etc is never written."""
@@ -452,7 +452,9 @@ class Run:
         only = "--allow-managed-hooks-only" if self.client.name in ("claude-code", "codex") else ""
         self.namespace_env = {"UPPER": str(upper), "WORK": str(work), "HOOKHOST": hookhost, "RUNTIME": self.client.name,
                               "ONLY": only}
-        return ["unshare", "-m", "sh", "-c", script, "sh", *argv]
+        # -r: root in a user namespace of its own when the suite is not root (unprivileged
+        # overlay mounts, Linux 5.11 on); root stays root.
+        return ["unshare", "-rm", "sh", "-c", script, "sh", *argv]
 
     def execute(self):
         for name, text in self.scenario.files.items():
@@ -892,11 +894,11 @@ def main():
     runs = [Run(suite, client, wiring, BY_NAME[name])
             for client in clients for wiring in client.wirings for name in WIRINGS[wiring]
             if (not wanted or name in wanted) and (BY_NAME[name].clients is None or client.name in BY_NAME[name].clients)]
-    if any(r.scenario.managed_scope for r in runs) and (os.geteuid() != 0 or not shutil.which("unshare")):
-        # A managed install is root's: the scenario cannot run otherwise, and is never skipped
-        # quietly (run the others with --scenario).
-        raise SystemExit("suite: the managed-only scenario needs root and unshare(1) (a mount namespace over /etc); "
-                         "run the suite as root, or leave it out with --scenario")
+    if any(r.scenario.managed_scope for r in runs) and not shutil.which("unshare"):
+        # A managed install is root's: the scenario needs a namespace where it is, and is never
+        # skipped quietly (run the others with --scenario).
+        raise SystemExit("suite: the managed-only scenario needs unshare(1) (util-linux: a user and mount namespace over /etc); "
+                         "install it, or leave the scenario out with --scenario")
     started = time.monotonic()
     suite.prewarm()
     suite.start_daemons()
