@@ -189,7 +189,12 @@ impl Places {
         let var = |v: &str| std::env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from);
         let home = if cfg!(windows) { var("USERPROFILE").or_else(|| var("HOME")) } else { var("HOME") }
             .ok_or("no home directory is known: set HOME (USERPROFILE on Windows)")?;
-        let codex_home = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+        // Codex resolves $CODEX_HOME to its real path (and its trust keys are made of it);
+        // ~/.codex as it is.
+        let codex_home = match var("CODEX_HOME") {
+            Some(dir) => std::fs::canonicalize(&dir).unwrap_or(dir),
+            None => home.join(".codex"),
+        };
         let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
         let project = match project {
             Some(p) => cwd.join(p),
