@@ -106,3 +106,17 @@ pub fn cases() -> Result<Vec<Case>, String> {
     }
     Ok(cases)
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every `corpus/*.txt` is in [`super::FILES`]: a new file is run, never silently left out.
+    #[test]
+    fn every_corpus_file_is_run() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".txt")).collect();
+        on_disk.sort();
+        let mut listed: Vec<String> = super::FILES.iter().map(|(n, _)| n.to_string()).collect();
+        listed.sort();
+        assert_eq!(on_disk, listed, "corpus/ and corpus.rs's FILES differ: add each file to FILES");
+    }
+}

@@ -271,6 +271,29 @@ pub(crate) fn enabled(packs: &[String]) -> Result<u16, String> {
 
 /// The programs the opt-in packs act on (the guard's fast path must see them).
 pub(crate) const PROGRAMS: &[&str] = &[
-    "psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse", "cockroach", "redis-cli", "mongo", "docker", "podman", "nerdctl", "kubectl", "oc", "helm",
+    "psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse", "clickhouse-client", "cockroach", "redis-cli", "mongo", "mongosh", "docker", "podman", "nerdctl", "kubectl", "oc", "helm",
     "aws", "gcloud", "az", "terraform", "tofu", "terragrunt", "pulumi", "rclone", "rsync", "restic", "borg", "gh", "glab", "vault", "doppler", "op",
 ];
+
+#[cfg(test)]
+mod tests {
+    /// Every program `check` has an arm for is in [`super::PROGRAMS`] (the quick scan that
+    /// decides whether a line can concern a pack at all, and the names an unparsable line is
+    /// judged by): read from `check`'s own `match prog` arms, so a program added to one and not
+    /// the other fails here (`mongosh` and `clickhouse-client` once were).
+    #[test]
+    fn every_program_checked_is_one_the_scan_looks_for() {
+        let source = include_str!("packs.rs");
+        let body = &source[source.find("pub(crate) fn check(").unwrap()..];
+        let arms = &body[body.find("    match prog {").unwrap()..];
+        let arms = &arms[..arms.find("\n    }\n").unwrap()];
+        let mut named = Vec::new();
+        for line in arms.lines().map(str::trim).filter(|l| l.starts_with('"') && l.contains(" if on(")) {
+            let names = &line[..line.find(" if on(").unwrap()];
+            named.extend(names.split(" | ").map(|n| n.trim_matches('"').to_string()));
+        }
+        assert!(named.len() >= 30, "read {} programs from check's arms: {named:?}", named.len());
+        let missing: Vec<&String> = named.iter().filter(|n| !super::PROGRAMS.contains(&n.as_str())).collect();
+        assert!(missing.is_empty(), "check() has arms for {missing:?}, which PROGRAMS does not list: the scan never looks for them");
+    }
+}
