@@ -608,7 +608,8 @@ mod tests {
 
     #[test]
     fn the_table() {
-        assert!(TABLE.len() >= 60);
+        // SECURITY.md calls it the 100-command table.
+        assert!(TABLE.len() >= 100, "{} commands", TABLE.len());
         let mut wrong = Vec::new();
         for (cmd, want) in TABLE {
             // The table names what each rule saw; the rule's name and advice follow it.
@@ -669,7 +670,9 @@ mod tests {
         }
         let harmless = cases.iter().filter(|c| c.expect.is_none()).count();
         assert!(wrong.is_empty(), "{} of {} corpus cases wrong:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
-        assert!(harmless * 3 >= cases.len(), "a third of the corpus is harmless look-alikes: {harmless} of {}", cases.len());
+        // SECURITY.md and CONFIG.md say 48%: a corpus drifting towards only destructive cases
+        // (which a guard blocking everything would pass) fails here.
+        assert!(harmless * 100 >= cases.len() * 47, "48% of the corpus is harmless look-alikes, the docs say: {harmless} of {}", cases.len());
     }
 
     #[test]
