@@ -217,24 +217,24 @@ pub(crate) async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
     let missed: usize = by_tool.values().map(|r| r.missed).sum();
     if args.json {
         let out = serde_json::json!({"calls": total, "missed": missed, "by_tool": by_tool, "by_path": by_path, "gaps": gaps, "audit_logs": audits, "sessions": files.len(), "left_out": unread});
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         for u in &unread {
             eprintln!("hookhost: {u}");
         }
         let table = |title: &str, rows: &BTreeMap<String, Row>| {
-            println!("{title:<32} {:>7} {:>8} {:>7}", "calls", "reached", "missed");
+            say!("{title:<32} {:>7} {:>8} {:>7}", "calls", "reached", "missed");
             for (k, r) in rows {
-                println!("{k:<32} {:>7} {:>8} {:>7}", r.calls, r.reached, r.missed);
+                say!("{k:<32} {:>7} {:>8} {:>7}", r.calls, r.reached, r.missed);
             }
         };
         table("tool", &by_tool);
-        println!();
+        say!();
         table("path", &by_path);
         for g in &gaps {
-            println!("gap: session {} — {} of {} {} call(s) never reached hookhost ({})", g["session"].as_str().unwrap_or(""), g["missed"], g["calls"], g["tool"].as_str().unwrap_or(""), g["path"].as_str().unwrap_or(""));
+            say!("gap: session {} — {} of {} {} call(s) never reached hookhost ({})", g["session"].as_str().unwrap_or(""), g["missed"], g["calls"], g["tool"].as_str().unwrap_or(""), g["path"].as_str().unwrap_or(""));
         }
-        println!("{total} tool call(s) in {} session file(s); {missed} never reached hookhost", files.len());
+        say!("{total} tool call(s) in {} session file(s); {missed} never reached hookhost", files.len());
     }
     if total == 0 {
         return Err(usage("no tool call in the sessions given: name Claude Code session files or Codex rollout files (or the directories holding them)"));

@@ -7,6 +7,23 @@ use hookhost::HookEvent;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `println!` that keeps going when stdout is gone (`hookhost install | head -1`): the work —
+/// files written, the record saved — must not stop half-way because a reader left.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// [`say!`] without the newline.
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod audit_stats;
 mod bench;
 mod coverage;

@@ -15,23 +15,6 @@
 //! Uninstall restores a file byte for byte when it is still what install wrote; when something
 //! else changed it since, it removes only hookhost's entries and the trust install added.
 
-/// `println!` that keeps going when stdout is gone (`hookhost install | head -1`): the work —
-/// files written, the record saved — must not stop half-way because a reader left.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
-
-/// [`say!`] without the newline.
-macro_rules! say_raw {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($arg)*);
-    }};
-}
-
 pub(crate) mod doctor;
 mod json;
 pub(crate) mod runtimes;

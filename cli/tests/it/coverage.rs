@@ -99,3 +99,23 @@ fn copilot_and_gemini_transcripts_count_each_call_once() {
     assert_eq!(report["by_tool"]["bash"], serde_json::json!({"calls": 1, "reached": 0, "missed": 1}), "{report:#}");
     assert_eq!(report["by_tool"]["run_shell_command"], serde_json::json!({"calls": 1, "reached": 0, "missed": 1}), "{report:#}");
 }
+
+#[test]
+fn coverage_into_a_closed_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    std::fs::write(dir.path().join("audit.jsonl"), "").unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .args(["coverage", "--audit", "audit.jsonl"])
+        .arg(root.join("examples/transcripts/claude-code.jsonl"))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    // The gaps are still the answer (exit 1), and nothing panics.
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
