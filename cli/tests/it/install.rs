@@ -361,3 +361,19 @@ fn a_linked_settings_file_stays_a_link() {
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(std::fs::read_to_string(&dotfiles).unwrap(), "{\"model\": \"opus\"}\n");
 }
+
+#[test]
+fn doctor_sees_a_codex_requirement_that_leaves_user_hooks_out() {
+    let desk = Desk::new();
+    let root = desk.home.parent().unwrap().join("image");
+    desk.ok(&["install", "--runtime", "codex"]);
+    // The organisation allows managed hooks only, and hookhost is not one of them.
+    desk.write(&root.join("etc/codex/requirements.toml"), "allow_managed_hooks_only = true\n");
+    let out = desk.hookhost(&["doctor", "--runtime", "codex", "--no-probe", "--root", root.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL codex hooks not switched off") && stdout.contains("allow_managed_hooks_only = true (only managed hooks run, and hookhost is not one)") && stdout.contains("fix: remove that setting; against a repository that switches hooks off: sudo hookhost install --runtime codex --scope managed"), "{stdout}");
+    // Wired in the managed settings as well: nothing left out.
+    desk.ok(&["install", "--runtime", "codex", "--scope", "managed", "--root", root.to_str().unwrap()]);
+    assert!(desk.ok(&["doctor", "--runtime", "codex", "--no-probe", "--root", root.to_str().unwrap()]).contains("everything checked holds"));
+}
