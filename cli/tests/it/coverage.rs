@@ -105,16 +105,9 @@ fn coverage_into_a_closed_pipe_ends_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     std::fs::write(dir.path().join("audit.jsonl"), "").unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"))
-        .args(["coverage", "--audit", "audit.jsonl"])
-        .arg(root.join("examples/transcripts/claude-code.jsonl"))
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    cmd.args(["coverage", "--audit", "audit.jsonl"]).arg(root.join("examples/transcripts/claude-code.jsonl")).current_dir(dir.path());
+    let out = crate::common::with_reader_gone(cmd);
     // The gaps are still the answer (exit 1), and nothing panics.
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));

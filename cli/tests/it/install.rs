@@ -325,19 +325,10 @@ fn a_managed_install_is_the_administrators_and_outranks_the_project() {
 #[test]
 fn install_finishes_its_work_when_its_reader_goes_away() {
     let desk = Desk::new();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-        .args(["install", "--runtime", "claude-code", "--runtime", "codex"])
-        .current_dir(&desk.proj)
-        .env("HOME", &desk.home)
-        .env("XDG_STATE_HOME", &desk.state)
-        .env_remove("CODEX_HOME")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    cmd.args(["install", "--runtime", "claude-code", "--runtime", "codex"]).current_dir(&desk.proj).env("HOME", &desk.home).env("XDG_STATE_HOME", &desk.state).env_remove("CODEX_HOME");
     // `hookhost install | head -0`: the reader is gone before the first line.
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
+    let out = crate::common::with_reader_gone(cmd);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     let ledger = desk.json(&desk.state.join("hookhost/installs.json"));

@@ -24,6 +24,14 @@ pub fn output_of(mut cmd: Command, stdin: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Run `cmd` as `cmd | head -0` would: its reader gone before the first line. Its output
+/// (stderr, exit status) once it ends.
+pub fn with_reader_gone(mut cmd: Command) -> Output {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn the command");
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
 /// A successful run's stdout as JSON (the test fails with hookhost's stderr otherwise).
 pub fn json_of(out: &Output) -> serde_json::Value {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
