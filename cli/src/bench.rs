@@ -114,7 +114,8 @@ pub async fn run(seconds: f64, plugins: &[PathBuf]) -> Result<Report> {
     let sandbox = host(&settings).await?;
     ways.push(finish("sandbox", "bash + jq script, bash adapter sandbox", Ok(in_host(&sandbox, &events, budget, true).await?)));
 
-    let bash_jq = match (which("bash"), which("jq")) {
+    // Resolved to their files, so the spawn takes the posix_spawn path.
+    let bash_jq = match (crate::install::on_path("bash"), crate::install::on_path("jq")) {
         (Some(bash), Some(_)) => {
             let argv = vec![bash.into_os_string(), "-c".into(), GUARD_SCRIPT.into()];
             Ok(spawned(argv, payloads.clone(), budget).await?)
@@ -363,10 +364,6 @@ async fn spawned(argv: Vec<std::ffi::OsString>, payloads: Vec<(String, bool)>, b
     .await?
 }
 
-/// A program on PATH, resolved to its file (so the spawn takes the posix_spawn path).
-fn which(program: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(program)).find(|p| p.is_file())
-}
 
 /// `hookhost-native-guard`, built beside this binary.
 fn native_guard() -> Option<PathBuf> {

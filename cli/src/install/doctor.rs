@@ -74,6 +74,12 @@ fn install_fix(runtime: Runtime, scope: Scope) -> String {
     }
 }
 
+/// A TOML settings file as the runtime would read it: empty when it is missing or does not parse
+/// (the runtime then sees none of its settings either).
+fn toml_file(path: &Path) -> toml_edit::DocumentMut {
+    read(path).ok().flatten().unwrap_or_default().parse().unwrap_or_default()
+}
+
 /// A JSON settings file, when it exists and parses.
 fn settings(path: &Path) -> Option<Json> {
     let text = read(path).ok()??;
@@ -243,7 +249,7 @@ fn check_trust(report: &mut Report, runtime: Runtime, scope: Scope, places: &Pla
         Runtime::ClaudeCode => {}
         Runtime::Codex => {
             let path = places.codex_home.join("config.toml");
-            let cfg: toml_edit::DocumentMut = read(&path).ok().flatten().unwrap_or_default().parse().unwrap_or_default();
+            let cfg = toml_file(&path);
             let state = cfg.get("hooks").and_then(|h| h.get("state"));
             let mut stale = Vec::new();
             let entries = trust::codex_entries(file, doc);
@@ -309,14 +315,14 @@ fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_
         Runtime::Codex => {
             if let Ok(hooks) = runtime.hooks_file(Scope::Managed, places) {
                 let req = hooks.with_file_name("requirements.toml");
-                let cfg: toml_edit::DocumentMut = read(&req).ok().flatten().unwrap_or_default().parse().unwrap_or_default();
+                let cfg = toml_file(&req);
                 if cfg.get("allow_managed_hooks_only").and_then(|v| v.as_bool()) == Some(true) && !wired_managed {
                     off.push(format!("{} says allow_managed_hooks_only = true (only managed hooks run, and hookhost is not one)", req.display()));
                 }
             }
             // Yours, and a trusted project's own .codex/config.toml (it outranks yours).
             for path in [places.codex_home.join("config.toml"), places.project.join(".codex").join("config.toml")] {
-                let cfg: toml_edit::DocumentMut = read(&path).ok().flatten().unwrap_or_default().parse().unwrap_or_default();
+                let cfg = toml_file(&path);
                 if cfg.get("features").and_then(|f| f.get("hooks")).and_then(|v| v.as_bool()) == Some(false) && !wired_managed {
                     off.push(format!("{} says [features] hooks = false", path.display()));
                 }

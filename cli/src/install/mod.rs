@@ -25,7 +25,6 @@ use anyhow::Result;
 use json::Json;
 use runtimes::{Places, Runtime, Scope, Target, Wiring};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -158,7 +157,7 @@ fn missing_dirs(path: &Path) -> Vec<PathBuf> {
 }
 
 fn sha256(text: &str) -> String {
-    trust::hex(&Sha256::digest(text.as_bytes()))
+    hookhost_types::ids::sha256_hex(text.as_bytes())
 }
 
 fn scope_name(scope: Scope) -> &'static str {
@@ -325,8 +324,9 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
                 added.push("allow_managed_hooks_only".to_string());
                 notes.push("Codex runs only managed hooks from now on: no user or project hooks.json adds to them".into());
             }
-            let after = if added.is_empty() { before.clone().unwrap_or_default() } else { req.to_string() };
-            edits.push(Edit { path, before, after, role: Role::CodexRequirements, added });
+            if !added.is_empty() {
+                edits.push(Edit { path, before, after: req.to_string(), role: Role::CodexRequirements, added });
+            }
         }
         return Ok((edits, notes));
     }
@@ -346,8 +346,9 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
             if let Some(p) = added.iter().find_map(|a| a.strip_prefix("project:")) {
                 notes.push(format!("trust: Codex will read the project {p}'s .codex/ files (trust_level = \"trusted\" in {})", path.display()));
             }
-            let after = if added.is_empty() { before.clone().unwrap_or_default() } else { cfg.to_string() };
-            edits.push(Edit { path, before, after, role: Role::CodexTrust, added });
+            if !added.is_empty() {
+                edits.push(Edit { path, before, after: cfg.to_string(), role: Role::CodexTrust, added });
+            }
         }
         Runtime::GeminiCli | Runtime::Copilot => {
             let Some(project) = project else { return Ok((edits, notes)) };
@@ -364,8 +365,9 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
             for folder in &added {
                 notes.push(format!("trust: {} will treat {folder} as a trusted folder (its project settings and hooks are read; {})", runtime.title(), path.display()));
             }
-            let after = rendered(&cfg, &old, before.as_deref());
-            edits.push(Edit { path, before, after, role, added });
+            if !added.is_empty() {
+                edits.push(Edit { path, after: cfg.render(before.as_deref()), before, role, added });
+            }
         }
     }
     Ok((edits, notes))
@@ -428,29 +430,28 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     let mut planned = Vec::new();
     for &r in &runtimes {
         let (edits, notes) = plan(r, args.scope, &places, &target, args.allow_managed_hooks_only).map_err(|e| usage(format!("{}: {e}", r.name())))?;
-        planned.push((r, edits, notes));
+        planned.push((r.name(), Some(r.events().len()), edits, notes));
     }
     let store = state(args.scope, &places).map_err(usage)?;
     if let Some(file) = &args.managed_config {
-        planned.push((Runtime::ClaudeCode, vec![managed_config_edit(file, &places).map_err(usage)?], vec![]));
+        // hookhost's own managed layer, recorded as hookhost's.
+        planned.push(("hookhost", None, vec![managed_config_edit(file, &places).map_err(usage)?], vec![]));
     }
     let mut ledger = if args.dry_run { Ledger::default() } else { load_ledger(args.scope, &places).map_err(usage)? };
     // Managed files are for every user's runtime to read.
     let mode = (args.scope == Scope::Managed).then_some(0o644);
     let stamp = stamp();
     let mut n = 0;
-    for (r, edits, notes) in planned {
+    for (who, events, edits, notes) in planned {
         let changed: Vec<&Edit> = edits.iter().filter(|e| e.before.as_deref() != Some(e.after.as_str())).collect();
-        let hooks_file = &edits[0].path;
-        // hookhost's own managed layer is recorded as hookhost's, not a runtime's.
-        let who = if edits[0].role == Role::ManagedConfig { "hookhost" } else { r.name() };
+        let first = &edits[0].path;
         for note in &notes {
             say!("{who}: {note}");
         }
         if changed.is_empty() {
-            match edits[0].role {
-                Role::ManagedConfig => say!("hookhost: {} already holds that config, nothing changed", hooks_file.display()),
-                _ => say!("{who}: already wired in {} ({} events), nothing changed", hooks_file.display(), r.events().len()),
+            match events {
+                Some(n) => say!("{who}: already wired in {} ({n} events), nothing changed", first.display()),
+                None => say!("{who}: {} already holds that config, nothing changed", first.display()),
             }
             continue;
         }
@@ -484,7 +485,7 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
             // can still be undone.
             save_ledger(&ledger, args.scope, &places).map_err(usage)?;
             match e.role {
-                Role::Hooks => say!("{who}: wired {} events in {} ({})", r.events().len(), e.path.display(), wiring_name(args.wiring)),
+                Role::Hooks => say!("{who}: wired {} events in {} ({})", events.unwrap_or_default(), e.path.display(), wiring_name(args.wiring)),
                 Role::ManagedConfig => say!("{who}: installed the managed config {}", e.path.display()),
                 Role::CodexRequirements => say!("{who}: set allow_managed_hooks_only in {}", e.path.display()),
                 _ => say!("{who}: recorded the trust in {}", e.path.display()),

@@ -49,23 +49,23 @@ pub(crate) enum Wiring {
 impl Runtime {
     pub(crate) const ALL: [Runtime; 4] = [Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::Copilot];
 
-    pub(crate) fn name(self) -> &'static str {
+    /// The runtime in hookhost's one runtime vocabulary (its profile: name, title, events).
+    pub(crate) fn shared(self) -> hookhost::Runtime {
         match self {
-            Runtime::ClaudeCode => "claude-code",
-            Runtime::Codex => "codex",
-            Runtime::GeminiCli => "gemini-cli",
-            Runtime::Copilot => "copilot",
+            Runtime::ClaudeCode => hookhost::Runtime::ClaudeCode,
+            Runtime::Codex => hookhost::Runtime::Codex,
+            Runtime::GeminiCli => hookhost::Runtime::GeminiCli,
+            Runtime::Copilot => hookhost::Runtime::Copilot,
         }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        self.shared().name()
     }
 
     /// The runtime's name for people.
     pub(crate) fn title(self) -> &'static str {
-        match self {
-            Runtime::ClaudeCode => "Claude Code",
-            Runtime::Codex => "Codex",
-            Runtime::GeminiCli => "Gemini CLI",
-            Runtime::Copilot => "GitHub Copilot CLI",
-        }
+        self.shared().title()
     }
 
     /// The runtime's program, looked for on PATH by `--detected` and `doctor`.
@@ -281,7 +281,8 @@ impl Target {
         h.set("type", Json::str("command"));
         h.set(runtime.command_key(), Json::str(self.command(runtime, event)));
         if runtime == Runtime::Copilot && cfg!(windows) {
-            h.set("powershell", Json::str(format!("& {}", self.command(runtime, event).replacen(&shell_word(&self.hookhost, false), &format!("\"{}\"", self.hookhost.display()), 1))));
+            // The same words: a path quoted for sh ('…') is a PowerShell string too.
+            h.set("powershell", Json::str(format!("& {}", self.command(runtime, event))));
         }
         h
     }
@@ -470,6 +471,15 @@ mod tests {
         assert_eq!(doc.render(None), once);
         unwire(Runtime::ClaudeCode, &mut doc);
         assert_eq!(doc, Json::parse(r#"{"model": "x", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]}]}}"#).unwrap());
+    }
+
+    #[test]
+    fn every_event_wired_is_one_the_runtime_has() {
+        for r in Runtime::ALL {
+            for (event, _) in r.events() {
+                assert!(r.shared().event(event).is_some(), "{} has no event {event} in its profile (crates/types/src/runtime/)", r.title());
+            }
+        }
     }
 
     #[test]

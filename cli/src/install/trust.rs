@@ -19,7 +19,7 @@
 //!   `"trusted_folders": [...]` in `~/.copilot/config.json`.
 
 use super::json::Json;
-use sha2::{Digest, Sha256};
+use hookhost_types::ids::sha256_hex;
 use std::path::Path;
 
 /// Codex's snake_case label of an event (`PreToolUse` → `pre_tool_use`).
@@ -62,11 +62,7 @@ pub(crate) fn codex_hash(event: &str, group: &Json, handler: &Json) -> String {
     identity.insert("hooks".into(), serde_json::Value::Array(vec![serde_json::Value::Object(h)]));
     // serde_json's maps are sorted (its preserve_order feature is off): the canonical form.
     let bytes = serde_json::to_vec(&serde_json::Value::Object(identity)).unwrap_or_default();
-    format!("sha256:{}", hex(&Sha256::digest(&bytes)))
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    format!("sha256:{}", sha256_hex(&bytes))
 }
 
 /// Every hookhost handler of a Codex `hooks.json` document: (key, hash).

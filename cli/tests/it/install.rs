@@ -265,6 +265,8 @@ fn doctor_proves_the_wiring_and_names_the_fix_when_it_breaks() {
     assert!(stdout.contains("FAIL codex wired: Codex is on this machine but hookhost is wired at no scope") && stdout.contains("fix: hookhost install --runtime codex"), "{stdout}");
 }
 
+// File modes are unix's.
+#[cfg(unix)]
 #[test]
 fn a_managed_install_is_the_administrators_and_outranks_the_project() {
     let desk = Desk::new();
@@ -336,6 +338,8 @@ fn install_finishes_its_work_when_its_reader_goes_away() {
     assert!(desk.ok(&["doctor", "--runtime", "claude-code", "--runtime", "codex", "--no-probe"]).contains("everything checked holds"));
 }
 
+// Made with unix's symlink call.
+#[cfg(unix)]
 #[test]
 fn a_linked_settings_file_stays_a_link() {
     let desk = Desk::new();
