@@ -428,7 +428,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             let host = load_one_shot(&args).await?;
             let (bytes, from) = read_event(event.as_deref())?;
-            let event = HookEvent::read(&bytes, event_name.as_deref()).map_err(|e| usage(format!("{from}: {e}")))?;
+            let event = HookEvent::read(&bytes, None, event_name.as_deref()).map_err(|e| usage(format!("{from}: {e}")))?;
             let outcome = host.dispatch(&event).await;
             println!("{}", serde_json::to_string(&outcome)?);
             // Background hooks run once the decision is out, and change nothing.

@@ -50,11 +50,11 @@ pub(crate) async fn run_for_runtime(args: &HostArgs, path: Option<&Path>, event_
         Protocol::Runtime(runtime) => Some(runtime),
         Protocol::Json => None,
     };
-    // The runtime that sent it is the one it answers (hooks built against 0.2.0 see it).
-    let with_runtime = |e: HookEvent| HookEvent { runtime, ..e };
+    // The runtime that sent it is the one it answers: its payload is read as that runtime's
+    // (and hooks built against 0.2.0 see it).
     let event = match read_event(path) {
         Err(e) => Err((None, format!("{e:#}"))),
-        Ok((bytes, from)) => HookEvent::read(&bytes, event_name).map(with_runtime).map_err(|e| (e.event.map(|e| with_runtime(*e)), format!("{from}: {}", e.error))),
+        Ok((bytes, from)) => HookEvent::read(&bytes, runtime, event_name).map_err(|e| (e.event.map(|e| *e), format!("{from}: {}", e.error))),
     };
     let reply = match event {
         Err((salvaged, why)) => hookhost::protocol::failure(protocol, salvaged.as_ref(), &why, on_failure),

@@ -32,7 +32,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use hookhost::protocol::{OnFailure, Protocol};
-use hookhost::{HookEvent, Host, Outcome};
+use hookhost::{HookEvent, Host, Outcome, Runtime};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
@@ -232,8 +232,8 @@ fn background(host: Arc<Host>, event: HookEvent) {
 
 /// Read a request's event (any bytes: [`HookEvent::read`]), or why not — with what was read of
 /// it, when that much was (an event nested too deep is still answered in its own form).
-fn read_event(body: &Bytes, event_name: Option<&str>) -> Result<HookEvent, (Option<HookEvent>, String)> {
-    HookEvent::read(body, event_name).map_err(|e| (e.event.map(|e| *e), e.error.to_string()))
+fn read_event(body: &Bytes, runtime: Option<Runtime>, event_name: Option<&str>) -> Result<HookEvent, (Option<HookEvent>, String)> {
+    HookEvent::read(body, runtime, event_name).map_err(|e| (e.event.map(|e| *e), e.error.to_string()))
 }
 
 /// The 400 for a request whose event cannot be answered at all.
@@ -274,7 +274,7 @@ async fn decide(app: &App, event: &HookEvent) -> (Arc<Host>, Result<Outcome, Str
 
 async fn events(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let route = "/v1/events";
-    let event = match read_event(&body, None) {
+    let event = match read_event(&body, None, None) {
         Ok(e) => e,
         // Read in part (nested too deep): an event that gates an action is blocked.
         Err((Some(event), why)) if event.name.gates_an_action() => {
@@ -319,8 +319,8 @@ async fn answer_runtime(app: Arc<App>, name: String, event_name: Option<String>,
         let names: Vec<&str> = Protocol::all().filter(|p| *p != Protocol::Json).map(Protocol::name).collect();
         return json_error(StatusCode::NOT_FOUND, &format!("no protocol {name:?}; use one of {} (or POST /v1/events)", names.join(", ")));
     };
-    let event = match read_event(&body, event_name.as_deref()) {
-        Ok(e) => HookEvent { runtime: Some(runtime), ..e },
+    let event = match read_event(&body, Some(runtime), event_name.as_deref()) {
+        Ok(e) => e,
         // Read in part (nested too deep): the event's own block where it gates an action.
         Err((Some(event), why)) if event.name.gates_an_action() => {
             let reply = hookhost::protocol::failure(protocol, Some(&event), &why, OnFailure::Closed);

@@ -23,7 +23,7 @@ pub(crate) async fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget:
     let dir = dir.unwrap_or_else(|| PathBuf::from("."));
     // The managed and user layers say which peer project files belong to a project.
     let base = Layers::discover(&LayerOptions { user: config.clone(), ..LayerOptions::default() }).map_err(usage)?;
-    let peers: Vec<String> = base.layers.iter().flat_map(|l| l.config.policy.project_peers.iter().cloned()).collect();
+    let peers: Vec<hookhost::Runtime> = base.layers.iter().flat_map(|l| l.config.policy.project_peers.iter().copied()).collect();
     let found = project::find(&dir, &peers).ok_or_else(|| usage(format!("no project found from {} upward: a project has a {} (or a peer project file its policy names)", dir.display(), project::PROJECT_FILE)))?;
     let root = found.root.display().to_string();
     if forget {

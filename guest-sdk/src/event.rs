@@ -247,7 +247,7 @@ impl Event {
 }
 
 impl Event {
-    /// Whether the host accepts this effect on this event (the table of DESIGN.md §5; notify and
+    /// Whether the host accepts this effect on this event (the table in docs/CONFIG.md, "Events"; notify and
     /// annotate are accepted everywhere). A decision carrying an effect its event does not
     /// accept is an executor error, so adapters translating foreign outputs filter with this.
     pub fn accepts(&self, effect: &crate::Effect) -> bool {

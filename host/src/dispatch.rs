@@ -1,4 +1,4 @@
-//! Dispatch: events through a loaded [`Host`]'s hook chain with the rules of DESIGN.md §7:
+//! Dispatch: events through a loaded [`Host`]'s hook chain with the rules of docs/CONFIG.md, "The chain":
 //! matchers, effects, verdict precedence, re-checks after rewrites, stop loops, audit.
 
 use crate::audit::AuditRecord;

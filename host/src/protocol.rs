@@ -12,11 +12,12 @@
 //!   every answer (`codex-rs/hooks/src/engine/output_parser.rs`): close to Claude Code's, but
 //!   stricter — an answer Codex refuses runs the tool, so it has its own writer (`codex.rs`);
 //! - Gemini CLI: its hooks reference (`docs/hooks/reference.md` of google-gemini/gemini-cli);
-//! - docker-agent: its hooks reference (seed 003: `hook_specific_output`, `decision: block`);
-//! - Starchild: its shell-hook output protocol (seed 004: `decision`, `tool_input`, `context`,
+//! - docker-agent: its hooks reference (`hook_specific_output`, `decision: block`);
+//! - Starchild: its shell-hook output protocol (its agent-hooks guide: `decision`, `tool_input`, `context`,
 //!   `systemMessage`).
 
 use crate::dispatch::Outcome;
+use hookhost_types::runtime::{Answer, Rewrite};
 use hookhost_types::{Effect, EventName, HookEvent, Runtime, VerdictKind};
 use serde_json::{Map, Value};
 
@@ -37,10 +38,11 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    /// Every protocol, in the order messages list them: `json`, then each runtime with an
-    /// answer writer.
+    /// Every protocol, in the order messages list them: `json`, then each runtime whose profile
+    /// has an [`Answer`](hookhost_types::runtime::Answer) (each has a writer here: a test holds
+    /// them together).
     pub fn all() -> impl Iterator<Item = Protocol> {
-        std::iter::once(Protocol::Json).chain(Runtime::ALL.into_iter().filter(|r| writer(*r).is_some()).map(Protocol::Runtime))
+        std::iter::once(Protocol::Json).chain(Runtime::ALL.into_iter().filter(|r| r.profile().answer.is_some()).map(Protocol::Runtime))
     }
 
     /// The protocol named on a command line.
@@ -74,8 +76,8 @@ impl Protocol {
 /// exit code out, notes for what it has no field for.
 type Writer = fn(&Parts, &mut Vec<String>) -> String;
 
-/// The answer writer of each runtime that has one. A new runtime's writer is a module beside
-/// these, named here.
+/// The answer writer of each runtime whose profile has an answer. A new runtime's writer is a
+/// module beside these, named here.
 fn writer(runtime: Runtime) -> Option<Writer> {
     Some(match runtime {
         Runtime::ClaudeCode => |p, notes| claude_code::claude(Protocol::Runtime(Runtime::ClaudeCode), p, notes),
@@ -190,9 +192,10 @@ pub fn render(protocol: Protocol, event: &HookEvent, outcome: &Outcome) -> Reply
     // Every runtime reads a decided answer on exit 0 (exit 2 is each one's block by stderr,
     // which carries less than the JSON does).
     let stdout = match protocol {
-        Protocol::Runtime(runtime) => match writer(runtime) {
-            Some(write) => write(&parts, &mut notes),
-            None => serde_json::to_string(outcome).unwrap_or_default(),
+        Protocol::Runtime(runtime) => match (writer(runtime), runtime.profile().answer.as_ref()) {
+            // Nothing to say, said as the runtime wants it said (Gemini CLI: `{}`).
+            (Some(write), Some(answer)) => Some(write(&parts, &mut notes)).filter(|s| !s.is_empty()).unwrap_or_else(|| answer.nothing.to_string()),
+            _ => serde_json::to_string(outcome).unwrap_or_default(),
         },
         Protocol::Json => serde_json::to_string(outcome).unwrap_or_default(),
     };
@@ -258,9 +261,12 @@ pub fn failure(protocol: Protocol, event: Option<&HookEvent>, error: &str, on_fa
         return Reply { stdout: String::new(), notes: vec![line], code: 2 };
     }
     if !on_failure.blocks(event.map(|e| &e.name)) {
-        // Copilot denies a tool call whose preToolUse hook exits non-zero: its non-blocking
-        // error is exit 0 with nothing on stdout.
-        let code = if protocol == Protocol::Runtime(Runtime::Copilot) { 0 } else { 1 };
+        // The runtime's error that does not block (GitHub Copilot CLI's is exit 0: it denies a
+        // tool call whose hook exits non-zero).
+        let code = match protocol {
+            Protocol::Runtime(runtime) => runtime.profile().answer.as_ref().map_or(1, |a| a.soft_error_exit),
+            Protocol::Json => 1,
+        };
         return Reply { stdout: String::new(), notes: vec![line], code };
     }
     let reason = failure_reason(error);
@@ -277,18 +283,29 @@ pub fn failure(protocol: Protocol, event: Option<&HookEvent>, error: &str, on_fa
     }
 }
 
-/// Whether `protocol` takes a rewritten prompt on `event` (only Copilot's
-/// `userPromptTransformed` does).
+/// The answer rules of `protocol`'s runtime (`None`: hookhost's own JSON).
+fn answer(protocol: Protocol) -> Option<&'static Answer> {
+    match protocol {
+        Protocol::Runtime(runtime) => runtime.profile().answer.as_ref(),
+        Protocol::Json => None,
+    }
+}
+
+/// Whether `protocol` takes a rewritten prompt on `event` (GitHub Copilot CLI's
+/// `userPromptTransformed` alone does).
 fn takes_prompt(protocol: Protocol, event: &EventName) -> bool {
-    protocol == Protocol::Runtime(Runtime::Copilot) && *event == EventName::UserPromptSubmit
+    *event == EventName::UserPromptSubmit && answer(protocol).is_some_and(|a| a.prompt_rewrite)
 }
 
 /// Whether `protocol` takes rewritten tool input on `event` with this verdict.
 fn takes_tool_input(protocol: Protocol, event: &EventName, kind: VerdictKind) -> bool {
-    match (protocol, event) {
-        (_, EventName::PreToolUse) => true,
-        (Protocol::Runtime(Runtime::ClaudeCode), EventName::PermissionRequest) => kind == VerdictKind::Allow,
-        (Protocol::Runtime(Runtime::DockerAgent), EventName::PermissionRequest) => true,
+    match event {
+        EventName::PreToolUse => true,
+        EventName::PermissionRequest => match answer(protocol).map_or(Rewrite::No, |a| a.input_on_permission) {
+            Rewrite::Yes => true,
+            Rewrite::WhenAllowed => kind == VerdictKind::Allow,
+            Rewrite::No => false,
+        },
         _ => false,
     }
 }

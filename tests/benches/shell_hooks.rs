@@ -1,4 +1,4 @@
-//! The seed's shell hooks through the bash adapter, in both modes, against spawning the same
+//! Everruns', docker-agent's and Starchild's documented shell hooks through the bash adapter, in both modes, against spawning the same
 //! script with plain `bash` the way Claude Code and docker-agent run hooks.
 //!
 //! Run: `cargo bench -p hookhost --bench shell_hooks`
@@ -9,9 +9,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Seed 000's guard_rm executor.
+/// Everruns' guard_rm example executor.
 const GUARD_RM: &str = r#"echo '{"decision":"block","reason":"rm -rf is not allowed","user_message":"That command is blocked by policy."}'"#;
-/// Seed 000's private-key prompt guard (bash + jq + grep).
+/// Everruns' private-key prompt guard example (bash + jq + grep).
 const SECRET_GUARD: &str = r#"msg=$(echo "$EVERRUNS_HOOK_PAYLOAD_JSON" | jq -r '.data.message'); if printf '%s' "$msg" | grep -qiE 'BEGIN (RSA|OPENSSH|EC|DSA) PRIVATE KEY'; then echo '{"decision":"block","reason":"prompt contains a private key"}'; else echo '{}'; fi"#;
 
 fn host(rt: &tokio::runtime::Runtime, event: &str, script: &str, mode: &str) -> Host {

@@ -30,6 +30,7 @@ use std::io::{Read, Write};
 // The platform parts: who listens (peer credentials per OS).
 #[path = "send/peer.rs"]
 mod peer;
+use hookhost_types::Runtime;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -43,11 +44,25 @@ const MAX_ANSWER: u64 = 40 << 20;
 /// default (GitHub Copilot CLI's 30 s), so the answer is always this client's, never the
 /// runtime's timeout (which every runtime reads as "go ahead").
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
-const PROTOCOLS: [&str; 7] = ["json", "claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot"];
+
+/// The runtime an `--output` name answers (`Ok(None)`: hookhost's own `json`): one whose profile
+/// has an answer (`hookhost run --output` takes the same names).
+fn protocol(name: &str) -> Result<Option<Runtime>, String> {
+    let answers = |r: &Runtime| r.profile().answer.is_some();
+    match name {
+        "json" => Ok(None),
+        _ => Runtime::parse(name).filter(answers).map(Some).ok_or_else(|| {
+            let names: Vec<&str> = std::iter::once("json").chain(Runtime::ALL.iter().filter(|r| answers(r)).map(|r| r.name())).collect();
+            format!("--output: unknown protocol {name:?}; use one of {}", names.join(", "))
+        }),
+    }
+}
 
 struct Args {
     server: String,
     output: String,
+    /// The runtime `output` names (`None`: `json`).
+    runtime: Option<Runtime>,
     /// The event's name, for a runtime whose input names none (GitHub Copilot CLI).
     event_name: Option<String>,
     token: Option<String>,
@@ -68,6 +83,7 @@ fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         server: std::env::var("HOOKHOST_SERVER").unwrap_or_else(|_| DEFAULT_SERVER.to_string()),
         output: "json".into(),
+        runtime: None,
         event_name: None,
         token: std::env::var("HOOKHOST_TOKEN").ok().filter(|t| !t.is_empty()),
         fail_open: false,
@@ -109,9 +125,7 @@ fn parse_args() -> Result<Args, String> {
     if args.fail_open && args.fail_closed {
         return Err("--fail-open and --fail-closed contradict each other: give one".into());
     }
-    if !PROTOCOLS.contains(&args.output.as_str()) {
-        return Err(format!("--output: unknown protocol {:?}; use one of {}", args.output, PROTOCOLS.join(", ")));
-    }
+    args.runtime = protocol(&args.output)?;
     Ok(args)
 }
 
@@ -272,15 +286,14 @@ fn fall_back(args: &Args, body: &[u8]) -> ExitCode {
 /// event gates an action or cannot be read, or with `--fail-closed`; else the runtime's
 /// non-blocking error.
 fn failed(args: &Args, body: &[u8], why: &str) -> ExitCode {
-    let blocks = args.fail_closed || (!args.fail_open && hookhost_types::HookEvent::read(body, args.event_name.as_deref()).map_or(true, |e| e.name.gates_an_action()));
+    let blocks = args.fail_closed || (!args.fail_open && hookhost_types::HookEvent::read(body, args.runtime, args.event_name.as_deref()).map_or(true, |e| e.name.gates_an_action()));
     if blocks {
         eprintln!("{}", hookhost_types::decision::own_failure_reason(why));
         ExitCode::from(2)
     } else {
         eprintln!("hookhost-send: error: {why}");
-        // GitHub Copilot CLI denies a tool call whose preToolUse hook exits non-zero: its
-        // non-blocking error is exit 0.
-        ExitCode::from(if args.output == "copilot" { 0 } else { 1 })
+        // The runtime's error that does not block (GitHub Copilot CLI's is exit 0).
+        ExitCode::from(args.runtime.and_then(|r| r.profile().answer.as_ref()).map_or(1, |a| a.soft_error_exit))
     }
 }
 
@@ -309,8 +322,13 @@ fn main() -> ExitCode {
     match send(&args, &body) {
         Ok(Ok(text)) => {
             let text = text.trim();
-            // `{}` is the daemon's "nothing to say"; Gemini CLI wants it said, the rest want silence.
-            if !text.is_empty() && (text != "{}" || args.output == "gemini-cli") {
+            // `{}` is the daemon's "nothing to say": said as the runtime wants it said (Gemini
+            // CLI as `{}`, the rest by silence).
+            let text = match text {
+                "{}" => args.runtime.and_then(|r| r.profile().answer.as_ref()).map_or("", |a| a.nothing),
+                text => text,
+            };
+            if !text.is_empty() {
                 println!("{text}");
             }
             ExitCode::SUCCESS

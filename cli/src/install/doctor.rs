@@ -8,6 +8,7 @@
 
 use super::json::Json;
 use super::runtimes::{self, Places, Runtime, Scope};
+use hookhost::Runtime as R;
 use super::{on_path, parse_json, read, trust};
 use crate::{usage, HostArgs};
 use anyhow::Result;
@@ -91,7 +92,7 @@ pub(crate) async fn doctor(args: DoctorArgs) -> Result<ExitCode> {
     places.root = args.root.clone();
     let mut report = Report::default();
     hookhost_layers(&mut report, &places).await;
-    let runtimes = if args.runtime.is_empty() { Runtime::ALL.to_vec() } else { args.runtime.clone() };
+    let runtimes = if args.runtime.is_empty() { Runtime::all().to_vec() } else { args.runtime.clone() };
     for runtime in runtimes {
         check_runtime(&mut report, runtime, &places, !args.no_probe, !args.runtime.is_empty());
     }
@@ -245,10 +246,10 @@ fn check_trust(report: &mut Report, runtime: Runtime, scope: Scope, places: &Pla
         // Managed hooks run without a trust step in every runtime.
         return;
     }
-    match runtime {
-        Runtime::ClaudeCode => {}
-        Runtime::Codex => {
-            let path = places.codex_home.join("config.toml");
+    match runtime.shared() {
+        R::ClaudeCode => {}
+        R::Codex => {
+            let path = runtimes::codex_home(places).join("config.toml");
             let cfg = toml_file(&path);
             let state = cfg.get("hooks").and_then(|h| h.get("state"));
             let mut stale = Vec::new();
@@ -276,8 +277,8 @@ fn check_trust(report: &mut Report, runtime: Runtime, scope: Scope, places: &Pla
                 });
             }
         }
-        Runtime::GeminiCli | Runtime::Copilot if scope == Scope::Project => {
-            let trusted = if runtime == Runtime::GeminiCli {
+        R::GeminiCli | R::Copilot if scope == Scope::Project => {
+            let trusted = if runtime.shared() == R::GeminiCli {
                 let path = places.home.join(".gemini").join("trustedFolders.json");
                 (settings(&path).and_then(|d| trust::gemini_rule(&d, &places.project)).is_some_and(|(_, t)| t), path)
             } else {
@@ -290,7 +291,8 @@ fn check_trust(report: &mut Report, runtime: Runtime, scope: Scope, places: &Pla
                 Err((format!("{} reads no project hooks in {}: it is not a trusted folder in {}", runtime.title(), places.project.display(), trusted.1.display()), fix))
             });
         }
-        _ => {}
+        // Folder trust is a project's; install does not wire the rest.
+        R::GeminiCli | R::Copilot | R::Everruns | R::DockerAgent | R::Starchild => {}
     }
 }
 
@@ -298,8 +300,8 @@ fn check_trust(report: &mut Report, runtime: Runtime, scope: Scope, places: &Pla
 /// settings (`wired_managed`) are out of reach of a user's or a repository's switch.
 fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_managed: bool) {
     let mut off = Vec::new();
-    match runtime {
-        Runtime::ClaudeCode => {
+    match runtime.shared() {
+        R::ClaudeCode => {
             let managed = runtime.hooks_file(Scope::Managed, places).unwrap_or_default();
             for path in [places.home.join(".claude/settings.json"), places.project.join(".claude/settings.json"), places.project.join(".claude/settings.local.json"), managed.clone()] {
                 let Some(doc) = settings(&path) else { continue };
@@ -312,7 +314,7 @@ fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_
                 }
             }
         }
-        Runtime::Codex => {
+        R::Codex => {
             if let Ok(hooks) = runtime.hooks_file(Scope::Managed, places) {
                 let req = hooks.with_file_name("requirements.toml");
                 let cfg = toml_file(&req);
@@ -321,14 +323,14 @@ fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_
                 }
             }
             // Yours, and a trusted project's own .codex/config.toml (it outranks yours).
-            for path in [places.codex_home.join("config.toml"), places.project.join(".codex").join("config.toml")] {
+            for path in [runtimes::codex_home(places).join("config.toml"), places.project.join(".codex").join("config.toml")] {
                 let cfg = toml_file(&path);
                 if cfg.get("features").and_then(|f| f.get("hooks")).and_then(|v| v.as_bool()) == Some(false) && !wired_managed {
                     off.push(format!("{} says [features] hooks = false", path.display()));
                 }
             }
         }
-        Runtime::GeminiCli => {
+        R::GeminiCli => {
             for path in [places.home.join(".gemini/settings.json"), places.project.join(".gemini/settings.json")] {
                 let Some(doc) = settings(&path) else { continue };
                 if doc.get("hooksConfig").and_then(|h| h.get("enabled")).and_then(Json::as_bool) == Some(false) {
@@ -336,12 +338,14 @@ fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_
                 }
             }
         }
-        Runtime::Copilot => {
+        R::Copilot => {
             let path = places.home.join(".copilot/config.json");
             if settings(&path).and_then(|d| d.get("disableAllHooks").and_then(Json::as_bool)) == Some(true) {
                 off.push(format!("{} says \"disableAllHooks\": true", path.display()));
             }
         }
+        // Not wired by install (no `Install` in their profiles).
+        R::Everruns | R::DockerAgent | R::Starchild => {}
     }
     report.add(runtime.name(), None, "hooks not switched off", if off.is_empty() {
         Ok("no setting switches hooks off".into())
@@ -353,11 +357,12 @@ fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_
 /// A destructive tool call as `runtime` sends it.
 fn probe_event(runtime: Runtime, cwd: &Path) -> String {
     let cwd = cwd.display().to_string();
-    let v = match runtime {
-        Runtime::ClaudeCode => serde_json::json!({"session_id": "hookhost-doctor", "transcript_path": "", "cwd": cwd, "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
-        Runtime::Codex => serde_json::json!({"session_id": "hookhost-doctor", "turn_id": "t", "cwd": cwd, "model": "probe", "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
-        Runtime::GeminiCli => serde_json::json!({"session_id": "hookhost-doctor", "cwd": cwd, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /"}}),
-        Runtime::Copilot => serde_json::json!({"sessionId": "hookhost-doctor", "timestamp": 0, "cwd": cwd, "toolName": "bash", "toolArgs": "{\"command\":\"rm -rf /\"}"}),
+    let v = match runtime.shared() {
+        R::ClaudeCode => serde_json::json!({"session_id": "hookhost-doctor", "transcript_path": "", "cwd": cwd, "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+        R::Codex => serde_json::json!({"session_id": "hookhost-doctor", "turn_id": "t", "cwd": cwd, "model": "probe", "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+        R::GeminiCli => serde_json::json!({"session_id": "hookhost-doctor", "cwd": cwd, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /"}}),
+        R::Copilot => serde_json::json!({"sessionId": "hookhost-doctor", "timestamp": 0, "cwd": cwd, "toolName": "bash", "toolArgs": "{\"command\":\"rm -rf /\"}"}),
+        R::Everruns | R::DockerAgent | R::Starchild => unreachable!("{runtime:?} is not wired by install"),
     };
     v.to_string()
 }
@@ -365,10 +370,11 @@ fn probe_event(runtime: Runtime, cwd: &Path) -> String {
 /// Whether `stdout` is `runtime`'s deny.
 fn is_deny(runtime: Runtime, stdout: &str) -> bool {
     let Ok(v) = serde_json::from_str::<serde_json::Value>(stdout.trim()) else { return false };
-    match runtime {
-        Runtime::ClaudeCode | Runtime::Codex => v["hookSpecificOutput"]["permissionDecision"] == "deny",
-        Runtime::GeminiCli => v["decision"] == "deny" || v["decision"] == "block",
-        Runtime::Copilot => v["permissionDecision"] == "deny",
+    match runtime.shared() {
+        R::ClaudeCode | R::Codex => v["hookSpecificOutput"]["permissionDecision"] == "deny",
+        R::GeminiCli => v["decision"] == "deny" || v["decision"] == "block",
+        R::Copilot => v["permissionDecision"] == "deny",
+        R::Everruns | R::DockerAgent | R::Starchild => false,
     }
 }
 
@@ -382,7 +388,7 @@ fn live_probe(runtime: Runtime, handler: &Json, places: &Places) -> Result<Strin
     let Some(cmd) = handler.get("command").or_else(|| handler.get("bash")).and_then(Json::as_str) else {
         return Err(("the handler has no command".into(), fix));
     };
-    let mut shell = if cfg!(windows) && runtime != Runtime::Copilot {
+    let mut shell = if cfg!(windows) && runtime.shared() != R::Copilot {
         let mut c = Command::new("cmd");
         c.arg("/C").arg(cmd);
         c

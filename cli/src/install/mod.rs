@@ -23,6 +23,7 @@ mod trust;
 use crate::usage;
 use anyhow::Result;
 use json::Json;
+use hookhost::Runtime as R;
 use runtimes::{Places, Runtime, Scope, Target, Wiring};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -290,7 +291,7 @@ pub(crate) fn on_path(program: &str) -> Option<PathBuf> {
 
 /// The runtimes found on this machine: the program on PATH, or the runtime's directory in the home.
 pub(crate) fn detected(places: &Places) -> Vec<Runtime> {
-    Runtime::ALL.into_iter().filter(|r| on_path(r.program()).is_some() || r.home_dir(places).is_dir()).collect()
+    Runtime::all().iter().copied().filter(|r| on_path(r.program()).is_some() || r.home_dir(places).is_dir()).collect()
 }
 
 /// The edits wiring `runtime` at `scope` takes, and the warnings and trust notes to show.
@@ -303,7 +304,7 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
     let mut doc = old.clone();
     runtimes::wire(runtime, &mut doc, target).map_err(|e| format!("{}: {e}; fix it, or add the entries docs/INTEGRATIONS.md shows by hand", hooks_path.display()))?;
     let mut added = vec![];
-    if managed_only && runtime == Runtime::ClaudeCode && doc.get("allowManagedHooksOnly").and_then(Json::as_bool) != Some(true) {
+    if managed_only && runtime.shared() == R::ClaudeCode && doc.get("allowManagedHooksOnly").and_then(Json::as_bool) != Some(true) {
         doc.set("allowManagedHooksOnly", Json::Bool(true));
         added.push("allowManagedHooksOnly".to_string());
         notes.push(format!("{} runs only managed hooks from now on: no user or repository hook (and no disableAllHooks) changes what runs", runtime.title()));
@@ -312,7 +313,7 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
     edits.push(Edit { path: hooks_path.clone(), before, after, role: Role::Hooks, added });
     if scope == Scope::Managed {
         // A managed hook needs no trust step in any runtime: that is what managed means.
-        if managed_only && runtime == Runtime::Codex {
+        if managed_only && runtime.shared() == R::Codex {
             // Codex's requirements beside its system hooks.json: only managed hooks are
             // discovered (checked with Codex 0.169's hooks/list: a project's hooks are not listed).
             let path = hooks_path.with_file_name("requirements.toml");
@@ -331,10 +332,10 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
         return Ok((edits, notes));
     }
     let project = (scope == Scope::Project).then_some(places.project.as_path());
-    match runtime {
-        Runtime::ClaudeCode => {}
-        Runtime::Codex => {
-            let path = places.codex_home.join("config.toml");
+    match runtime.shared() {
+        R::ClaudeCode => {}
+        R::Codex => {
+            let path = runtimes::codex_home(places).join("config.toml");
             let before = read(&path)?;
             let mut cfg = parse_toml(&path, before.as_deref())?;
             let entries = trust::codex_entries(&hooks_path, &doc);
@@ -350,9 +351,9 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
                 edits.push(Edit { path, before, after: cfg.to_string(), role: Role::CodexTrust, added });
             }
         }
-        Runtime::GeminiCli | Runtime::Copilot => {
+        R::GeminiCli | R::Copilot => {
             let Some(project) = project else { return Ok((edits, notes)) };
-            let (path, role) = if runtime == Runtime::GeminiCli {
+            let (path, role) = if runtime.shared() == R::GeminiCli {
                 (places.home.join(".gemini").join("trustedFolders.json"), Role::GeminiTrust)
             } else {
                 (places.home.join(".copilot").join("config.json"), Role::CopilotTrust)
@@ -360,7 +361,7 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
             let before = read(&path)?;
             let old = parse_json(&path, before.as_deref())?;
             let mut cfg = old.clone();
-            let (added, warnings) = if runtime == Runtime::GeminiCli { trust::gemini_trust(&mut cfg, project) } else { trust::copilot_trust(&mut cfg, project) }.map_err(|e| format!("{}: {e}", path.display()))?;
+            let (added, warnings) = if runtime.shared() == R::GeminiCli { trust::gemini_trust(&mut cfg, project) } else { trust::copilot_trust(&mut cfg, project) }.map_err(|e| format!("{}: {e}", path.display()))?;
             notes.extend(warnings);
             for folder in &added {
                 notes.push(format!("trust: {} will treat {folder} as a trusted folder (its project settings and hooks are read; {})", runtime.title(), path.display()));
@@ -369,6 +370,8 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
                 edits.push(Edit { path, after: cfg.render(before.as_deref()), before, role, added });
             }
         }
+        // Not wired by install (no `Install` in their profiles).
+        R::Everruns | R::DockerAgent | R::Starchild => {}
     }
     Ok((edits, notes))
 }
@@ -398,7 +401,7 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     if args.scope != Scope::Managed && (args.root.is_some() || args.allow_managed_hooks_only || args.managed_config.is_some()) {
         return Err(usage("--root, --allow-managed-hooks-only and --managed-config go with --scope managed"));
     }
-    if args.allow_managed_hooks_only && (args.runtime.is_empty() || args.runtime.iter().any(|r| !matches!(r, Runtime::ClaudeCode | Runtime::Codex))) {
+    if args.allow_managed_hooks_only && (args.runtime.is_empty() || args.runtime.iter().any(|r| !matches!(r.shared(), R::ClaudeCode | R::Codex))) {
         return Err(usage("--allow-managed-hooks-only is a setting of Claude Code and Codex: name them with --runtime claude-code / --runtime codex"));
     }
     if args.scope == Scope::Managed && args.root.is_none() && !args.dry_run {
@@ -524,7 +527,7 @@ fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<String>, Str
         // A whole file someone changed since: theirs now.
         return Ok(Some(current.to_string()));
     }
-    let runtime = Runtime::ALL.into_iter().find(|r| r.name() == rec.runtime).ok_or_else(|| format!("{}: recorded for an unknown runtime {:?}", rec.path.display(), rec.runtime))?;
+    let runtime = Runtime::all().iter().copied().find(|r| r.name() == rec.runtime).ok_or_else(|| format!("{}: recorded for an unknown runtime {:?}", rec.path.display(), rec.runtime))?;
     match rec.role {
         Role::Hooks => {
             let old = parse_json(&rec.path, Some(current))?;

@@ -11,15 +11,27 @@
 
 use super::json::Json;
 use hookhost_types::paths::Os;
+use hookhost_types::runtime::{Install, Layout, Payload};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
-/// A runtime `hookhost install` wires.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Runtime {
-    ClaudeCode,
-    Codex,
-    GeminiCli,
-    Copilot,
+/// A runtime `hookhost install` wires: one whose profile says how
+/// ([`hookhost_types::runtime::Install`]; every fact below is read from there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Runtime(hookhost::Runtime);
+
+/// The runtimes install wires, in the profiles' order.
+static INSTALLABLE: LazyLock<Vec<Runtime>> = LazyLock::new(|| hookhost::Runtime::ALL.into_iter().filter(|r| r.profile().install.is_some()).map(Runtime).collect());
+
+impl clap::ValueEnum for Runtime {
+    fn value_variants<'a>() -> &'a [Self] {
+        Runtime::all()
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
 }
 
 /// Where the wiring goes.
@@ -47,35 +59,33 @@ pub(crate) enum Wiring {
 }
 
 impl Runtime {
-    pub(crate) const ALL: [Runtime; 4] = [Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::Copilot];
+    /// Every runtime install wires.
+    pub(crate) fn all() -> &'static [Runtime] {
+        &INSTALLABLE
+    }
 
     /// The runtime in hookhost's one runtime vocabulary (its profile: name, title, events).
     pub(crate) fn shared(self) -> hookhost::Runtime {
-        match self {
-            Runtime::ClaudeCode => hookhost::Runtime::ClaudeCode,
-            Runtime::Codex => hookhost::Runtime::Codex,
-            Runtime::GeminiCli => hookhost::Runtime::GeminiCli,
-            Runtime::Copilot => hookhost::Runtime::Copilot,
-        }
+        self.0
+    }
+
+    /// How it is wired (every runtime of [`Runtime::all`] has this).
+    fn install(self) -> &'static Install {
+        self.0.profile().install.as_ref().unwrap_or_else(|| unreachable!("{} is wired by install only with an Install in its profile", self.0))
     }
 
     pub(crate) fn name(self) -> &'static str {
-        self.shared().name()
+        self.0.name()
     }
 
     /// The runtime's name for people.
     pub(crate) fn title(self) -> &'static str {
-        self.shared().title()
+        self.0.title()
     }
 
     /// The runtime's program, looked for on PATH by `--detected` and `doctor`.
     pub(crate) fn program(self) -> &'static str {
-        match self {
-            Runtime::ClaudeCode => "claude",
-            Runtime::Codex => "codex",
-            Runtime::GeminiCli => "gemini",
-            Runtime::Copilot => "copilot",
-        }
+        self.install().program
     }
 
     /// `--output` for this runtime.
@@ -84,17 +94,10 @@ impl Runtime {
     }
 
     /// The events hookhost wires, each with its matcher (None: the runtime's "every tool" or an
-    /// event that takes none). The same sets as docs/INTEGRATIONS.md's snippets: what gates an
-    /// action (tool calls, permissions, prompts), what keeps a secret in a tool's output from
-    /// the model, and the stop.
+    /// event that takes none): what gates an action (tool calls, permissions, prompts), what
+    /// keeps a secret in a tool's output from the model, and the stop.
     pub(crate) fn events(self) -> &'static [(&'static str, Option<&'static str>)] {
-        match self {
-            Runtime::ClaudeCode => &[("PreToolUse", None), ("PermissionRequest", None), ("UserPromptSubmit", None), ("PostToolUse", None), ("Stop", None)],
-            // No matcher: every tool, `apply_patch` edits included.
-            Runtime::Codex => &[("PreToolUse", None), ("PermissionRequest", None), ("UserPromptSubmit", None), ("PostToolUse", None), ("Stop", None)],
-            Runtime::GeminiCli => &[("BeforeTool", Some(".*")), ("AfterTool", Some(".*")), ("BeforeAgent", None), ("AfterAgent", None)],
-            Runtime::Copilot => &[("preToolUse", None), ("permissionRequest", None), ("postToolUse", None), ("userPromptTransformed", None), ("agentStop", None)],
-        }
+        self.install().events
     }
 
     /// The event a destructive tool call arrives on (`doctor`'s probe).
@@ -102,81 +105,74 @@ impl Runtime {
         self.events()[0].0
     }
 
-    /// Whether the runtime's events are matcher groups holding handlers (all but Copilot, whose
-    /// events hold the handlers themselves).
+    /// Whether the runtime's events are matcher groups holding handlers (else the events hold
+    /// the handlers themselves).
     fn grouped(self) -> bool {
-        self != Runtime::Copilot
+        self.install().layout == Layout::Groups
+    }
+
+    /// Whether its payloads name no event, so its command is told the event it is wired under.
+    fn names_no_event(self) -> bool {
+        matches!(self.0.profile().payload, Payload::Camel(_))
     }
 
     /// The handler key holding the command.
     fn command_key(self) -> &'static str {
-        if self == Runtime::Copilot { "bash" } else { "command" }
+        match self.install().layout {
+            Layout::Groups => "command",
+            Layout::Handlers { .. } => "bash",
+        }
     }
 
     /// The wirings the runtime can take.
     pub(crate) fn takes(self, wiring: Wiring) -> Result<(), String> {
-        match (self, wiring) {
-            (_, Wiring::Command | Wiring::Send) | (Runtime::ClaudeCode, Wiring::Http) => Ok(()),
-            (Runtime::Copilot, Wiring::Http) => Err("GitHub Copilot CLI's http hooks must use https:// before a tool (and reach 127.0.0.1 only with COPILOT_HOOK_ALLOW_LOCALHOST=1), so they cannot reach hookhost serve: use --wiring send".into()),
-            (r, Wiring::Http) => Err(format!("{} has no http hooks: use --wiring send (a thin client per event) or command", r.title())),
+        match wiring {
+            Wiring::Command | Wiring::Send => Ok(()),
+            Wiring::Http => self.install().http.map_err(str::to_string),
         }
     }
 
     /// The runtime's managed hooks file on `os`: where its administrator's settings live (a
     /// fixed system path no user setting moves).
     pub(crate) fn managed_file(self, os: Os) -> Result<&'static str, String> {
-        Ok(match (self, os) {
-            // https://code.claude.com/docs/en/settings ("Settings files": managed-settings.json).
-            (Runtime::ClaudeCode, Os::Unix) => "/etc/claude-code/managed-settings.json",
-            (Runtime::ClaudeCode, Os::MacOs) => "/Library/Application Support/ClaudeCode/managed-settings.json",
-            (Runtime::ClaudeCode, Os::Windows) => r"C:\ProgramData\ClaudeCode\managed-settings.json",
-            // Codex's system layer (/etc/codex): its hooks.json is managed, run without a trust
-            // step (checked with Codex 0.169's hooks/list: source "system", trustStatus "managed").
-            (Runtime::Codex, Os::Unix | Os::MacOs) => "/etc/codex/hooks.json",
-            (Runtime::Codex, Os::Windows) => return Err("Codex on Windows takes managed hooks only from enterprise policy (requirements pushed by MDM or the cloud), not from a file hookhost can write: wire it at --scope user".into()),
-            // Gemini CLI's system settings (docs/cli/configuration.md, "Settings files").
-            (Runtime::GeminiCli, Os::Unix) => "/etc/gemini-cli/settings.json",
-            (Runtime::GeminiCli, Os::MacOs) => "/Library/Application Support/GeminiCli/settings.json",
-            (Runtime::GeminiCli, Os::Windows) => r"C:\ProgramData\gemini-cli\settings.json",
-            (Runtime::Copilot, _) => return Err("GitHub Copilot CLI has no managed hook settings in a file: wire it at --scope user for each user (or --scope project in each repository)".into()),
-        })
+        let managed = &self.install().managed;
+        match os {
+            Os::Unix => managed.unix,
+            Os::MacOs => managed.macos,
+            Os::Windows => managed.windows,
+        }
+        .map_err(str::to_string)
     }
 
     /// The hooks file at `scope`.
     pub(crate) fn hooks_file(self, scope: Scope, places: &Places) -> Result<PathBuf, String> {
-        if scope == Scope::Managed {
-            return Ok(places.system(self.managed_file(Os::CURRENT)?));
-        }
-        Ok(match (self, scope) {
-            (Runtime::ClaudeCode, Scope::User) => places.home.join(".claude").join("settings.json"),
-            (Runtime::ClaudeCode, Scope::Project) => places.project.join(".claude").join("settings.json"),
-            (Runtime::Codex, Scope::User) => places.codex_home.join("hooks.json"),
-            (Runtime::Codex, Scope::Project) => places.project.join(".codex").join("hooks.json"),
-            (Runtime::GeminiCli, Scope::User) => places.home.join(".gemini").join("settings.json"),
-            (Runtime::GeminiCli, Scope::Project) => places.project.join(".gemini").join("settings.json"),
-            (Runtime::Copilot, Scope::User) => places.home.join(".copilot").join("hooks").join("hookhost.json"),
-            (Runtime::Copilot, Scope::Project) => places.project.join(".github").join("hooks").join("hookhost.json"),
-            (_, Scope::Managed) => unreachable!("handled above"),
+        Ok(match scope {
+            Scope::Managed => places.system(self.managed_file(Os::CURRENT)?),
+            Scope::User => self.home_dir(places).join(self.install().user_file),
+            Scope::Project => places.project.join(self.install().project_file),
         })
     }
 
-    /// The runtime's own directory in the home: whether it has ever run here.
+    /// The runtime's own directory in the home (or where its variable moves it): whether it has
+    /// ever run here.
     pub(crate) fn home_dir(self, places: &Places) -> PathBuf {
-        match self {
-            Runtime::ClaudeCode => places.home.join(".claude"),
-            Runtime::Codex => places.codex_home.clone(),
-            Runtime::GeminiCli => places.home.join(".gemini"),
-            Runtime::Copilot => places.home.join(".copilot"),
-        }
+        let install = self.install();
+        install.home_var.and_then(|v| places.moved.get(v).cloned()).unwrap_or_else(|| places.home.join(install.home))
     }
+}
+
+/// Codex's home (`$CODEX_HOME`, else `~/.codex`): where its `config.toml` holds its trust.
+pub(crate) fn codex_home(places: &Places) -> PathBuf {
+    Runtime(hookhost::Runtime::Codex).home_dir(places)
 }
 
 /// The directories install and doctor work in: from the environment, or a test's.
 #[derive(Clone, Debug)]
 pub(crate) struct Places {
     pub home: PathBuf,
-    /// `$CODEX_HOME`, else `~/.codex`.
-    pub codex_home: PathBuf,
+    /// The runtimes' home directories moved by their variables (`CODEX_HOME`), by variable,
+    /// resolved to their real paths.
+    pub moved: BTreeMap<&'static str, PathBuf>,
     /// The project (`--project`, else the working directory), absolute.
     pub project: PathBuf,
     /// Where the system's files are: `/` (the drive's root on Windows), or an image's root
@@ -189,12 +185,13 @@ impl Places {
         let var = |v: &str| std::env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from);
         let home = if cfg!(windows) { var("USERPROFILE").or_else(|| var("HOME")) } else { var("HOME") }
             .ok_or("no home directory is known: set HOME (USERPROFILE on Windows)")?;
-        // Codex resolves $CODEX_HOME to its real path (and its trust keys are made of it);
-        // ~/.codex as it is.
-        let codex_home = match var("CODEX_HOME") {
-            Some(dir) => std::fs::canonicalize(&dir).unwrap_or(dir),
-            None => home.join(".codex"),
-        };
+        // Codex resolves $CODEX_HOME to its real path (and its trust keys are made of it); a
+        // home directory not moved is taken as it is.
+        let moved = Runtime::all()
+            .iter()
+            .filter_map(|r| r.install().home_var)
+            .filter_map(|v| var(v).map(|dir| (v, std::fs::canonicalize(&dir).unwrap_or(dir))))
+            .collect();
         let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
         let project = match project {
             Some(p) => cwd.join(p),
@@ -202,7 +199,7 @@ impl Places {
         };
         // The runtimes name projects by their real path (Codex's and Gemini CLI's trust lists).
         let project = std::fs::canonicalize(&project).map_err(|e| format!("--project {}: {e}", project.display()))?;
-        Ok(Places { home, codex_home, project, root: None })
+        Ok(Places { home, moved, project, root: None })
     }
 
     /// A system path, under `--root` when one is given.
@@ -250,13 +247,15 @@ pub(crate) fn shell_word(path: &Path, windows: bool) -> String {
 impl Target {
     /// The command the runtime runs for `event`.
     pub(crate) fn command(&self, runtime: Runtime, event: &str) -> String {
-        let windows = cfg!(windows) && runtime != Runtime::Copilot;
+        // Handlers with a command per shell take sh's quoting (a path quoted '…' is a
+        // PowerShell string too).
+        let windows = cfg!(windows) && runtime.grouped();
         let mut cmd = match self.wiring {
             Wiring::Send => format!("{} --output {}", shell_word(&self.send, windows), runtime.protocol()),
             _ => format!("{} run --output {}", shell_word(&self.hookhost, windows), runtime.protocol()),
         };
-        if runtime == Runtime::Copilot {
-            // Copilot's input names no event: the one it is configured under.
+        if runtime.names_no_event() {
+            // Its input names no event: the one it is configured under.
             cmd.push_str(&format!(" --event-name {event}"));
         }
         if let Some(flag) = self.failure_flag {
@@ -280,7 +279,7 @@ impl Target {
         }
         h.set("type", Json::str("command"));
         h.set(runtime.command_key(), Json::str(self.command(runtime, event)));
-        if runtime == Runtime::Copilot && cfg!(windows) {
+        if !runtime.grouped() && cfg!(windows) {
             // The same words: a path quoted for sh ('…') is a PowerShell string too.
             h.set("powershell", Json::str(format!("& {}", self.command(runtime, event))));
         }
@@ -353,8 +352,8 @@ pub(crate) fn wire(runtime: Runtime, doc: &mut Json, target: &Target) -> Result<
     if !matches!(doc, Json::Object(_)) {
         return Err("the file does not hold a JSON object".into());
     }
-    if runtime == Runtime::Copilot && doc.get("version").is_none() {
-        doc.set("version", Json::Number(1.into()));
+    if let (Layout::Handlers { version }, None) = (runtime.install().layout, doc.get("version")) {
+        doc.set("version", Json::Number(version.into()));
     }
     let hooks = doc.entry_obj("hooks").ok_or("its \"hooks\" is not an object")?;
     let wanted: Vec<&str> = runtime.events().iter().map(|(e, _)| *e).collect();
@@ -440,7 +439,7 @@ pub(crate) fn unwire(runtime: Runtime, doc: &mut Json) {
     }
     if hooks.fields().is_empty() {
         doc.remove("hooks");
-        if runtime == Runtime::Copilot && doc.fields().len() == 1 && doc.get("version").is_some() {
+        if !runtime.grouped() && doc.fields().len() == 1 && doc.get("version").is_some() {
             doc.remove("version");
         }
     }
@@ -450,6 +449,9 @@ pub(crate) fn unwire(runtime: Runtime, doc: &mut Json) {
 mod tests {
     use super::*;
 
+    const CLAUDE: Runtime = Runtime(hookhost::Runtime::ClaudeCode);
+    const COPILOT: Runtime = Runtime(hookhost::Runtime::Copilot);
+
     fn target(wiring: Wiring) -> Target {
         Target { hookhost: "/opt/hook host/hookhost".into(), send: "/opt/hook host/hookhost-send".into(), wiring, failure_flag: None, server: "http://127.0.0.1:7807".into() }
     }
@@ -458,7 +460,7 @@ mod tests {
     fn wiring_keeps_other_hooks_and_is_idempotent() {
         let text = r#"{"model": "x", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]}], "Stop": [{"hooks": [{"type": "command", "command": "/old/hookhost run --output claude-code"}]}]}}"#;
         let mut doc = Json::parse(text).unwrap();
-        wire(Runtime::ClaudeCode, &mut doc, &target(Wiring::Command)).unwrap();
+        wire(CLAUDE, &mut doc, &target(Wiring::Command)).unwrap();
         let once = doc.render(None);
         let pre = doc.get("hooks").unwrap().get("PreToolUse").unwrap().as_array().unwrap();
         assert_eq!(pre.len(), 2);
@@ -467,15 +469,15 @@ mod tests {
         let stop = doc.get("hooks").unwrap().get("Stop").unwrap().as_array().unwrap();
         assert_eq!(stop.len(), 1);
         assert_eq!(stop[0].get("hooks").unwrap().as_array().unwrap()[0].get("command").unwrap().as_str(), Some("'/opt/hook host/hookhost' run --output claude-code"));
-        wire(Runtime::ClaudeCode, &mut doc, &target(Wiring::Command)).unwrap();
+        wire(CLAUDE, &mut doc, &target(Wiring::Command)).unwrap();
         assert_eq!(doc.render(None), once);
-        unwire(Runtime::ClaudeCode, &mut doc);
+        unwire(CLAUDE, &mut doc);
         assert_eq!(doc, Json::parse(r#"{"model": "x", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]}]}}"#).unwrap());
     }
 
     #[test]
     fn every_event_wired_is_one_the_runtime_has() {
-        for r in Runtime::ALL {
+        for r in Runtime::all().iter().copied() {
             for (event, _) in r.events() {
                 assert!(r.shared().event(event).is_some(), "{} has no event {event} in its profile (crates/types/src/runtime/)", r.title());
             }
@@ -496,11 +498,11 @@ mod tests {
     #[test]
     fn copilot_entries_are_flat_and_name_their_event() {
         let mut doc = Json::obj();
-        wire(Runtime::Copilot, &mut doc, &target(Wiring::Send)).unwrap();
+        wire(COPILOT, &mut doc, &target(Wiring::Send)).unwrap();
         assert_eq!(doc.get("version"), Some(&Json::Number(1.into())));
         let pre = &doc.get("hooks").unwrap().get("preToolUse").unwrap().as_array().unwrap()[0];
         assert_eq!(pre.get("bash").unwrap().as_str(), Some("'/opt/hook host/hookhost-send' --output copilot --event-name preToolUse"));
-        unwire(Runtime::Copilot, &mut doc);
+        unwire(COPILOT, &mut doc);
         assert_eq!(doc, Json::obj());
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// The project around `dir` (any peer file a policy could ask for counts), if any.
 pub(super) fn project_root(dir: &std::path::Path) -> Option<PathBuf> {
-    let peers: Vec<String> = hookhost::config::policy::PROJECT_PEER_FILES.iter().map(|(n, _)| n.to_string()).collect();
+    let peers: Vec<hookhost::Runtime> = hookhost::config::policy::project_peer_runtimes().collect();
     hookhost::config::project::find(dir, &peers).map(|p| p.root)
 }
 
@@ -15,7 +15,11 @@ pub(super) fn project_root(dir: &std::path::Path) -> Option<PathBuf> {
 /// files with their size, change time and inode (a changed file changes its stamp).
 pub(super) fn project_stamp(root: &std::path::Path) -> String {
     let mut stamp = String::new();
-    let mut todo = vec![root.join(".hookhost"), root.join(".claude/settings.json"), root.join(".claude/hooks")];
+    let mut todo = vec![root.join(".hookhost")];
+    for hooks in hookhost::config::policy::project_peer_runtimes().filter_map(|r| r.profile().project_hooks.as_ref()) {
+        todo.push(root.join(hooks.file));
+        todo.extend(hooks.scripts.map(|dir| root.join(dir)));
+    }
     let mut seen = 0;
     while let Some(path) = todo.pop() {
         seen += 1;
@@ -46,7 +50,7 @@ pub(super) fn config_stamp(args: &HostArgs) -> Option<String> {
     let mut files = vec![hookhost::types::paths::managed_config().0];
     files.extend(args.config.clone().or_else(hookhost::types::paths::user_config));
     if !args.no_project {
-        let peers: Vec<String> = hookhost::config::policy::PROJECT_PEER_FILES.iter().map(|(n, _)| n.to_string()).collect();
+        let peers: Vec<hookhost::Runtime> = hookhost::config::policy::project_peer_runtimes().collect();
         if let Some(p) = std::env::current_dir().ok().and_then(|cwd| hookhost::config::project::find(&cwd, &peers)) {
             files.extend(p.layer_files().into_iter().map(std::path::Path::to_path_buf));
         }

@@ -1,4 +1,4 @@
-//! Peer configuration files, loaded as they are (DIALECTS.md §1): Everruns capabilities JSON,
+//! Peer configuration files, loaded as they are (docs/CONFIG.md, "Peer config files"): Everruns capabilities JSON,
 //! docker-agent agent YAML, Claude Code `settings.json`, Starchild `shell_hooks.yaml`. Their
 //! command hooks become `builtin:bash-adapter` hooks speaking the file's dialect, running as
 //! real processes where the host grants `process:exec` and in the sandbox (with the project
@@ -188,7 +188,7 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
     // What every converted hook shares: its project, start-failure policy and grants.
     let hooks = raw.hooks.iter_mut().chain(raw.capabilities.iter_mut().flat_map(|c| c.hooks.iter_mut()));
     for hook in hooks {
-        // An Everruns file is hookhost's own contract (seed 001): its timeout_ms range stands.
+        // An Everruns file is hookhost's own contract: its timeout_ms range stands.
         hook.peer = format != Format::Peer(Runtime::Everruns);
         hook.grants.extend(opts.grants.iter().cloned());
         if let Some(on_failure) = opts.on_failure {

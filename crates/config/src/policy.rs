@@ -2,6 +2,7 @@
 //! every field; the user layer only those about the project layer; a project layer none.
 
 use hookhost_types::spec::{Capability, MAX_MEMORY_MIB, TIMEOUT_RANGE_MS};
+use hookhost_types::Runtime;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -104,8 +105,9 @@ pub struct MaxLimits {
 pub struct Policy {
     /// `allow_project_hooks` as written.
     pub allow_project_hooks: Option<bool>,
-    /// `project_peers`: peer formats whose project files join the project layer.
-    pub project_peers: Vec<String>,
+    /// `project_peers`: the runtimes whose project hook files join the project layer (each
+    /// one with [`ProjectHooks`](hookhost_types::runtime::ProjectHooks) in its profile).
+    pub project_peers: Vec<Runtime>,
     /// `project_grants` (`None`: not written).
     pub project_grants: Option<Vec<CapabilityPattern>>,
     /// `user_grants` (`None`: not written).
@@ -122,9 +124,10 @@ pub struct Policy {
     pub written: Vec<&'static str>,
 }
 
-/// The peer formats whose project hook files hookhost knows, and where each is (each one of
-/// its runtime's `config_files`, checked by a test).
-pub const PROJECT_PEER_FILES: &[(&str, &str)] = &[("claude-code", ".claude/settings.json")];
+/// The runtimes whose project hook files a project layer may join.
+pub fn project_peer_runtimes() -> impl Iterator<Item = Runtime> {
+    Runtime::ALL.into_iter().filter(|r| r.profile().project_hooks.is_some())
+}
 
 fn patterns(field: &str, raw: &Option<Vec<String>>, problems: &mut Vec<String>) -> Option<Vec<CapabilityPattern>> {
     let raw = raw.as_ref()?;
@@ -159,10 +162,14 @@ impl RawPolicy {
         note(self.managed_keys_only, "managed_keys_only");
         note(self.max_limits.is_some(), "max_limits");
         note(self.revoke_other_keys, "revoke_other_keys");
+        let mut project_peers = Vec::new();
         for p in &self.project_peers {
-            if !PROJECT_PEER_FILES.iter().any(|(name, _)| name == p) {
-                let known: Vec<&str> = PROJECT_PEER_FILES.iter().map(|(n, _)| *n).collect();
-                problems.push(format!("policy.project_peers: hookhost knows no project hook file of {p:?}; use {}", known.join(", ")));
+            match project_peer_runtimes().find(|r| r.name() == p) {
+                Some(runtime) => project_peers.push(runtime),
+                None => {
+                    let known: Vec<&str> = project_peer_runtimes().map(Runtime::name).collect();
+                    problems.push(format!("policy.project_peers: hookhost knows no project hook file of {p:?}; use {}", known.join(", ")));
+                }
             }
         }
         let mut max = MaxLimits::default();
@@ -189,7 +196,7 @@ impl RawPolicy {
         }
         Policy {
             allow_project_hooks: self.allow_project_hooks,
-            project_peers: self.project_peers.clone(),
+            project_peers,
             project_grants: patterns("project_grants", &self.project_grants, problems),
             user_grants: patterns("user_grants", &self.user_grants, problems),
             allowed_registries: self.allowed_registries.clone(),
@@ -210,15 +217,4 @@ pub(crate) fn list(patterns: &[CapabilityPattern]) -> String {
         return "none".into();
     }
     patterns.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn project_peer_files_are_their_runtimes_config_files() {
-        for (name, file) in super::PROJECT_PEER_FILES {
-            let runtime = hookhost_types::Runtime::parse(name).unwrap_or_else(|| panic!("{name} is not a runtime"));
-            assert!(runtime.profile().config_files.contains(file), "{file} is not one of {name}'s config files");
-        }
-    }
 }

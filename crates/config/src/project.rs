@@ -10,9 +10,9 @@
 //! is exactly what was hashed. A `.hookhost/` (or peer file) owned by another user, or writable
 //! by others, is ignored, as git ignores a repository it does not trust (`safe.directory`).
 
-use crate::policy::PROJECT_PEER_FILES;
 use crate::RawConfig;
 use hookhost_types::ids::sha256_hex;
+use hookhost_types::Runtime;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -36,8 +36,8 @@ pub struct Project {
     pub root: PathBuf,
     /// `.hookhost/hooks.toml`, if it exists.
     pub hooks_file: Option<PathBuf>,
-    /// Peer project files that exist, with their format (`claude-code`).
-    pub peer_files: Vec<(String, PathBuf)>,
+    /// Peer project files that exist, with the runtime whose they are.
+    pub peer_files: Vec<(Runtime, PathBuf)>,
     /// Why this project is not read at all (its hook files belong to another user, or others
     /// may write them), if so.
     pub ignored: Option<String>,
@@ -59,7 +59,7 @@ pub fn not_own(path: &Path) -> Option<String> {
 /// `.hookhost/hooks.toml` or one of `peers`' project files. The home directory and what is
 /// above it are not projects (`~/.claude/settings.json` is a user file). A project whose hook
 /// files another user owns, or others may write, is returned with [`Project::ignored`] set.
-pub fn find(cwd: &Path, peers: &[String]) -> Option<Project> {
+pub fn find(cwd: &Path, peers: &[Runtime]) -> Option<Project> {
     let cwd = std::fs::canonicalize(cwd).ok()?;
     let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
     let mut dir = Some(cwd.as_path());
@@ -69,10 +69,9 @@ pub fn find(cwd: &Path, peers: &[String]) -> Option<Project> {
         }
         let hookhost_dir = d.join(".hookhost");
         let hooks_file = Some(d.join(PROJECT_FILE)).filter(|p| std::fs::symlink_metadata(p).is_ok());
-        let peer_files: Vec<(String, PathBuf)> = PROJECT_PEER_FILES
+        let peer_files: Vec<(Runtime, PathBuf)> = peers
             .iter()
-            .filter(|(name, _)| peers.iter().any(|p| p == name))
-            .map(|(name, rel)| (name.to_string(), d.join(rel)))
+            .filter_map(|r| r.profile().project_hooks.as_ref().map(|h| (*r, d.join(h.file))))
             .filter(|(_, p)| std::fs::symlink_metadata(p).is_ok())
             .collect();
         if hooks_file.is_some() || !peer_files.is_empty() {
@@ -139,10 +138,10 @@ fn covered(project: &Project, root: &Path) -> Result<BTreeSet<PathBuf>, String> 
     let mut files = BTreeSet::new();
     let mut seen = BTreeSet::new();
     walk(root, &project.root.join(".hookhost"), &mut files, &mut seen, 0)?;
-    for (format, path) in &project.peer_files {
+    for (runtime, path) in &project.peer_files {
         files.insert(inside(root, path)?);
-        if format == "claude-code" {
-            walk(root, &project.root.join(".claude/hooks"), &mut files, &mut seen, 0)?;
+        if let Some(scripts) = runtime.profile().project_hooks.as_ref().and_then(|h| h.scripts) {
+            walk(root, &project.root.join(scripts), &mut files, &mut seen, 0)?;
         }
     }
     if let Some(hooks) = &project.hooks_file {

@@ -1,4 +1,4 @@
-//! Validation of a parsed config: every rule of the seed contract (seed 001), every problem
+//! Validation of a parsed config: every rule of Everruns' user_hooks contract, every problem
 //! collected with its path (`hooks[2].timeout_ms`, `capabilities[0].hooks[1].event`) before
 //! failing, so a config loads whole or not at all.
 

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The verdict of one hook or of a whole chain. Ordered by precedence:
-/// `halt > block > ask > allow > pass` (DESIGN.md §7).
+/// `halt > block > ask > allow > pass` (docs/CONFIG.md, "The chain").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictKind {

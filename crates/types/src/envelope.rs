@@ -1,12 +1,12 @@
-//! The JSON envelope an event arrives in: [`HookEvent`], read from Everruns' envelope (seed
-//! 000) or any runtime's flat shape (`hook_event_name`, `tool_input`, ...), with the names every
+//! The JSON envelope an event arrives in: [`HookEvent`], read from Everruns' envelope
+//! (<https://docs.everruns.com/capabilities/user-hooks/>) or any runtime's flat shape (`hook_event_name`, `tool_input`, ...), with the names every
 //! runtime gives events ([`crate::runtime`]).
 
 use crate::event::EventName;
-use crate::runtime::Runtime;
+use crate::runtime::{CamelReader, Fields, Payload, Runtime};
 use serde_json::{Map, Value};
 
-/// One event as the host sees it: the Everruns envelope (seed 000), with `data` holding the
+/// One event as the host sees it: the Everruns envelope, with `data` holding the
 /// event-specific fields (`tool_name`, `tool_call_id`, `arguments`, `message`, `result`, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookEvent {
@@ -119,39 +119,60 @@ impl HookEvent {
         Self::from_value(value)
     }
 
-    /// Read an event from whatever bytes a runtime sent (see [`crate::json`]): text that is not
-    /// UTF-8 and lone surrogate escapes are read with U+FFFD in their place; a value nested
-    /// deeper than [`crate::json::MAX_DEPTH`] makes the event [`EventError::TooDeep`], with the
-    /// rest of it read, so the answer can still be the event's own (a block before a tool).
-    pub fn read(bytes: &[u8], event_name: Option<&str>) -> Result<Self, Unreadable> {
+    /// Read an event from whatever bytes a runtime sent (see [`crate::json`]), in `runtime`'s
+    /// payload when the caller knows which runtime sent it (else in whichever shape it is:
+    /// [`HookEvent::from_runtime_value`]). Text that is not UTF-8 and lone surrogate escapes
+    /// are read with U+FFFD in their place; a value nested deeper than
+    /// [`crate::json::MAX_DEPTH`] makes the event [`EventError::TooDeep`], with the rest of it
+    /// read, so the answer can still be the event's own (a block before a tool).
+    pub fn read(bytes: &[u8], runtime: Option<Runtime>, event_name: Option<&str>) -> Result<Self, Unreadable> {
         let unreadable = |error| Unreadable { error, event: None };
         let value = crate::json::parse(&crate::json::text(bytes)).map_err(|e| unreadable(EventError::Json(e.to_string())))?;
-        let event = Self::from_runtime_value(value, event_name).map_err(unreadable)?;
+        let event = Self::from_runtime_value(value, runtime, event_name).map_err(unreadable)?;
         if event.data.values().any(crate::json::was_cut) {
             return Err(Unreadable { error: EventError::TooDeep { limit: crate::json::MAX_DEPTH }, event: Some(Box::new(event)) });
         }
         Ok(event)
     }
 
-    /// Normalise an event: the canonical envelope `{"event", ..., "data": {...}}`, or the flat
-    /// Claude Code / docker-agent shape `{"hook_event_name", "tool_name", "tool_input", ...}`.
+    /// Normalise an event: the canonical envelope `{"event", ..., "data": {...}}`, or any
+    /// runtime's payload ([`HookEvent::from_runtime_value`]).
     pub fn from_value(value: Value) -> Result<Self, EventError> {
-        Self::from_runtime_value(value, None)
+        Self::from_runtime_value(value, None, None)
     }
 
-    /// Normalise an event a runtime sent, given its name when the payload names none (GitHub
-    /// Copilot CLI's camelCase payloads: `hookhost run --event-name preToolUse`). A camelCase
-    /// payload (`sessionId`, `toolName`, `toolArgs`, ...) without a name has its event inferred
-    /// from its fields; a name the fields cannot give is [`EventError::Unnamed`].
-    pub fn from_runtime_value(value: Value, event_name: Option<&str>) -> Result<Self, EventError> {
+    /// Normalise an event a runtime sent, in the shape its profile's
+    /// [`Payload`](crate::runtime::Payload) says: hookhost's envelope; a flat payload named by
+    /// `hook_event_name` (or Starchild's `event`) whose fields are renamed to hookhost's by the
+    /// runtime's [`Fields`] (every flat runtime's, when `runtime` is not known); or a payload
+    /// naming no event (GitHub Copilot CLI), whose event is `event_name` (the name its hook is
+    /// configured under: `hookhost run --event-name preToolUse`) or else inferred from its
+    /// fields — a name neither gives is [`EventError::Unnamed`]. The event's
+    /// [`runtime`](HookEvent::runtime) is `runtime`.
+    pub fn from_runtime_value(value: Value, runtime: Option<Runtime>, event_name: Option<&str>) -> Result<Self, EventError> {
         let Value::Object(mut obj) = value else { return Err(EventError::NotObject(crate::text::json_kind(&value))) };
+        let mut renamed = false;
         if !obj.contains_key("event") && !obj.contains_key("hook_event_name") {
-            if let Some(name) = event_name.map(str::to_string).or_else(|| copilot::infer(&obj).map(str::to_string)) {
-                if obj.contains_key("sessionId") || obj.keys().any(|k| k.chars().any(|c| c.is_ascii_uppercase())) {
-                    obj = copilot::normalise(obj);
+            let camel = |r: &Runtime| match &r.profile().payload {
+                Payload::Camel(reader) => Some(reader),
+                _ => None,
+            };
+            let readers: Vec<&CamelReader> = match runtime {
+                Some(r) => camel(&r).into_iter().collect(),
+                None => Runtime::ALL.iter().filter_map(camel).collect(),
+            };
+            let named = match event_name {
+                Some(name) => Some((name, readers.first().copied())),
+                None => readers.iter().find_map(|reader| (reader.infer)(&obj).map(|name| (name, Some(*reader)))),
+            };
+            if let Some((name, reader)) = named {
+                let name = name.to_string();
+                if let Some(reader) = reader.filter(|_| obj.contains_key("sessionId") || obj.keys().any(|k| k.chars().any(|c| c.is_ascii_uppercase()))) {
+                    obj = (reader.normalise)(obj);
+                    renamed = true;
                 }
                 obj.insert("hook_event_name".into(), name.into());
-            } else if obj.contains_key("sessionId") {
+            } else if !readers.is_empty() && obj.contains_key("sessionId") {
                 return Err(EventError::Unnamed);
             }
         }
@@ -192,10 +213,11 @@ impl HookEvent {
         obj.remove("hook_id");
         let data = match obj.remove("data") {
             Some(Value::Object(data)) => data,
-            Some(Value::Null) | None => flat_data(obj),
+            Some(Value::Null) | None if renamed => obj,
+            Some(Value::Null) | None => flat_data(obj, runtime),
             Some(_) => return Err(EventError::BadField { field: "data", expected: "an object" }),
         };
-        Ok(HookEvent { name, session_id, turn_id, agent_id, org_id, ts, cwd, data, runtime: None })
+        Ok(HookEvent { name, session_id, turn_id, agent_id, org_id, ts, cwd, data, runtime })
     }
 
     /// The canonical envelope as JSON.
@@ -227,114 +249,44 @@ impl HookEvent {
     }
 }
 
-/// Map the flat peer shape onto canonical `data` keys; unknown keys are kept as they are.
-fn flat_data(obj: Map<String, Value>) -> Map<String, Value> {
+/// A flat payload's fields in hookhost's names, by `runtime`'s [`Fields`] (each flat runtime's
+/// when it is not known or not flat); other keys are kept as they are.
+fn flat_data(obj: Map<String, Value>, runtime: Option<Runtime>) -> Map<String, Value> {
+    let flat = |r: &Runtime| match &r.profile().payload {
+        Payload::Flat(fields) => Some(fields),
+        _ => None,
+    };
+    let told = runtime.as_ref().and_then(flat);
+    let fields: Vec<&Fields> = match told {
+        Some(fields) => vec![fields],
+        None => Runtime::ALL.iter().filter_map(flat).collect(),
+    };
+    let canonical = |key: &str| -> Option<&'static str> {
+        match key {
+            // What every flat payload calls these.
+            "tool_input" => return Some("arguments"),
+            "notification_type" => return Some("kind"),
+            _ => {}
+        }
+        fields.iter().find_map(|f| {
+            Some(match key {
+                k if Some(k) == f.tool_call_id => "tool_call_id",
+                k if k == f.result => "result",
+                k if Some(k) == f.tool_error => "is_error",
+                k if k == f.prompt => "message",
+                k if k == f.response => "response",
+                _ => return None,
+            })
+        })
+    };
     let mut data = Map::new();
     for (key, value) in obj {
-        let key = match key.as_str() {
-            "tool_input" => "arguments",
-            "tool_use_id" => "tool_call_id",
-            "tool_response" | "tool_result" => "result",
-            "prompt" => "message",
-            "stop_response" | "prompt_response" => "response",
-            "notification_type" => "kind",
-            other => other,
+        match canonical(&key) {
+            Some(name) => data.insert(name.to_string(), value),
+            None => data.insert(key, value),
         };
-        data.insert(key.to_string(), value);
     }
     data
-}
-
-/// GitHub Copilot CLI's camelCase payloads (its hooks reference, "Hook event input payloads"),
-/// which name no event.
-mod copilot {
-    use serde_json::{Map, Value};
-
-    /// The Copilot event a camelCase payload's fields say it is, where they say one: each event
-    /// has a field no other has, but `preToolUse` and `permissionRequest` share theirs (a
-    /// `toolName` payload is read as `preToolUse` unless the hook's configuration names it).
-    pub(super) fn infer(obj: &Map<String, Value>) -> Option<&'static str> {
-        if !obj.contains_key("sessionId") {
-            return None;
-        }
-        let has = |k: &str| obj.contains_key(k);
-        Some(match () {
-            _ if has("transformedPrompt") => "userPromptTransformed",
-            _ if has("prompt") => "userPromptSubmitted",
-            _ if has("toolResult") => "postToolUse",
-            _ if has("toolName") && obj.get("error").is_some_and(Value::is_string) => "postToolUseFailure",
-            _ if has("toolName") => "preToolUse",
-            _ if has("notification_type") => "notification",
-            _ if has("errorContext") => "errorOccurred",
-            _ if has("customInstructions") || has("trigger") => "preCompact",
-            _ if has("agentName") && has("stopReason") => "subagentStop",
-            _ if has("agentName") => "subagentStart",
-            _ if has("stopReason") => "agentStop",
-            _ if has("source") => "sessionStart",
-            _ if has("reason") => "sessionEnd",
-            _ => return None,
-        })
-    }
-
-    /// `toolArgs` → `tool_input` (parsed when it is JSON text), `toolResult.textResultForLlm` →
-    /// `tool_result` (and `is_error` unless `resultType` is `success`), a transformed prompt →
-    /// `prompt` (what the model will receive; the user's own stays as `user_prompt`), a
-    /// millisecond `timestamp` → `ts`, every other key in snake_case.
-    pub(super) fn normalise(obj: Map<String, Value>) -> Map<String, Value> {
-        let mut out = Map::new();
-        let transformed = obj.contains_key("transformedPrompt");
-        for (key, value) in obj {
-            match key.as_str() {
-                "toolArgs" => {
-                    let args = match value {
-                        // Read as leniently as the payload around it (a lone surrogate in an
-                        // argument must not turn the arguments into one opaque string).
-                        Value::String(text) => crate::json::parse(&text).unwrap_or(Value::String(text)),
-                        other => other,
-                    };
-                    out.insert("tool_input".into(), args);
-                }
-                "toolResult" => {
-                    let kind = value.get("resultType").and_then(Value::as_str).unwrap_or("success");
-                    out.insert("is_error".into(), (kind != "success").into());
-                    let text = value.get("textResultForLlm").cloned().unwrap_or(value);
-                    out.insert("tool_result".into(), text);
-                }
-                "timestamp" => match value.as_u64() {
-                    Some(ms) => {
-                        out.insert("ts".into(), super::rfc3339(std::time::Duration::from_millis(ms)).into());
-                    }
-                    None => {
-                        out.insert("timestamp".into(), value);
-                    }
-                },
-                "prompt" if transformed => {
-                    out.insert("user_prompt".into(), value);
-                }
-                "transformedPrompt" => {
-                    out.insert("prompt".into(), value);
-                }
-                other => {
-                    out.insert(snake(other), value);
-                }
-            }
-        }
-        out
-    }
-
-    /// `toolName` → `tool_name`.
-    fn snake(key: &str) -> String {
-        let mut out = String::with_capacity(key.len() + 4);
-        for c in key.chars() {
-            if c.is_ascii_uppercase() {
-                out.push('_');
-                out.push(c.to_ascii_lowercase());
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    }
 }
 
 /// The current time as RFC 3339 UTC with milliseconds, without a date crate.
@@ -472,7 +424,7 @@ mod tests {
         let stop = HookEvent::from_json(r#"{"sessionId":"s1","timestamp":1,"cwd":"/","transcriptPath":"/t","stopReason":"end_turn"}"#).unwrap();
         assert_eq!((stop.name.clone(), stop.data["transcript_path"].clone()), (EventName::Stop, json!("/t")));
         // The shared fields of preToolUse and permissionRequest: the configured name decides.
-        let asked = HookEvent::from_runtime_value(json!({"sessionId":"s1","timestamp":1,"cwd":"/","toolName":"bash","toolArgs":{}}), Some("permissionRequest")).unwrap();
+        let asked = HookEvent::from_runtime_value(json!({"sessionId":"s1","timestamp":1,"cwd":"/","toolName":"bash","toolArgs":{}}), None, Some("permissionRequest")).unwrap();
         assert_eq!(asked.name, EventName::PermissionRequest);
         assert_eq!(HookEvent::from_json(r#"{"sessionId":"s1","timestamp":1,"cwd":"/"}"#).unwrap_err(), EventError::Unnamed);
         assert!(EventError::Unnamed.to_string().contains("hookhost run --event-name NAME"));

@@ -1,4 +1,4 @@
-//! Canonical event names and what a verdict means on each (DESIGN.md §5–6). The JSON envelope
+//! Canonical event names and what a verdict means on each (docs/CONFIG.md, "Events"). The JSON envelope
 //! an event arrives in is [`crate::envelope`]; each runtime's names are [`crate::runtime`].
 
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! Matchers run in the host before any instance is created (DESIGN.md §7, seed 001):
+//! Matchers run in the host before any instance is created (docs/CONFIG.md, "Matchers"; Everruns' user_hooks contract):
 //! a miss costs a few string comparisons, never a wasm instantiation.
 
 use regex::Regex;
@@ -21,7 +21,7 @@ pub struct MatcherSpec {
     /// Fires when the extracted value matches (Rust regex flavour).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub match_regex: Option<String>,
-    /// Also fires when the extracted value matches; names a deny pattern (seed 000's `guard_rm`).
+    /// Also fires when the extracted value matches; names a deny pattern (Everruns' `guard_rm` example).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deny_regex: Option<String>,
     /// A Claude Code / docker-agent matcher: `*`, `""` = every tool; only letters, digits, `_`,

@@ -11,6 +11,9 @@
 use crate::event::EventName;
 use std::fmt;
 
+mod profile;
+pub use profile::*;
+
 mod claude_code;
 mod codex;
 mod copilot;
@@ -36,64 +39,6 @@ pub enum Runtime {
     Starchild,
     /// GitHub Copilot CLI.
     Copilot,
-}
-
-/// How a runtime names an event its table does not list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Naming {
-    /// By hookhost's canonical snake_case name (`turn_start`).
-    Canonical,
-    /// In PascalCase (`TurnStart`).
-    Pascal,
-    /// In camelCase (`turnStart`).
-    Camel,
-}
-
-/// What a runtime's matcher on an event is tested against (Claude Code's "Matcher patterns").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MatchOn {
-    /// The tool name (and a handler's `if` rule).
-    Tool,
-    /// A field of the event's data.
-    Field(&'static str),
-    /// Nothing: the event takes no matcher.
-    Nothing,
-}
-
-/// One event of a runtime.
-#[derive(Debug, Clone)]
-pub struct RuntimeEvent {
-    /// The runtime's own name (`PreToolUse`, `BeforeTool`, `pre_tool_call`).
-    pub name: &'static str,
-    /// The canonical event it is, where hookhost models it; `None`: it passes through as
-    /// `custom:<name>` with its payload.
-    pub canonical: Option<EventName>,
-    /// What a matcher on it tests.
-    pub matcher: MatchOn,
-}
-
-/// Everything hookhost knows of one runtime.
-#[derive(Debug)]
-pub struct Profile {
-    /// The name on command lines and in settings (`claude-code`).
-    pub name: &'static str,
-    /// The name in messages (`Claude Code`).
-    pub title: &'static str,
-    /// Where its hook contract is documented: what this profile was written from.
-    pub reference: &'static str,
-    /// Its events, in its documentation's order; the first row naming a canonical event is the
-    /// name hookhost uses for that event when it speaks this runtime.
-    pub events: &'static [RuntimeEvent],
-    /// How it names an event the table does not list.
-    pub naming: Naming,
-    /// Its per-project configuration directory (`.claude`), if it has one.
-    pub config_dir: Option<&'static str>,
-    /// The files it reads hooks from, relative to a project (or `~/` for the user's).
-    pub config_files: &'static [&'static str],
-    /// Whose config syntax its hook files use, when hookhost reads them as a peer config.
-    pub config_syntax: Option<Runtime>,
-    /// The shell-hook wire format its command hooks speak (Codex's are Claude Code's).
-    pub dialect: Runtime,
 }
 
 const fn event(name: &'static str, canonical: Option<EventName>, matcher: MatchOn) -> RuntimeEvent {
@@ -260,7 +205,7 @@ mod tests {
         assert_eq!(Runtime::DockerAgent.event_name(&E::PreCompact), "pre_compact");
         assert_eq!(Runtime::Everruns.event_name(&E::PreToolUse), "pre_tool_use");
         assert_eq!(Runtime::Codex.event_name(&E::Custom("SubagentStart".into())), "SubagentStart");
-        assert_eq!(Runtime::DockerAgent.canonical("on_user_input"), Some(E::Notification), "waiting for input, not a prompt (seed 003)");
+        assert_eq!(Runtime::DockerAgent.canonical("on_user_input"), Some(E::Notification), "waiting for input, not a prompt (its hooks reference)");
         assert_eq!(Runtime::DockerAgent.canonical("before_compaction"), Some(E::PreCompact));
         assert_eq!(Runtime::ClaudeCode.canonical("PostToolUseFailure"), None);
         assert_eq!(Runtime::Codex.dialect(), Runtime::ClaudeCode);

@@ -11,7 +11,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Bounds of `timeout_ms` (seed 001).
+/// Bounds of `timeout_ms` (Everruns' user_hooks contract).
 pub const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<u64> = 100..=30_000;
 /// Bounds of a converted peer hook's timeout: its runtime's own (Claude Code's default is
 /// 600 s), up to hookhost's ceiling of 600 s.

@@ -3,9 +3,9 @@
 //! event names. Gemini CLI 0.61 ignores a replaced `tool_output`: a redacted output is a deny
 //! whose reason is the redacted text.
 
-use super::{as_text, event_specific, put, Parts};
+use super::{as_text, event_specific, object, put, Parts};
 use hookhost_types::{EventName, Runtime, VerdictKind};
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 pub(super) fn gemini(p: &Parts, notes: &mut Vec<String>) -> String {
     use EventName as E;
@@ -70,11 +70,7 @@ pub(super) fn gemini(p: &Parts, notes: &mut Vec<String>) -> String {
         put(&mut out, "systemMessage", p.notices.join("\n"));
     }
     event_specific(&mut out, specific, Runtime::GeminiCli.event_name(p.event));
-    // Gemini CLI parses stdout as JSON on exit 0: say nothing as `{}`.
-    if out.is_empty() {
-        "{}".into()
-    } else {
-        Value::Object(out).to_string()
-    }
+    // Nothing to say is its profile's `{}` (`render`).
+    object(out)
 }
 

@@ -1,4 +1,4 @@
-//! Starchild's hook answers, from its shell-hook output protocol (seed 004): `decision`,
+//! Starchild's hook answers, from its shell-hook output protocol (Starchild's agent-hooks guide): `decision`,
 //! `reason`, `tool_input`, `context`, `systemMessage`.
 
 use super::{object, put, Parts};

@@ -260,7 +260,7 @@ fn copilot_ev(name: &str) -> HookEvent {
         other => panic!("{other}"),
     };
     v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-    HookEvent::from_runtime_value(v, Some(name)).unwrap()
+    HookEvent::from_runtime_value(v, Some(Runtime::Copilot), Some(name)).unwrap()
 }
 
 fn copilot(event: &str, o: Outcome) -> (Value, Vec<String>, u8) {

@@ -1,8 +1,10 @@
-//! The shell-hook dialects (DIALECTS.md, and Gemini CLI's hooks reference,
-//! google-gemini/gemini-cli `docs/hooks/reference.md`): how each delivers the event to a
-//! script, and how each reads the script's result. Pure functions, tested natively.
+//! The shell-hook dialects: how each delivers the event to a script, in the shape and field
+//! names its runtime's profile gives (`hookhost_types::runtime`: [`Payload`], each written from
+//! the runtime's hooks reference it cites), and how a run ended. Reading the script's result is
+//! `verdict.rs`. Pure functions, tested natively.
 
 use hookhost_sdk::{Context, Event, Value};
+use hookhost_types::runtime::{EnvValue, Fields, Payload};
 use serde_json::Map;
 
 /// Which runtime's wire format a hook speaks: a [`hookhost_types::Runtime`], normalised to its
@@ -38,7 +40,7 @@ fn put_opt(map: &mut Map<String, Value>, key: &str, value: &Option<String>) {
     }
 }
 
-/// Canonical `data` of an event (seed 000's envelope), with the unnamed extra fields merged.
+/// Canonical `data` of an event (hookhost's envelope), with the unnamed extra fields merged.
 fn everruns_data(event: &Event, ctx: &Context) -> Map<String, Value> {
     let mut d = Map::new();
     match event {
@@ -98,52 +100,44 @@ fn merge_extra(d: &mut Map<String, Value>, ctx: &Context) {
     }
 }
 
-/// The flat stdin shape of docker-agent, Claude Code and Starchild, in each one's field names.
-fn flat(dialect: Dialect, event: &Event, ctx: &Context) -> Map<String, Value> {
+/// A flat stdin payload (Claude Code's shape and its kin), in the field names of `fields`
+/// (the dialect's profile: [`hookhost_types::runtime::Fields`]).
+fn flat(dialect: Dialect, fields: &Fields, event: &Event, ctx: &Context) -> Map<String, Value> {
     let mut p = Map::new();
-    let name_key = if dialect == Dialect::Starchild { "event" } else { "hook_event_name" };
-    put(&mut p, name_key, event_name(dialect, event));
+    put(&mut p, fields.event, event_name(dialect, event));
     put(&mut p, "session_id", ctx.session_id.clone());
     put(&mut p, "cwd", ctx.cwd.clone().unwrap_or_else(|| ".".into()));
-    if dialect == Dialect::Starchild {
+    if fields.agent_id {
         put_opt(&mut p, "agent_id", &ctx.agent_id);
     }
-    let gemini = dialect == Dialect::GeminiCli;
-    if gemini {
+    if fields.timestamp {
         put(&mut p, "timestamp", ctx.ts.clone());
     }
-    let result_key = if dialect == Dialect::Starchild { "tool_result" } else { "tool_response" };
     match event {
         Event::PreToolUse(c) | Event::PermissionRequest(c) => {
             put(&mut p, "tool_name", c.name.clone());
             put(&mut p, "tool_input", c.arguments.clone());
-            if dialect != Dialect::Starchild && !gemini {
-                put(&mut p, "tool_use_id", c.call_id.clone());
+            if let Some(key) = fields.tool_call_id {
+                put(&mut p, key, c.call_id.clone());
             }
         }
         Event::PostToolUse(r) | Event::ToolResultTransform(r) => {
             put(&mut p, "tool_name", r.name.clone());
             put(&mut p, "tool_input", r.arguments.clone());
-            put(&mut p, result_key, r.result.clone());
-            if dialect != Dialect::Starchild && !gemini {
-                put(&mut p, "tool_use_id", r.call_id.clone());
+            put(&mut p, fields.result, r.result.clone());
+            if let Some(key) = fields.tool_call_id {
+                put(&mut p, key, r.call_id.clone());
             }
-            if dialect == Dialect::DockerAgent {
-                put(&mut p, "tool_error", r.is_error);
+            if let Some(key) = fields.tool_error {
+                put(&mut p, key, r.is_error);
             }
         }
-        Event::UserPromptSubmit { message } => put(&mut p, if dialect == Dialect::Starchild { "message" } else { "prompt" }, message.clone()),
+        Event::UserPromptSubmit { message } => put(&mut p, fields.prompt, message.clone()),
         Event::SessionStart { source } => put_opt(&mut p, "source", source),
         Event::SessionEnd { reason } => put_opt(&mut p, "reason", reason),
         Event::Stop(s) | Event::SubagentStop(s) => {
             put(&mut p, "stop_hook_active", s.stop_hook_active);
-            let key = match dialect {
-                Dialect::DockerAgent => "stop_response",
-                Dialect::Starchild => "response",
-                Dialect::GeminiCli => "prompt_response",
-                _ => "last_assistant_message",
-            };
-            put_opt(&mut p, key, &s.response);
+            put_opt(&mut p, fields.response, &s.response);
         }
         Event::PreCompact(c) | Event::PostCompact(c) => {
             put_opt(&mut p, "trigger", &c.trigger);
@@ -153,8 +147,8 @@ fn flat(dialect: Dialect, event: &Event, ctx: &Context) -> Map<String, Value> {
             put(&mut p, "message", message.clone());
             put_opt(&mut p, "notification_type", kind);
         }
-        Event::BeforeModelCall { request, .. } if gemini => put(&mut p, "llm_request", request.clone()),
-        Event::AfterModelCall { response, .. } if gemini => put(&mut p, "llm_response", response.clone()),
+        Event::BeforeModelCall { request, .. } if fields.model_payloads => put(&mut p, "llm_request", request.clone()),
+        Event::AfterModelCall { response, .. } if fields.model_payloads => put(&mut p, "llm_response", response.clone()),
         Event::BeforeModelCall { model, .. } | Event::AfterModelCall { model, .. } => put_opt(&mut p, "model_id", model),
         Event::TurnEnd { success } => put(&mut p, "success", *success),
         Event::TurnStart => {}
@@ -170,61 +164,65 @@ fn flat(dialect: Dialect, event: &Event, ctx: &Context) -> Map<String, Value> {
     p
 }
 
-/// Build what the script receives. `project_dir` is the hook's working directory.
+/// Build what the script receives, in the shape the dialect's profile gives
+/// ([`Payload`]). `project_dir` is the hook's working directory.
 pub fn deliver(dialect: Dialect, event: &Event, ctx: &Context, project_dir: &str) -> Delivery {
-    match dialect {
-        Dialect::Everruns => {
-            let mut env = Map::new();
-            put(&mut env, "event", event.name().to_string());
-            put(&mut env, "hook_id", ctx.hook_id.clone());
-            put(&mut env, "session_id", ctx.session_id.clone());
-            put_opt(&mut env, "turn_id", &ctx.turn_id);
-            put_opt(&mut env, "org_id", &ctx.org_id);
-            put_opt(&mut env, "agent_id", &ctx.agent_id);
-            put(&mut env, "ts", ctx.ts.clone());
-            put_opt(&mut env, "cwd", &ctx.cwd);
-            put(&mut env, "data", Value::Object(everruns_data(event, ctx)));
-            let json = Value::Object(env).to_string();
-            let mut vars = vec![
-                ("EVERRUNS_HOOK_PAYLOAD_JSON".to_string(), json.clone()),
-                ("EVERRUNS_HOOK_EVENT".to_string(), event.name().to_string()),
-                ("EVERRUNS_HOOK_ID".to_string(), ctx.hook_id.clone()),
-                ("EVERRUNS_HOOK_SESSION_ID".to_string(), ctx.session_id.clone()),
-            ];
-            if let Some(turn) = &ctx.turn_id {
-                vars.push(("EVERRUNS_HOOK_TURN_ID".into(), turn.clone()));
-            }
-            let call = match event {
-                Event::PreToolUse(c) | Event::PermissionRequest(c) => Some((c.name.clone(), c.call_id.clone())),
-                Event::PostToolUse(r) | Event::ToolResultTransform(r) => Some((r.name.clone(), r.call_id.clone())),
-                _ => None,
-            };
-            if let Some((name, id)) = call {
-                vars.push(("EVERRUNS_HOOK_TOOL_NAME".into(), name));
-                vars.push(("EVERRUNS_HOOK_TOOL_CALL_ID".into(), id));
-            }
-            Delivery { json, env: vars, stdin: false, file_var: Some("EVERRUNS_HOOK_PAYLOAD_PATH") }
-        }
-        Dialect::ClaudeCode | Dialect::Codex => {
-            let json = Value::Object(flat(Dialect::ClaudeCode, event, ctx)).to_string();
-            Delivery { json, env: vec![("CLAUDE_PROJECT_DIR".into(), project_dir.to_string())], stdin: true, file_var: None }
-        }
-        Dialect::GeminiCli => {
-            let json = Value::Object(flat(dialect, event, ctx)).to_string();
-            let env = vec![
-                ("GEMINI_PROJECT_DIR".into(), project_dir.to_string()),
-                ("GEMINI_SESSION_ID".into(), ctx.session_id.clone()),
-                ("GEMINI_CWD".into(), ctx.cwd.clone().unwrap_or_else(|| project_dir.to_string())),
-                // Gemini CLI sets Claude Code's name too, for hooks written for both.
-                ("CLAUDE_PROJECT_DIR".into(), project_dir.to_string()),
-            ];
+    match &dialect.profile().payload {
+        Payload::Envelope => everruns(event, ctx),
+        Payload::Flat(fields) => {
+            let json = Value::Object(flat(dialect, fields, event, ctx)).to_string();
+            let env = fields
+                .env
+                .iter()
+                .map(|(name, value)| {
+                    let value = match value {
+                        EnvValue::ProjectDir => project_dir.to_string(),
+                        EnvValue::SessionId => ctx.session_id.clone(),
+                        EnvValue::Cwd => ctx.cwd.clone().unwrap_or_else(|| project_dir.to_string()),
+                    };
+                    (name.to_string(), value)
+                })
+                .collect();
             Delivery { json, env, stdin: true, file_var: None }
         }
-        Dialect::DockerAgent | Dialect::Starchild => {
-            Delivery { json: Value::Object(flat(dialect, event, ctx)).to_string(), env: Vec::new(), stdin: true, file_var: None }
-        }
-        Dialect::Copilot => Delivery { json: Value::Object(copilot(event, ctx)).to_string(), env: Vec::new(), stdin: true, file_var: None },
+        Payload::Camel(_) => Delivery { json: Value::Object(copilot(event, ctx)).to_string(), env: Vec::new(), stdin: true, file_var: None },
     }
+}
+
+/// Everruns' delivery (its user_hooks capability, "Payload"): hookhost's own envelope in
+/// `EVERRUNS_HOOK_PAYLOAD_JSON` (and a file named by `EVERRUNS_HOOK_PAYLOAD_PATH`), with the
+/// convenience scalars beside it.
+fn everruns(event: &Event, ctx: &Context) -> Delivery {
+    let mut env = Map::new();
+    put(&mut env, "event", event.name().to_string());
+    put(&mut env, "hook_id", ctx.hook_id.clone());
+    put(&mut env, "session_id", ctx.session_id.clone());
+    put_opt(&mut env, "turn_id", &ctx.turn_id);
+    put_opt(&mut env, "org_id", &ctx.org_id);
+    put_opt(&mut env, "agent_id", &ctx.agent_id);
+    put(&mut env, "ts", ctx.ts.clone());
+    put_opt(&mut env, "cwd", &ctx.cwd);
+    put(&mut env, "data", Value::Object(everruns_data(event, ctx)));
+    let json = Value::Object(env).to_string();
+    let mut vars = vec![
+        ("EVERRUNS_HOOK_PAYLOAD_JSON".to_string(), json.clone()),
+        ("EVERRUNS_HOOK_EVENT".to_string(), event.name().to_string()),
+        ("EVERRUNS_HOOK_ID".to_string(), ctx.hook_id.clone()),
+        ("EVERRUNS_HOOK_SESSION_ID".to_string(), ctx.session_id.clone()),
+    ];
+    if let Some(turn) = &ctx.turn_id {
+        vars.push(("EVERRUNS_HOOK_TURN_ID".into(), turn.clone()));
+    }
+    let call = match event {
+        Event::PreToolUse(c) | Event::PermissionRequest(c) => Some((c.name.clone(), c.call_id.clone())),
+        Event::PostToolUse(r) | Event::ToolResultTransform(r) => Some((r.name.clone(), r.call_id.clone())),
+        _ => None,
+    };
+    if let Some((name, id)) = call {
+        vars.push(("EVERRUNS_HOOK_TOOL_NAME".into(), name));
+        vars.push(("EVERRUNS_HOOK_TOOL_CALL_ID".into(), id));
+    }
+    Delivery { json, env: vars, stdin: false, file_var: Some("EVERRUNS_HOOK_PAYLOAD_PATH") }
 }
 
 /// GitHub Copilot CLI's camelCase payload (its hooks reference, "Hook event input payloads"):

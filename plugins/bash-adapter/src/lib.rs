@@ -1,6 +1,6 @@
 //! `bash-adapter`: runs the shell hooks people already have — written for Everruns,
 //! docker-agent, Claude Code or Starchild — unchanged, and maps their results onto canonical
-//! decisions (see DIALECTS.md).
+//! decisions (the runtime profiles in `hookhost_types::runtime`).
 //!
 //! Settings: `command` (a bash script) or `argv` (a program and its arguments), `env`,
 //! `working_dir`, `dialect` (`everruns` default, `docker-agent`, `claude-code`, `starchild`),

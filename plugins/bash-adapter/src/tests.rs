@@ -1,4 +1,4 @@
-//! The exit-code conformance table of DIALECTS.md §3, one test per row, every dialect; and the
+//! The exit-code conformance table (each runtime's hooks reference), one test per row, every dialect; and the
 //! sandbox interpreter running real scripts natively.
 
 use super::*;

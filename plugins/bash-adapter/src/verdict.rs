@@ -1,4 +1,5 @@
-//! Reading a script's result, per dialect (DIALECTS.md §3), into a canonical decision.
+//! Reading a script's result, per dialect (each runtime's hooks reference, cited by its
+//! profile in `hookhost_types::runtime`), into a canonical decision.
 //! `Err` is an executor error: the hook's `on_error` decides what it means.
 
 use crate::dialect::{Dialect, Exit, Run};
@@ -31,27 +32,38 @@ fn object(stdout: &str) -> Result<Value, String> {
     }
 }
 
-/// Events where docker-agent and Claude Code take plain stdout as added context.
-fn plain_text_is_context(dialect: Dialect, event: &Event) -> bool {
+/// How a dialect's results are read: one row per shell dialect ([`reader`]).
+struct Reader {
+    /// A run that exited with a code: its decision, or an executor error.
+    read: fn(&Event, i32, &str, Option<String>) -> Result<Decision, String>,
+    /// Whether a pre-tool hook killed by a signal denies the call (GitHub Copilot CLI: "hook
+    /// errored", seen with the real Copilot CLI 1.0.102) rather than being an executor error.
+    signal_denies_tool: bool,
+}
+
+/// The reader of each shell dialect (a runtime's [`Dialect::dialect`]), each from its
+/// runtime's hooks reference.
+fn reader(dialect: Dialect) -> Reader {
+    let of = |read, signal_denies_tool| Reader { read, signal_denies_tool };
     match dialect {
-        Dialect::ClaudeCode | Dialect::Codex => matches!(event, Event::UserPromptSubmit { .. } | Event::SessionStart { .. }),
-        _ => matches!(
-            event,
-            Event::SessionStart { .. } | Event::UserPromptSubmit { .. } | Event::TurnStart | Event::PostToolUse(_) | Event::PreCompact(_) | Event::Stop(_)
-        ),
+        Dialect::Everruns => of(everruns, false),
+        Dialect::ClaudeCode | Dialect::Codex => of(claude_code, false),
+        Dialect::DockerAgent => of(docker_agent, false),
+        Dialect::GeminiCli => of(gemini_cli, false),
+        Dialect::Starchild => of(starchild, false),
+        Dialect::Copilot => of(copilot, true),
     }
 }
 
 /// Interpret a finished run.
 pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision, String> {
+    let reader = reader(dialect);
     // Failures are executor errors in every dialect, Starchild's too: the hook's on_error
     // decides (Starchild's documented fail-open is its converted hooks' `on_error = "warn"`).
     match &run.exit {
         Exit::Overflow => return Err("hook output exceeded 64 KiB (stdout and stderr together)".into()),
         Exit::TimedOut => return Err("hook timed out".into()),
-        // Copilot denies a tool whose preToolUse hook dies of a signal, as it does for any
-        // other failed run there ("hook errored"; seen with the real Copilot CLI 1.0.102).
-        Exit::Signal(_) if dialect == Dialect::Copilot && matches!(event, Event::PreToolUse(_)) => {
+        Exit::Signal(_) if reader.signal_denies_tool && matches!(event, Event::PreToolUse(_)) => {
             return Ok(block(Some(COPILOT_HOOK_ERRORED.into()), None));
         }
         Exit::Signal(sig) => return Err(format!("hook was killed by signal {sig}")),
@@ -61,55 +73,72 @@ pub fn interpret(dialect: Dialect, event: &Event, run: &Run) -> Result<Decision,
         return Err(why);
     }
     let Exit::Code(code) = run.exit else { unreachable!("other exits handled above") };
-    let stdout = run.stdout.trim();
-    let stderr = nonempty(&run.stderr);
-    let mut decision = match dialect {
-        Dialect::Everruns => everruns(event, code, stdout, stderr)?,
-        Dialect::Copilot => copilot(event, code, stdout, stderr)?,
-        Dialect::DockerAgent | Dialect::ClaudeCode | Dialect::Codex | Dialect::GeminiCli => {
-            if code == 2 {
-                // Exit 2 blocks, whatever stdout says; a JSON reason wins over stderr.
-                let reason = object(stdout).ok().and_then(|v| first_of(&v, &["reason", "stopReason", "stop_reason"])).or(stderr);
-                block(reason, None)
-            } else if code != 0 {
-                let detail = stderr.map(|s| format!(": {s}")).unwrap_or_default();
-                return Err(format!("hook exited with status {code}{detail}"));
-            } else if stdout.is_empty() {
-                Decision::pass()
-            } else if stdout.starts_with('{') {
-                let v = object(stdout)?;
-                if dialect == Dialect::GeminiCli {
-                    gemini_json(&v)
-                } else {
-                    peer_json(dialect, &v)
-                }
-            } else if dialect == Dialect::GeminiCli {
-                // Gemini CLI shows stdout that is not JSON to the user as a system message.
-                Decision::pass().notify_user(stdout)
-            } else if plain_text_is_context(dialect, event) {
-                Decision::pass().add_context(stdout)
-            } else {
-                Decision::pass()
-            }
-        }
-        Dialect::Starchild => {
-            if stdout.is_empty() {
-                match (code, stderr) {
-                    (2, Some(reason)) => block(Some(reason), None),
-                    _ => Decision::pass(),
-                }
-            } else if stdout.starts_with('{') {
-                match object(stdout) {
-                    Ok(v) => starchild_json(event, &v),
-                    Err(_) => Decision::pass(),
-                }
-            } else {
-                Decision::pass()
-            }
-        }
-    };
+    let mut decision = (reader.read)(event, code, run.stdout.trim(), nonempty(&run.stderr))?;
     decision.effects.retain(|e| event.accepts(e));
     Ok(decision)
+}
+
+/// Claude Code's exit codes and output (its hooks reference, "Hook output"): exit 2 blocks with
+/// stderr, JSON on exit 0 decides, plain stdout is context where the event takes it.
+fn claude_code(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
+    exit_two_blocks(code, stdout, stderr, |v| peer_json(&CLAUDE_KEYS, v), |text| match event {
+        Event::UserPromptSubmit { .. } | Event::SessionStart { .. } => Decision::pass().add_context(text),
+        _ => Decision::pass(),
+    })
+}
+
+/// docker-agent's (its hooks reference): Claude Code's rules in snake_case, and plain stdout is
+/// context on more events.
+fn docker_agent(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
+    exit_two_blocks(code, stdout, stderr, |v| peer_json(&DOCKER_KEYS, v), |text| match event {
+        Event::SessionStart { .. } | Event::UserPromptSubmit { .. } | Event::TurnStart | Event::PostToolUse(_) | Event::PreCompact(_) | Event::Stop(_) => {
+            Decision::pass().add_context(text)
+        }
+        _ => Decision::pass(),
+    })
+}
+
+/// Gemini CLI's (its hooks reference): exit 2 blocks, its own JSON, and stdout that is not JSON
+/// shown to the user as a system message.
+fn gemini_cli(_: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
+    exit_two_blocks(code, stdout, stderr, gemini_json, |text| Decision::pass().notify_user(text))
+}
+
+/// The rules Claude Code, docker-agent and Gemini CLI share: exit 2 blocks whatever stdout says
+/// (a JSON reason wins over stderr); another non-zero exit is a failure; on exit 0 nothing
+/// passes, a JSON object is read by `json`, other text by `plain`.
+fn exit_two_blocks(code: i32, stdout: &str, stderr: Option<String>, json: impl Fn(&Value) -> Decision, plain: impl Fn(&str) -> Decision) -> Result<Decision, String> {
+    if code == 2 {
+        let reason = object(stdout).ok().and_then(|v| first_of(&v, &["reason", "stopReason", "stop_reason"])).or(stderr);
+        Ok(block(reason, None))
+    } else if code != 0 {
+        let detail = stderr.map(|s| format!(": {s}")).unwrap_or_default();
+        Err(format!("hook exited with status {code}{detail}"))
+    } else if stdout.is_empty() {
+        Ok(Decision::pass())
+    } else if stdout.starts_with('{') {
+        Ok(json(&object(stdout)?))
+    } else {
+        Ok(plain(stdout))
+    }
+}
+
+/// Starchild's (its agent-hooks guide): a run that printed nothing passes unless it exited 2
+/// with a reason; JSON decides; other text, or JSON that does not parse, passes.
+fn starchild(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
+    Ok(if stdout.is_empty() {
+        match (code, stderr) {
+            (2, Some(reason)) => block(Some(reason), None),
+            _ => Decision::pass(),
+        }
+    } else if stdout.starts_with('{') {
+        match object(stdout) {
+            Ok(v) => starchild_json(event, &v),
+            Err(_) => Decision::pass(),
+        }
+    } else {
+        Decision::pass()
+    })
 }
 
 fn everruns(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
@@ -217,20 +246,49 @@ fn copilot(event: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Re
     Ok(d)
 }
 
-/// docker-agent (snake_case) and Claude Code (camelCase) JSON outputs.
-fn peer_json(dialect: Dialect, v: &Value) -> Decision {
-    let claude = matches!(dialect, Dialect::ClaudeCode | Dialect::Codex);
-    let (spec_key, perm, perm_reason, updated_input, context, updated_output, system) = if claude {
-        ("hookSpecificOutput", "permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext", "updatedToolOutput", "systemMessage")
-    } else {
-        ("hook_specific_output", "permission_decision", "permission_decision_reason", "updated_input", "additional_context", "updated_tool_response", "system_message")
-    };
-    let spec = v.get(spec_key).cloned().unwrap_or(Value::Null);
+/// The JSON keys of Claude Code's output (camelCase) and docker-agent's (snake_case).
+struct Keys {
+    specific: &'static str,
+    permission: &'static str,
+    permission_reason: &'static str,
+    updated_input: &'static str,
+    context: &'static str,
+    updated_output: &'static str,
+    /// Claude Code's replacement for an MCP tool's output (`updatedMCPToolOutput`).
+    updated_mcp_output: Option<&'static str>,
+    system: &'static str,
+}
+
+const CLAUDE_KEYS: Keys = Keys {
+    specific: "hookSpecificOutput",
+    permission: "permissionDecision",
+    permission_reason: "permissionDecisionReason",
+    updated_input: "updatedInput",
+    context: "additionalContext",
+    updated_output: "updatedToolOutput",
+    updated_mcp_output: Some("updatedMCPToolOutput"),
+    system: "systemMessage",
+};
+
+const DOCKER_KEYS: Keys = Keys {
+    specific: "hook_specific_output",
+    permission: "permission_decision",
+    permission_reason: "permission_decision_reason",
+    updated_input: "updated_input",
+    context: "additional_context",
+    updated_output: "updated_tool_response",
+    updated_mcp_output: None,
+    system: "system_message",
+};
+
+/// Claude Code's and docker-agent's JSON output, in `keys`' names.
+fn peer_json(keys: &Keys, v: &Value) -> Decision {
+    let spec = v.get(keys.specific).cloned().unwrap_or(Value::Null);
     let mut d = Decision::pass();
     if v.get("continue") == Some(&Value::Bool(false)) {
         d = Decision { verdict: Verdict::Halt(first_of(v, &["stopReason", "stop_reason"])), effects: Vec::new() };
-    } else if let Some(p) = spec.get(perm).and_then(Value::as_str) {
-        let reason = text(&spec, perm_reason);
+    } else if let Some(p) = spec.get(keys.permission).and_then(Value::as_str) {
+        let reason = text(&spec, keys.permission_reason);
         d.verdict = match p {
             "allow" => Verdict::Allow(reason),
             "ask" => Verdict::Ask(reason),
@@ -253,15 +311,15 @@ fn peer_json(dialect: Dialect, v: &Value) -> Decision {
         }
     }
     // Claude Code's PermissionRequest carries its new input inside `decision`.
-    let input = spec.get(updated_input).or_else(|| spec.get("decision").and_then(|x| x.get("updatedInput")));
+    let input = spec.get(keys.updated_input).or_else(|| spec.get("decision").and_then(|x| x.get("updatedInput")));
     if let Some(input) = input.filter(|x| x.is_object()) {
         d.effects.push(Effect::RewriteInput(input.clone()));
     }
     // Claude Code replaces an MCP tool's output with `updatedMCPToolOutput`.
-    if let Some(out) = spec.get(updated_output).or_else(|| if claude { spec.get("updatedMCPToolOutput") } else { None }) {
+    if let Some(out) = spec.get(keys.updated_output).or_else(|| keys.updated_mcp_output.and_then(|k| spec.get(k))) {
         d.effects.push(Effect::RewriteOutput(out.clone()));
     }
-    if let Some(c) = text(&spec, context) {
+    if let Some(c) = text(&spec, keys.context) {
         d.effects.push(Effect::AddContext(c));
     }
     if let Some(s) = text(&spec, "summary") {
@@ -271,7 +329,7 @@ fn peer_json(dialect: Dialect, v: &Value) -> Decision {
         let pairs = meta.iter().map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))).collect();
         d.effects.push(Effect::Annotate(pairs));
     }
-    if let Some(m) = text(v, system) {
+    if let Some(m) = text(v, keys.system) {
         d.effects.push(Effect::NotifyUser(m));
     }
     d

@@ -30,7 +30,7 @@
 //! Settings (all optional): `packs` (list, default `["core"]`; `"all"` is every pack),
 //! `allow` (list of commands the user accepts: a simple command whose words, joined by single
 //! spaces, match one — `*` matches any run of characters — is not checked), `strict_rm` (bool,
-//! block every `rm -rf`, as seed 000's guard_rm does), `protect_hooks` (bool, default true) and
+//! block every `rm -rf`, as Everruns' guard_rm example does), `protect_hooks` (bool, default true) and
 //! `user_message` (string, what the human is told).
 
 #![deny(missing_docs)]

@@ -110,8 +110,10 @@ const ROOTED: &[&str] = &[
     "/var/log/hookhost",
     "/library/application support/hookhost",
     "/library/application support/claudecode",
+    "/library/application support/geminicli",
     "/programdata/hookhost",
     "/programdata/claudecode",
+    "/programdata/gemini-cli",
     "/program files/claudecode",
 ];
 
@@ -1126,6 +1128,41 @@ mod tests {
         assert!(p("~/.cache/hookhost/x", None, Access::Change), "but not written");
         assert!(p("C:\\Users\\u\\.claude\\settings.json", None, Access::Change));
         assert!(p(".Claude/SETTINGS.json", Some("/p"), Access::Change));
+    }
+
+    /// Every file a runtime's profile (`hookhost_types::runtime`) says holds its hooks — the files
+    /// it reads hooks from, the ones `hookhost install` writes per scope and OS, a project's peer
+    /// file and its scripts — is protected, and its program is an agent the guard knows: a new
+    /// runtime's profile fails here until the guard covers it.
+    #[test]
+    fn every_runtimes_hook_files_and_program_are_covered() {
+        use hookhost_types::Runtime;
+        let p = |path: &str| protected(path, Some("/p"), Access::Change).is_some();
+        for r in Runtime::ALL {
+            let profile = r.profile();
+            for file in profile.config_files {
+                let file = file.replace('*', "x");
+                assert!(p(&file), "{r}: {file}");
+            }
+            if let Some(hooks) = &profile.project_hooks {
+                assert!(p(hooks.file), "{r}: {}", hooks.file);
+                if let Some(dir) = hooks.scripts {
+                    assert!(p(&format!("{dir}/x.sh")), "{r}: {dir}");
+                }
+            }
+            if let Some(install) = &profile.install {
+                assert!(AGENTS.contains(&install.program), "{r}: the agent {} is not in AGENTS", install.program);
+                let user = format!("~/{}/{}", install.home, install.user_file);
+                assert!(p(&user), "{r}: {user}");
+                assert!(p(install.project_file), "{r}: {}", install.project_file);
+                if let Some(var) = install.home_var {
+                    assert!(always_protected_var(var), "{r}: {var} moves its hooks and is not protected");
+                }
+                for managed in [install.managed.unix, install.managed.macos, install.managed.windows].into_iter().flatten() {
+                    assert!(p(managed), "{r}: {managed}");
+                }
+            }
+        }
     }
 
     #[test]

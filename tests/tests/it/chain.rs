@@ -1,11 +1,11 @@
-//! Real events through real components: the seed's guard_rm, rewrites that compose, first
+//! Real events through real components: Everruns' guard_rm example, rewrites that compose, first
 //! block wins, advisory blocks ignored, verdict merge, on_error.
 
 use hookhost::VerdictKind;
 use hookhost_tests::{bash, event, fixtures, host};
 use serde_json::json;
 
-/// Seed 000's guard_rm, with the shell hook's fixed JSON decision produced by a wasm guest.
+/// Everruns' guard_rm example, with the shell hook's fixed JSON decision produced by a wasm guest.
 fn guard_rm() -> String {
     format!(
         r#"

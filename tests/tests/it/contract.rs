@@ -1,5 +1,5 @@
-//! The seed contract (seed 001's own test cases, reproduced against hookhost), chain tables for
-//! the verdict rules of DESIGN.md §7, and the stop-loop cap.
+//! Everruns' user_hooks contract (its capability's own test cases, reproduced against hookhost), chain tables for
+//! the verdict rules of docs/CONFIG.md, "The chain", and the stop-loop cap.
 
 use hookhost::{ConfigFile, VerdictKind};
 use hookhost_tests::{fixtures, host};
@@ -10,16 +10,16 @@ fn everruns(config: serde_json::Value) -> Result<ConfigFile, hookhost::ConfigErr
     ConfigFile::parse(&config.to_string(), Path::new("agent.json"), Path::new("."))
 }
 
-// ---- seed 001: the user_hooks capability's tests ----
+// ---- Everruns' user_hooks capability's tests ----
 
 #[test]
-fn seed001_empty_config_validates() {
+fn everruns_contract_empty_config_validates() {
     assert!(everruns(json!({})).unwrap().hooks.is_empty());
     assert!(everruns(json!({"capabilities": [{"ref": "user_hooks"}]})).unwrap().hooks.is_empty());
 }
 
 #[test]
-fn seed001_full_config_validates_and_yields_specs() {
+fn everruns_contract_full_config_validates_and_yields_specs() {
     let config = everruns(json!({"capabilities": [{"ref": "user_hooks", "config": {
         "hooks": [{"id": "fmt", "event": "post_tool_use", "matcher": {"tool_name": "edit_file"},
                    "executor": {"type": "bash", "command": "cargo fmt"}, "timeout_ms": 5000, "on_error": "warn", "description": "format after edits"}],
@@ -33,19 +33,19 @@ fn seed001_full_config_validates_and_yields_specs() {
 }
 
 #[test]
-fn seed001_invalid_hook_in_config_is_rejected() {
+fn everruns_contract_invalid_hook_in_config_is_rejected() {
     let err = everruns(json!({"hooks": [{"event": "pre_tool_use", "executor": {"type": "bash", "command": "true"}, "timeout_ms": 50}]})).unwrap_err();
     assert_eq!(err.to_string(), "agent.json: user_hooks.hooks[0].timeout_ms: 50 is out of range; use 100..=30000 milliseconds (default 5000)");
 }
 
 #[test]
-fn seed001_matcher_on_non_tool_event_is_rejected() {
+fn everruns_contract_matcher_on_non_tool_event_is_rejected() {
     let err = everruns(json!({"hooks": [{"event": "session_start", "matcher": {"tool_name": "bash"}, "executor": {"type": "bash", "command": "true"}}]})).unwrap_err();
     assert!(err.to_string().contains("user_hooks.hooks[0].matcher: tool matchers apply to tool events only"), "{err}");
 }
 
 #[test]
-fn seed001_default_ids_and_contributed_ids() {
+fn everruns_contract_default_ids_and_contributed_ids() {
     let config = everruns(json!({"capabilities": [
         {"ref": "pack", "config": {"hooks": [{"event": "pre_tool_use", "executor": {"type": "bash", "command": "true"}}]}},
         {"ref": "user_hooks", "config": {"hooks": [{"event": "turn_end", "executor": {"type": "bash", "command": "true"}},

@@ -18,4 +18,5 @@ mod lean_guests;
 mod load_errors;
 mod observability;
 mod peer_configs;
+mod runtimes;
 mod shell_hooks;

@@ -334,7 +334,7 @@ async fn a_hookhost_config_includes_peer_files_with_their_grants_and_start_failu
 #[test]
 fn every_docker_agent_and_starchild_event_loads() {
     let tmp = tempfile::tempdir().unwrap();
-    // docker-agent's events (its hooks reference, seed 003): modelled ones map, the rest are custom.
+    // docker-agent's events (its hooks reference): modelled ones map, the rest are custom.
     let docker = [
         ("pre_tool_use", "pre_tool_use"), ("tool_response_transform", "tool_result_transform"), ("post_tool_use", "post_tool_use"),
         ("permission_request", "permission_request"), ("session_start", "session_start"), ("user_prompt_submit", "user_prompt_submit"),
@@ -358,7 +358,7 @@ fn every_docker_agent_and_starchild_event_loads() {
     want.sort();
     assert_eq!(got, want);
 
-    // Starchild's events (seed 004): `on_response_end`, `on_outbound_message` and
+    // Starchild's events (its agent-hooks guide): `on_response_end`, `on_outbound_message` and
     // `on_completion_claim` have no canonical counterpart yet.
     let starchild = [
         ("on_user_message", "user_prompt_submit"), ("pre_tool_call", "pre_tool_use"), ("post_tool_call", "post_tool_use"),

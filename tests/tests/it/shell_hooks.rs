@@ -1,4 +1,4 @@
-//! The seed documents' shell hooks, run unchanged through the bash adapter: in the sandbox
+//! The shell hooks of the runtimes' hooks documentation (Everruns, docker-agent, Starchild), run unchanged through the bash adapter: in the sandbox
 //! (in-wasm bash) where they need no host tools, and as real host processes (real bash, jq and
 //! python3) where `process:exec` is granted.
 
@@ -28,7 +28,7 @@ fn prompt(text: &str) -> hookhost::HookEvent {
     event(json!({"event": "user_prompt_submit", "session_id": "ses_1", "turn_id": "trn_1", "data": {"message": text}}))
 }
 
-// ---- seed 000: Everruns ----
+// ---- Everruns ----
 
 #[tokio::test]
 async fn everruns_guard_rm() {
@@ -122,7 +122,7 @@ async fn everruns_fmt_rs_needs_host_tools() {
     assert_eq!(err.to_string(), "user:fmt_rs: plugin builtin:bash-adapter rejected its settings: the command cannot run in the sandbox: it runs `cargo`, which the sandbox does not have (it provides bash built-ins such as jq, grep and sed, and its filesystem starts empty); run it as a real process with settings.mode = \"host\" and grant process:exec to builtin:bash-adapter; fix executor.settings");
 }
 
-// ---- seeds 002/003: docker-agent ----
+// ---- docker-agent ----
 
 const VALIDATE_COMMAND: &str = r#"INPUT=$(cat)
 TOOL_NAME=$(echo "$INPUT" | jq -r '.tool_name')
@@ -212,7 +212,7 @@ fi"#;
     }
 }
 
-// ---- seed 004: Starchild ----
+// ---- Starchild ----
 
 #[tokio::test]
 async fn starchild_minimal_block_example() {

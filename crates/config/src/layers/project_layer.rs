@@ -43,8 +43,8 @@ pub(super) fn load_project(found: &project::Project, snapshot: &project::Snapsho
             restrictions.push(format!("project {at}: {field} ignored: a project cannot change host settings (set it in your user config)"));
         }
     }
-    for (format, path) in &found.peer_files {
-        raw.peers.push(RawPeer { path: path.clone(), format: Some(format.clone()), grants: Vec::new(), project_dir: Some(found.root.clone()) });
+    for (runtime, path) in &found.peer_files {
+        raw.peers.push(RawPeer { path: path.clone(), format: Some(runtime.name().to_string()), grants: Vec::new(), project_dir: Some(found.root.clone()) });
     }
     if !raw.peers.is_empty() {
         let before = raw.capabilities.len();

@@ -1,4 +1,4 @@
-//! docker-agent's agent YAML (seed 003): `hooks:` per agent, command and builtin hooks.
+//! docker-agent's agent YAML (<https://docs.docker.com/ai/docker-agent/configuration/hooks/>): `hooks:` per agent, command and builtin hooks.
 
 use super::{args_field, exec_form, ignored_keys, seconds, shell_executor, str_field, string_map, valid_event_key};
 use crate::{NotRun, OnError, RawConfig, RawExecutor, RawHook};
@@ -7,7 +7,7 @@ use hookhost_types::matcher::MatcherSpec;
 use hookhost_types::runtime::Runtime;
 use serde_json::Value;
 
-/// docker-agent's events (its hooks reference, seed 003; [`Runtime::DockerAgent`]'s table): the
+/// docker-agent's events (its hooks reference; [`Runtime::DockerAgent`]'s table): the
 /// canonical event each is where hookhost models it; any other passes through as
 /// `custom:<name>`.
 fn docker_event(name: &str) -> EventName {

@@ -1,4 +1,4 @@
-//! Everruns' `user_hooks` capability configs (seeds 000, 001): hooks of executor type `bash`.
+//! Everruns' `user_hooks` capability configs (<https://docs.everruns.com/capabilities/user-hooks/>): hooks of executor type `bash`.
 
 use super::{guard_failure, shell_executor, str_field, string_map, unknown_keys};
 use crate::{OnError, RawCapability, RawConfig, RawHook};

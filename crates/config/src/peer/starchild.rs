@@ -1,4 +1,4 @@
-//! Starchild's hooks YAML (seed 004): a `hooks` list of command and http hooks.
+//! Starchild's hooks YAML (Starchild's agent-hooks guide): a `hooks` list of command and http hooks.
 
 use super::{http_executor, ignored_keys, seconds, shell_executor, str_field, valid_event_key};
 use crate::{NotRun, OnError, RawConfig, RawHook};

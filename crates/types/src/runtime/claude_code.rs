@@ -3,7 +3,7 @@
 //! models (the rest pass through as `custom:<Name>` with their payload), and what a matcher
 //! is tested on.
 
-use super::{event, MatchOn as On, Naming, Profile, Runtime};
+use super::{event, Answer, EnvValue, Fields, Install, Layout, Managed, MatchOn as On, Naming, Payload, ProjectHooks, Profile, Rewrite, Runtime};
 use crate::event::EventName as E;
 
 pub(super) const PROFILE: Profile = Profile {
@@ -50,4 +50,38 @@ pub(super) const PROFILE: Profile = Profile {
     config_files: &[".claude/settings.json", ".claude/settings.local.json", "~/.claude/settings.json"],
     config_syntax: Some(Runtime::ClaudeCode),
     dialect: Runtime::ClaudeCode,
+    payload: Payload::Flat(FIELDS),
+    // "PermissionRequest decision control": `updatedInput` goes with `behavior: "allow"`.
+    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::WhenAllowed, prompt_rewrite: false }),
+    project_hooks: Some(ProjectHooks { file: ".claude/settings.json", scripts: Some(".claude/hooks") }),
+    install: Some(Install {
+        program: "claude",
+        home: ".claude",
+        home_var: None,
+        user_file: "settings.json",
+        project_file: ".claude/settings.json",
+        // Its settings reference, "Settings files": managed-settings.json.
+        managed: Managed {
+            unix: Ok("/etc/claude-code/managed-settings.json"),
+            macos: Ok("/Library/Application Support/ClaudeCode/managed-settings.json"),
+            windows: Ok(r"C:\ProgramData\ClaudeCode\managed-settings.json"),
+        },
+        events: &[("PreToolUse", None), ("PermissionRequest", None), ("UserPromptSubmit", None), ("PostToolUse", None), ("Stop", None)],
+        layout: Layout::Groups,
+        http: Ok(()),
+    }),
+};
+
+/// Its hooks' input ("Hook input"): what Codex sends too.
+pub(super) const FIELDS: Fields = Fields {
+    event: "hook_event_name",
+    tool_call_id: Some("tool_use_id"),
+    result: "tool_response",
+    tool_error: None,
+    prompt: "prompt",
+    response: "last_assistant_message",
+    agent_id: false,
+    timestamp: false,
+    model_payloads: false,
+    env: &[("CLAUDE_PROJECT_DIR", EnvValue::ProjectDir)],
 };

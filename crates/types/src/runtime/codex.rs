@@ -3,7 +3,7 @@
 //! `codex-rs/hooks/schema/generated/`). Its command hooks speak Claude Code's wire format;
 //! its answers have their own writer (Codex refuses any field outside its schema).
 
-use super::{event, MatchOn as On, Naming, Profile, Runtime};
+use super::{event, Answer, Install, Layout, Managed, MatchOn as On, Naming, Payload, Profile, Rewrite, Runtime};
 use crate::event::EventName as E;
 
 pub(super) const PROFILE: Profile = Profile {
@@ -25,4 +25,25 @@ pub(super) const PROFILE: Profile = Profile {
     config_files: &[".codex/hooks.json", "~/.codex/hooks.json"],
     config_syntax: None,
     dialect: Runtime::ClaudeCode,
+    payload: Payload::Flat(super::claude_code::FIELDS),
+    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::No, prompt_rewrite: false }),
+    project_hooks: None,
+    install: Some(Install {
+        program: "codex",
+        home: ".codex",
+        home_var: Some("CODEX_HOME"),
+        user_file: "hooks.json",
+        project_file: ".codex/hooks.json",
+        // Its system layer (/etc/codex): a hooks.json there is managed and runs without a trust
+        // step (checked with Codex 0.169's hooks/list: source "system", trustStatus "managed").
+        managed: Managed {
+            unix: Ok("/etc/codex/hooks.json"),
+            macos: Ok("/etc/codex/hooks.json"),
+            windows: Err("Codex on Windows takes managed hooks only from enterprise policy (requirements pushed by MDM or the cloud), not from a file hookhost can write: wire it at --scope user"),
+        },
+        // No matcher: every tool, `apply_patch` edits included.
+        events: &[("PreToolUse", None), ("PermissionRequest", None), ("UserPromptSubmit", None), ("PostToolUse", None), ("Stop", None)],
+        layout: Layout::Groups,
+        http: Err("Codex has no http hooks: use --wiring send (a thin client per event) or command"),
+    }),
 };

@@ -1,14 +1,15 @@
-//! docker-agent, from its hooks reference (seed 003, "Hook Types"): its events as the runtime
+//! docker-agent, from its hooks reference
+//! (<https://docs.docker.com/ai/docker-agent/configuration/hooks/>, "Hook Types"): its events as the runtime
 //! dispatches them. `on_user_input` is the agent *waiting* for input (a notification), not a
 //! prompt; `pre_compact` and `before_compaction` both fire before a compaction.
 
-use super::{event, MatchOn as On, Naming, Profile, Runtime};
+use super::{event, Answer, Fields, MatchOn as On, Naming, Payload, Profile, Rewrite, Runtime};
 use crate::event::EventName as E;
 
 pub(super) const PROFILE: Profile = Profile {
     name: "docker-agent",
     title: "docker-agent",
-    reference: "docker-agent hooks reference (seed 003)",
+    reference: "https://docs.docker.com/ai/docker-agent/configuration/hooks/",
     events: &[
         event("pre_tool_use", Some(E::PreToolUse), On::Tool),
         event("tool_response_transform", Some(E::ToolResultTransform), On::Tool),
@@ -42,4 +43,20 @@ pub(super) const PROFILE: Profile = Profile {
     config_files: &[],
     config_syntax: Some(Runtime::DockerAgent),
     dialect: Runtime::DockerAgent,
+    payload: Payload::Flat(Fields {
+        event: "hook_event_name",
+        tool_call_id: Some("tool_use_id"),
+        result: "tool_response",
+        tool_error: Some("tool_error"),
+        prompt: "prompt",
+        response: "stop_response",
+        agent_id: false,
+        timestamp: false,
+        model_payloads: false,
+        env: &[],
+    }),
+    // A permission_request hook's `updated_input` is taken whatever it decides.
+    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::Yes, prompt_rewrite: false }),
+    project_hooks: None,
+    install: None,
 };

@@ -1,13 +1,14 @@
-//! Starchild, from its shell-hook guide (seed 004): its event names; events it has that
+//! Starchild, from its shell-hook guide (the `agent-hooks` skill of
+//! <https://github.com/starchild-ai-agent/official-skills>): its event names; events it has that
 //! hookhost does not model (`on_response_end`, `on_completion_claim`, ...) pass through.
 
-use super::{event, MatchOn as On, Naming, Profile, Runtime};
+use super::{event, Answer, Fields, MatchOn as On, Naming, Payload, Profile, Rewrite, Runtime};
 use crate::event::EventName as E;
 
 pub(super) const PROFILE: Profile = Profile {
     name: "starchild",
     title: "Starchild",
-    reference: "Starchild shell hooks (seed 004)",
+    reference: "https://github.com/starchild-ai-agent/official-skills (agent-hooks/SKILL.md)",
     events: &[
         event("pre_tool_call", Some(E::PreToolUse), On::Tool),
         event("post_tool_call", Some(E::PostToolUse), On::Tool),
@@ -27,4 +28,19 @@ pub(super) const PROFILE: Profile = Profile {
     config_files: &[],
     config_syntax: Some(Runtime::Starchild),
     dialect: Runtime::Starchild,
+    payload: Payload::Flat(Fields {
+        event: "event",
+        tool_call_id: None,
+        result: "tool_result",
+        tool_error: None,
+        prompt: "message",
+        response: "response",
+        agent_id: true,
+        timestamp: false,
+        model_payloads: false,
+        env: &[],
+    }),
+    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::No, prompt_rewrite: false }),
+    project_hooks: None,
+    install: None,
 };

@@ -1,5 +1,5 @@
 //! Returns the decision its settings describe — the wasm twin of a shell hook that echoes a
-//! fixed JSON decision (seed 000's guard_rm). Settings:
+//! fixed JSON decision (Everruns' guard_rm example). Settings:
 //! `{"verdict": "pass|allow|ask|block|halt", "reason", "user_message",
 //!   "append_to_command": " --flag", "add_context": "...", "rewrite_output": <json>,
 //!   "rewrite_prompt": "...", "replace_in_command": ["from", "to"], "fail": "message"}`
