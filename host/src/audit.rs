@@ -328,7 +328,7 @@ fn recover(file: &std::fs::File, path: &Path, last_good: Option<&str>, torn_from
     owner_only(std::fs::OpenOptions::new().write(true).create_new(true)).open(&aside)?.write_all(&torn)?;
     file.set_len(torn_from)?;
     tracing::warn!(path = %path.display(), moved_to = %aside.display(), bytes = len - torn_from, "the audit log ended in a torn line; moved it aside and recorded the recovery");
-    let recovery = RecoveredRecord { ts: hookhost_types::envelope::now_rfc3339(), recovered: Recovery { torn_bytes: len - torn_from, moved_to: aside.display().to_string() } };
+    let recovery = RecoveredRecord { ts: hookhost_types::time::now_rfc3339(), recovered: Recovery { torn_bytes: len - torn_from, moved_to: aside.display().to_string() } };
     let (line, hash) = chain_line(&head, &recovery);
     let mut writer = file;
     writer.write_all(&line)?;

@@ -6,7 +6,7 @@ use crate::error::HookError;
 use crate::host::{Host, LoadedHook};
 use crate::plugin::Usage;
 use crate::wit;
-use hookhost_types::envelope::now_rfc3339;
+use hookhost_types::time::now_rfc3339;
 use hookhost_types::spec::{AuditFailure, HookSpec, Mode, OnError};
 use hookhost_types::{Decision, Effect, EventName, HookEvent, Verdict, VerdictKind};
 use serde::Serialize;

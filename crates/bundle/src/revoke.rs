@@ -219,7 +219,7 @@ pub fn verify(list: &List, name: &BundleName, policy: &Policy) -> Revoked {
 
 /// `YYYY-MM-DD` of a Unix time (UTC).
 fn date(secs: u64) -> String {
-    hookhost_types::envelope::rfc3339(std::time::Duration::from_secs(secs))[..10].to_string()
+    hookhost_types::time::rfc3339(std::time::Duration::from_secs(secs))[..10].to_string()
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ pub mod paths;
 pub mod runtime;
 pub mod spec;
 pub mod text;
+pub mod time;
 
 pub use decision::{Decision, Effect, Verdict, VerdictKind};
 pub use envelope::{EventError, HookEvent, Unreadable};

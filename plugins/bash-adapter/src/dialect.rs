@@ -230,7 +230,7 @@ fn everruns(event: &Event, ctx: &Context) -> Delivery {
 fn copilot(event: &Event, ctx: &Context) -> Map<String, Value> {
     let mut p = Map::new();
     put(&mut p, "sessionId", ctx.session_id.clone());
-    put(&mut p, "timestamp", hookhost_types::envelope::unix_millis(&ctx.ts).unwrap_or(0));
+    put(&mut p, "timestamp", hookhost_types::time::unix_millis(&ctx.ts).unwrap_or(0));
     put(&mut p, "cwd", ctx.cwd.clone().unwrap_or_default());
     match event {
         Event::PreToolUse(c) | Event::PermissionRequest(c) => {

@@ -107,7 +107,7 @@ fn normalise(obj: Map<String, Value>) -> Map<String, Value> {
             }
             "timestamp" => match value.as_u64() {
                 Some(ms) => {
-                    out.insert("ts".into(), crate::envelope::rfc3339(std::time::Duration::from_millis(ms)).into());
+                    out.insert("ts".into(), crate::time::rfc3339(std::time::Duration::from_millis(ms)).into());
                 }
                 None => {
                     out.insert("timestamp".into(), value);
