@@ -137,9 +137,26 @@ fn fake_daemon(raw: Vec<u8>) -> (String, std::sync::Arc<std::sync::Mutex<Vec<u8>
     std::thread::spawn(move || {
         for mut s in listener.incoming().flatten() {
             s.set_read_timeout(Some(std::time::Duration::from_millis(300))).unwrap();
+            // The whole request (its head, then Content-Length bytes of body), or what came
+            // before it stalled: closing with some of it unread would reset the connection
+            // before the client reads the answer.
+            let mut req = Vec::new();
             let mut buf = [0u8; 65536];
-            let n = s.read(&mut buf).unwrap_or(0);
-            sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            loop {
+                let head_end = req.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4);
+                let wanted = head_end.map(|end| {
+                    let head = String::from_utf8_lossy(&req[..end]).to_ascii_lowercase();
+                    end + head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|n| n.trim().parse::<usize>().ok()).unwrap_or(0)
+                });
+                if wanted.is_some_and(|w| req.len() >= w) {
+                    break;
+                }
+                match s.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => req.extend_from_slice(&buf[..n]),
+                }
+            }
+            sink.lock().unwrap().extend_from_slice(&req);
             let _ = s.write_all(&raw);
         }
     });

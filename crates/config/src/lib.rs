@@ -1,4 +1,4 @@
-//! The native configuration (TOML, or the same schema as JSON): hooks mapping 1:1 onto the
+//! The native configuration (TOML, or the same schema as JSON): hooks mapping 1:1 onto
 //! Everruns' `UserHookSpec`, an executor naming a wasm plugin and its settings, and host limits.
 //!
 //! Parsing is strict (unknown fields are errors) and validation collects every problem before
@@ -244,7 +244,7 @@ pub struct RawLimits {
     pub memory_mib: Option<u64>,
 }
 
-/// One hook as written: the Everruns' `UserHookSpec`.
+/// One hook as written: Everruns' `UserHookSpec`.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawHook {
