@@ -43,11 +43,18 @@ fn main() {
     // (wasmtime would refuse it there and compile anyway), so not embedded in one.
     let native = std::env::var("TARGET").ok() == std::env::var("HOST").ok();
     let release = std::env::var("PROFILE").as_deref() == Ok("release");
-    let precompiled = match (std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS").is_some() && release, native) {
+    // `HOOKHOST_PRECOMPILER`: a `hookhost-precompile` already built (the test build's), used
+    // instead of building one, in any profile: how CI checks this path — the embedded code a
+    // binary maps on a built-in's first use — without a release build (.ci/run).
+    println!("cargo:rerun-if-env-changed=HOOKHOST_PRECOMPILER");
+    let given = std::env::var_os("HOOKHOST_PRECOMPILER").filter(|t| !t.is_empty()).map(PathBuf::from);
+    let precompiled = match (std::env::var_os("CARGO_FEATURE_PRECOMPILED_BUILTINS").is_some() && (release || given.is_some()), native) {
         (true, true) => {
             hookhost_guest_build::rerun_if_changed(&[manifest_dir.join("precompile"), manifest_dir.join("src/compile_settings.rs")]);
-            let target_dir = hookhost_guest_build::workspace_target_dir(&root);
-            let tool = hookhost_guest_build::build_precompiler(&root.join("Cargo.toml"), &target_dir.join("precompile"));
+            let tool = given.unwrap_or_else(|| {
+                let target_dir = hookhost_guest_build::workspace_target_dir(&root);
+                hookhost_guest_build::build_precompiler(&root.join("Cargo.toml"), &target_dir.join("precompile"))
+            });
             hookhost_guest_build::precompile(&tool, &built, &out_dir)
         }
         (true, false) => {
