@@ -45,7 +45,7 @@ impl Work {
     }
 
     fn cmd(&self, program: &str, args: &[&str]) -> Output {
-        Command::new(program)
+        crate::common::bin(program)
             .args(args)
             .current_dir(self.dir.path())
             .env("HOOKHOST_CACHE_DIR", self.path("cache"))

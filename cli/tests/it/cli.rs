@@ -3,7 +3,7 @@
 
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn hookhost(args: &[&str], stdin: &str) -> Output {
     hookhost_with(args, stdin, &[])
@@ -11,7 +11,7 @@ fn hookhost(args: &[&str], stdin: &str) -> Output {
 
 /// `hookhost` with these environment variables set.
 fn hookhost_with(args: &[&str], stdin: &str, env: &[(&str, &std::path::Path)]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+    let mut child = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"))
         .args(args)
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
@@ -109,7 +109,7 @@ fn replay_into_a_closed_pipe_stops_quietly() {
     let session = write(dir.path(), "long.jsonl", format!("{line}\n").repeat(2000).as_bytes());
     for json in [true, false] {
         let args: &[&str] = if json { &["replay", "--json", &session] } else { &["replay", &session] };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost")).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let mut first = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
         assert!(!first.is_empty());
@@ -182,7 +182,7 @@ protection: the built-in guard runs before tool calls as user:guard_destructive"
 fn a_corrupted_precompile_cache_entry_is_replaced_not_executed() {
     let dir = tempfile::tempdir().unwrap();
     let check = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_hookhost")).arg("check").env("HOOKHOST_CACHE_DIR", dir.path()).output().unwrap();
+        let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).arg("check").env("HOOKHOST_CACHE_DIR", dir.path()).output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
     };
     check();
@@ -299,7 +299,7 @@ fn bench_rejects_a_bad_duration() {
 #[test]
 fn native_guard_follows_the_claude_code_contract() {
     let guard = |stdin: &str| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost-native-guard"))
+        let mut child = crate::common::bin(env!("CARGO_BIN_EXE_hookhost-native-guard"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -105,7 +105,7 @@ fn coverage_into_a_closed_pipe_ends_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     std::fs::write(dir.path().join("audit.jsonl"), "").unwrap();
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
     cmd.args(["coverage", "--audit", "audit.jsonl"]).arg(root.join("examples/transcripts/claude-code.jsonl")).current_dir(dir.path());
     let out = crate::common::with_reader_gone(cmd);
     // The gaps are still the answer (exit 1), and nothing panics.

@@ -107,7 +107,7 @@ fn each_snippet_is_what_install_writes() {
         let (home, proj) = (dir.path().join("home"), dir.path().join("proj"));
         std::fs::create_dir_all(&home).unwrap();
         std::fs::create_dir_all(&proj).unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"))
             .args(["install", "--runtime", runtime, "--scope", "project"])
             .current_dir(&proj)
             .env("HOME", &home)

@@ -4,14 +4,14 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn frozen() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/frozen/hookhost-hooks-0.1.0")
 }
 
 fn hookhost(dir: &Path, cache: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hookhost")).args(args).current_dir(dir).env("HOOKHOST_CACHE_DIR", cache).env_remove("HOOKHOST_LOG").output().unwrap()
+    crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(args).current_dir(dir).env("HOOKHOST_CACHE_DIR", cache).env_remove("HOOKHOST_LOG").output().unwrap()
 }
 
 /// `hookhost test --json ...`: every scenario passed; each one's outcome (decision, reason,

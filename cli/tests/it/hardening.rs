@@ -4,11 +4,11 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 
 fn hookhost_env(args: &[&str], stdin: &str, env: &[(&str, &Path)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
     cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
@@ -41,7 +41,7 @@ fn concurrent_processes_keep_one_audit_chain() {
     let session = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/session.jsonl");
     let children: Vec<_> = (0..6)
         .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            crate::common::bin(env!("CARGO_BIN_EXE_hookhost"))
                 .args(["replay", "--json", "--audit", &log, session])
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -279,7 +279,7 @@ fn a_blocks_audit_record_is_synced_before_the_decision_is_printed() {
     let dir = tempfile::tempdir().unwrap();
     let (log, trace, event) = (dir.path().join("audit.jsonl"), dir.path().join("trace"), dir.path().join("ev.json"));
     std::fs::write(&event, RM).unwrap();
-    let out = Command::new("strace")
+    let out = crate::common::bin("strace")
         .args(["-f", "-e", "trace=openat,write,fdatasync,fsync", "-o"])
         .arg(&trace)
         .arg(env!("CARGO_BIN_EXE_hookhost"))
@@ -310,7 +310,7 @@ fn a_limited_address_space_fails_closed_and_hookhost_pooling_0_runs_in_it() {
     let session = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/session.jsonl");
     let cache = tempfile::tempdir().unwrap();
     let limited = |pooling: &str, args: &str, stdin: &str| {
-        let mut sh = Command::new("sh");
+        let mut sh = crate::common::bin("sh");
         sh.args(["-c", &format!("ulimit -v 3000000 && exec \"$0\" {args}"), env!("CARGO_BIN_EXE_hookhost")]).env("HOOKHOST_POOLING", pooling).env("HOOKHOST_CACHE_DIR", cache.path());
         crate::common::output_of(sh, stdin.as_bytes())
     };

@@ -40,7 +40,7 @@ fn new_and_build(lang: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&project);
     std::fs::create_dir_all(work_dir()).unwrap();
     let (language, engine) = lang.split_once('-').map_or((lang, None), |(l, e)| (l, Some(e)));
-    run(Command::new(env!("CARGO_BIN_EXE_hookhost")).args(["new", "--lang", language]).arg(&project), &format!("hookhost new --lang {language}"));
+    run(crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(["new", "--lang", language]).arg(&project), &format!("hookhost new --lang {language}"));
     let mut build = Command::new("./build.sh");
     build.current_dir(&project);
     if let Some(engine) = engine {
@@ -57,7 +57,7 @@ fn new_and_build(lang: &str) -> PathBuf {
 /// verify.
 fn pack_and_sign(lang: &str, project: &Path) {
     let hookhost = || {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        let mut c = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
         c.current_dir(project);
         c
     };
@@ -76,7 +76,7 @@ fn scenario_outcomes(lang: &str, project: &Path) -> Vec<(String, Value)> {
     // A cache of its own: the first run compiles (saying so when it takes a while), the second maps.
     let cache = project.join("precompile-cache");
     let _ = std::fs::remove_dir_all(&cache);
-    let test = || Command::new(env!("CARGO_BIN_EXE_hookhost")).args(["test", "--json", "--plugin", "hook.wasm", "scenarios.toml"]).env("HOOKHOST_CACHE_DIR", &cache).env_remove("HOOKHOST_LOG").current_dir(project).output().unwrap();
+    let test = || crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(["test", "--json", "--plugin", "hook.wasm", "scenarios.toml"]).env("HOOKHOST_CACHE_DIR", &cache).env_remove("HOOKHOST_LOG").current_dir(project).output().unwrap();
     let out = test();
     let notes = String::from_utf8_lossy(&out.stderr).to_string();
     if matches!(lang, "python" | "js" | "js-spidermonkey") {

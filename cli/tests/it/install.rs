@@ -5,7 +5,7 @@
 //! hookhost wired this way: tests/clients.)
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 struct Desk {
     _dir: tempfile::TempDir,
@@ -26,7 +26,7 @@ impl Desk {
     }
 
     fn hookhost(&self, args: &[&str]) -> Output {
-        let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"))
             .args(args)
             .current_dir(&self.proj)
             .env_clear()
@@ -327,7 +327,7 @@ fn a_managed_install_is_the_administrators_and_outranks_the_project() {
 #[test]
 fn install_finishes_its_work_when_its_reader_goes_away() {
     let desk = Desk::new();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
     cmd.args(["install", "--runtime", "claude-code", "--runtime", "codex"]).current_dir(&desk.proj).env("HOME", &desk.home).env("XDG_STATE_HOME", &desk.state).env_remove("CODEX_HOME");
     // `hookhost install | head -0`: the reader is gone before the first line.
     let out = crate::common::with_reader_gone(cmd);

@@ -70,7 +70,7 @@ impl Machine {
     /// Run hookhost in `cwd` (relative to the machine) with `stdin`.
     fn run_in(&self, cwd: &str, args: &[&str], stdin: &str) -> Output {
         use std::io::Write;
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
         self.setup(&mut cmd, cwd);
         cmd.args(args);
         let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
@@ -763,7 +763,7 @@ fn a_fifo_in_the_mounted_project_does_not_hold_the_answer() {
     // The hook times out on the FIFO; the answer comes, and the process ends with it (before,
     // it waited for the blocked read for as long as the FIFO had no writer).
     let started = std::time::Instant::now();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    let mut child = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
     m.setup(&mut child, "work/app");
     let mut child = child.args(["run", "--config", "../../user.toml", "--event", "/dev/stdin"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), LS.as_bytes()).unwrap();
@@ -852,7 +852,7 @@ fn relative_xdg_directories_are_ignored() {
     // pointing at a harmless config in the working directory must not replace it.
     m.write("home/.config/hookhost/hooks.toml", "[[hooks]\n");
     m.write("work/rel/hookhost/hooks.toml", "# nothing\n");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
     m.setup(&mut cmd, "work");
     let out = cmd.env("XDG_CONFIG_HOME", "rel").args(["check"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));

@@ -9,7 +9,7 @@ use crate::common;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 fn run(config: &Path, event: &Value, extra: &[&str]) -> Value {
     let out = common::hookhost_with(
@@ -38,8 +38,8 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
     let outer = dir.path().join("outer.toml");
     let bin = env!("CARGO_BIN_EXE_hookhost");
     // The inner hookhost runs with the empty environment of a host-mode hook: point it at the
-    // compiled plugins of this user's cache.
-    let cache = hookhost::types::paths::cache_dir(None).expect("a cache directory").display().to_string();
+    // compiled plugins of the outer one's cache.
+    let cache = crate::common::cache_dir().display().to_string();
     let cases = cases();
     let mut checked = 0;
     for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot"] {
@@ -117,7 +117,7 @@ fn every_answer_matches_its_runtimes_documented_output_schema() {
             inner_config(&inner, event, answer);
             // The last case runs the embedded default's redactor instead: a prompt rewrite.
             let config = if answer.is_empty() && event["hook_event_name"] == "UserPromptSubmit" { None } else { Some(&inner) };
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+            let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
             cmd.args(["run", "--output", protocol]);
             if let Some(c) = config {
                 cmd.arg("--config").arg(c);

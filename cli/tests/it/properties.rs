@@ -55,7 +55,7 @@ fn run(state: State, dir: &Path, runtime: &str, flags: &[&str], stdin: &[u8], se
     hookhost_with(
         |c| {
             if send {
-                *c = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost-send"));
+                *c = crate::common::bin(env!("CARGO_BIN_EXE_hookhost-send"));
                 c.env_remove("HOOKHOST_SERVER").env_remove("HOOKHOST_TOKEN");
             }
             c.args(&args).env("HOME", &home).env("XDG_CONFIG_HOME", home.join(".config")).env("XDG_STATE_HOME", home.join(".local/state")).env_remove("HOOKHOST_MANAGED_CONFIG");

@@ -117,7 +117,7 @@ fn the_org_rollout_walkthrough_runs_as_written() {
                 last_output.clear();
                 for cmd in block.iter().filter(|l| l.starts_with("hookhost ")) {
                     let want: i32 = cmd.split("# exits ").nth(1).map_or(0, |n| n.trim().parse().unwrap());
-                    let out = Command::new("bash").arg("-c").arg(cmd).current_dir(d).env("PATH", &path).output().unwrap();
+                    let out = crate::common::bin("bash").arg("-c").arg(cmd).current_dir(d).env("PATH", &path).output().unwrap();
                     assert_eq!(out.status.code(), Some(want), "{cmd}\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
                     last_output.push_str(&String::from_utf8_lossy(&out.stdout));
                     commands += 1;
@@ -256,7 +256,7 @@ fn a_long_recording_replays_in_bounded_memory() {
     let d = dir.path();
     let line = "{\"event\":\"session_start\",\"session_id\":\"s\",\"data\":{\"source\":\"startup\",\"padding\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}\n";
     std::fs::write(d.join("long.jsonl"), line.repeat(300_000)).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+    let mut child = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"))
         .args(["replay", "--no-project", "--json", "long.jsonl"])
         .current_dir(d)
         .env_remove("HOOKHOST_MANAGED_CONFIG")

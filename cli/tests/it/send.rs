@@ -9,7 +9,7 @@ const LS: &str = r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_inp
 
 fn send(args: &[&str], stdin: &str) -> Output {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost-send")).args(args).env_remove("HOOKHOST_SERVER").env_remove("HOOKHOST_TOKEN").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = crate::common::bin(env!("CARGO_BIN_EXE_hookhost-send")).args(args).env_remove("HOOKHOST_SERVER").env_remove("HOOKHOST_TOKEN").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     // A client that refuses its arguments exits before it reads stdin: a closed pipe is fine.
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     child.wait_with_output().unwrap()

@@ -6,9 +6,52 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
+/// A command for `program` (one of this package's binaries, or a shell that runs one) that
+/// inherits nothing of the machine's hookhost or agent setup: an empty home of its own (this
+/// test process's), no `XDG_*` directory, no `HOOKHOST_*` variable (the precompile cache is
+/// the test build's, shared: its entries are sealed and content-addressed) and none of the
+/// variables that move an agent's settings. A test sets what it needs on top.
+pub fn bin(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    hermetic(&mut cmd);
+    cmd
+}
+
+/// Make `cmd` hermetic, as [`bin`] does.
+pub fn hermetic(cmd: &mut Command) {
+    static HOME: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let home = HOME.get_or_init(|| {
+        std::fs::create_dir_all(tmp).unwrap();
+        tempfile::Builder::new().prefix("hermetic-home-").tempdir_in(tmp).unwrap().keep()
+    });
+    // Rust's toolchain is found from the real home, for a hook build a test runs.
+    let real_home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_default();
+    for (var, dir) in [("CARGO_HOME", ".cargo"), ("RUSTUP_HOME", ".rustup")] {
+        if std::env::var_os(var).is_none() {
+            cmd.env(var, real_home.join(dir));
+        }
+    }
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("XDG_") || name.starts_with("HOOKHOST_") {
+            cmd.env_remove(&*name);
+        }
+    }
+    for var in ["CODEX_HOME", "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "CLAUDE_CODE_MANAGED_SETTINGS_PATH"] {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", home).env("HOOKHOST_CACHE_DIR", cache_dir());
+}
+
+/// The precompile cache every hermetic command shares ([`bin`]).
+pub fn cache_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hookhost-cache")
+}
+
 /// Run `hookhost` as `configure` sets it up, with `stdin` as its input; its output.
 pub fn hookhost_with(configure: impl FnOnce(&mut Command), stdin: &[u8]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    let mut cmd = bin(env!("CARGO_BIN_EXE_hookhost"));
     configure(&mut cmd);
     output_of(cmd, stdin)
 }
@@ -64,7 +107,7 @@ impl Daemon {
 
     /// Start `serve` with exactly `args`.
     pub fn start_as_is(args: &[&str], configure: impl FnOnce(&mut Command)) -> Daemon {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        let mut cmd = bin(env!("CARGO_BIN_EXE_hookhost"));
         configure(&mut cmd);
         let mut child = cmd
             .arg("serve")
