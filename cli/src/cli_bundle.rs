@@ -435,7 +435,7 @@ fn user_layer(host: &HostArgs, path: &Path) -> Result<ConfigFile> {
 fn hook_facts(plan: &hookhost::Plan) -> std::collections::BTreeMap<String, Vec<(&'static str, String)>> {
     plan.hooks()
         .iter()
-        .filter(|h| h.id.contains('/'))
+        .filter(|h| h.id.is_bundles())
         .map(|h| {
             let digest = plan.bundle_plugins().get(&h.plugin).map(|p| p.digest.to_string()).unwrap_or_default();
             let facts = vec![
@@ -448,7 +448,7 @@ fn hook_facts(plan: &hookhost::Plan) -> std::collections::BTreeMap<String, Vec<(
                 ("mode", h.mode.as_str().to_string()),
                 ("background", if h.background { "background".into() } else { "in the chain".into() }),
             ];
-            (h.id.clone(), facts)
+            (h.id.to_string(), facts)
         })
         .collect()
 }

@@ -44,7 +44,7 @@ impl Row {
                 .iter()
                 .filter(|h| !h.observed)
                 .map(|h| {
-                    let id = h.id.strip_prefix("user:").unwrap_or(&h.id);
+                    let id = h.id.short();
                     let mark = if h.error.is_some() { "!" } else { "" };
                     // ↻: a re-check after a later hook rewrote the payload.
                     let again = if h.recheck { "↻" } else { "" };
@@ -59,7 +59,7 @@ impl Row {
             .iter()
             .filter(|h| h.observed)
             .map(|h| {
-                let id = h.id.strip_prefix("user:").unwrap_or(&h.id);
+                let id = h.id.short();
                 let effects = if h.effects.is_empty() { String::new() } else { format!("+{}", h.effects.join("+")) };
                 format!("{id}={}{effects}{}", h.decision.as_str(), if h.error.is_some() { "!" } else { "" })
             })
@@ -144,7 +144,7 @@ pub fn hooks_table(config: &hookhost::Plan) -> String {
     let rows: Vec<[String; 7]> = config
         .hooks()
         .iter()
-        .map(|h| [h.id.clone(), h.event.to_string(), matcher(h), h.limits.timeout.as_millis().to_string(), h.on_error.as_str().to_string(), h.mode.as_str().to_string(), executor(h)])
+        .map(|h| [h.id.to_string(), h.event.to_string(), matcher(h), h.limits.timeout.as_millis().to_string(), h.on_error.as_str().to_string(), h.mode.as_str().to_string(), executor(h)])
         .collect();
     let mut out = grid(["id", "event", "matcher", "timeout_ms", "on_error", "mode", "executor"], &rows);
     for id in config.muted() {

@@ -8,7 +8,7 @@ use crate::plugin::Usage;
 use crate::wit;
 use hookhost_types::time::now_rfc3339;
 use hookhost_types::spec::{AuditFailure, HookSpec, Mode, OnError};
-use hookhost_types::{Decision, Effect, EventName, HookEvent, Verdict, VerdictKind};
+use hookhost_types::{Decision, Effect, EventName, HookEvent, HookId, Verdict, VerdictKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::sync::atomic::AtomicUsize;
@@ -30,7 +30,7 @@ struct Step {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HookTrace {
     /// The hook.
-    pub id: String,
+    pub id: HookId,
     /// The verdict this hook contributed (after `on_error`, for a failed hook).
     pub decision: VerdictKind,
     /// Its reason.
@@ -417,7 +417,7 @@ impl Host {
         let durable = !ignored && d.verdict.stops_chain();
         audit.append(&AuditRecord {
             ts: now_rfc3339(),
-            hook_id: hook.spec.id.clone(),
+            hook_id: hook.spec.id.to_string(),
             event: ev.name.as_str().to_string(),
             session_id: ev.session_id.clone(),
             turn_id: ev.turn_id.clone(),

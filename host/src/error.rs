@@ -3,7 +3,7 @@
 //! command-line flag (the CLI adds those hints).
 
 use hookhost_config::ConfigError;
-use hookhost_types::{Capability, PluginRef};
+use hookhost_types::{Capability, HookId, PluginRef};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -20,7 +20,7 @@ pub enum LoadError {
     #[error("{hook}: plugin file {} does not exist; check executor.plugin (relative paths are resolved from the config file's directory)", path.display())]
     PluginMissing {
         /// The hook.
-        hook: String,
+        hook: HookId,
         /// The file.
         path: PathBuf,
     },
@@ -29,7 +29,7 @@ pub enum LoadError {
     #[error("{hook}: cannot read plugin {}: {source}", path.display())]
     PluginUnreadable {
         /// The hook.
-        hook: String,
+        hook: HookId,
         /// The file.
         path: PathBuf,
         /// Why.
@@ -41,7 +41,7 @@ pub enum LoadError {
     #[error("{hook}: plugin {plugin} is not a WebAssembly component: {reason}; {fix}")]
     NotAComponent {
         /// The hook.
-        hook: String,
+        hook: HookId,
         /// The plugin.
         plugin: String,
         /// What is wrong.
@@ -54,7 +54,7 @@ pub enum LoadError {
     #[error("{hook}: plugin {plugin} does not export {expected}; it exports [{found}]. Build it against the `hook` world of wit/hooks.wit (in Rust: hookhost-sdk's export_hook!)")]
     WrongWorld {
         /// The hook.
-        hook: String,
+        hook: HookId,
         /// The plugin.
         plugin: String,
         /// The export hookhost calls.
@@ -67,7 +67,7 @@ pub enum LoadError {
     #[error("{hook}: plugin {plugin} was built for {found}, a version of the hook contract this hookhost does not serve (it serves {expected}); run a hookhost that serves {found}, or rebuild the plugin against one it serves (`hookhost wit`)")]
     WitVersion {
         /// The hook.
-        hook: String,
+        hook: HookId,
         /// The plugin.
         plugin: String,
         /// The contracts this hookhost serves.
@@ -80,7 +80,7 @@ pub enum LoadError {
     #[error("{hook}: plugin {plugin} imports {import}, which hookhost cannot link ({why}); {PROVIDED}; {UNSUPPORTED_IMPORT_FIX}")]
     UnsupportedImport {
         /// The hook.
-        hook: String,
+        hook: HookId,
         /// The plugin.
         plugin: String,
         /// The import.
@@ -93,7 +93,7 @@ pub enum LoadError {
     #[error("{hook}: plugin {plugin} needs the capability {capability} ({why}), which is not granted; {fix}")]
     CapabilityNotGranted {
         /// The hook.
-        hook: String,
+        hook: HookId,
         /// The plugin.
         plugin: PluginRef,
         /// The capability.
@@ -108,7 +108,7 @@ pub enum LoadError {
     #[error("{hook}: plugin {plugin} rejected its settings: {message}; fix executor.settings")]
     SettingsRejected {
         /// The hook.
-        hook: String,
+        hook: HookId,
         /// The plugin.
         plugin: String,
         /// The plugin's message.
@@ -119,7 +119,7 @@ pub enum LoadError {
     #[error("{hook}: plugin {plugin} failed while checking its settings: {error}")]
     SettingsCheckFailed {
         /// The hook.
-        hook: String,
+        hook: HookId,
         /// The plugin.
         plugin: String,
         /// How it failed.

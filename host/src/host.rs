@@ -269,7 +269,7 @@ fn check_process_grant(spec: &HookSpec, adapter: Option<&AdapterSettings>, proce
 fn refused_by_policy(e: LoadError, refused: &std::collections::BTreeMap<(String, Capability), String>) -> LoadError {
     match e {
         LoadError::CapabilityNotGranted { hook, plugin, capability, why, fix } => {
-            let fix = match refused.get(&(hook.clone(), capability.clone())) {
+            let fix = match refused.get(&(hook.to_string(), capability.clone())) {
                 Some(policy) => format!("a layer's policy refused the grant: {policy}"),
                 None => fix,
             };

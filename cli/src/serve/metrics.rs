@@ -28,7 +28,7 @@ pub(super) struct Metrics {
 impl Metrics {
     pub(super) fn record(&mut self, outcome: &Outcome) {
         for trace in &outcome.hooks {
-            let m = self.hooks.entry(trace.id.clone()).or_default();
+            let m = self.hooks.entry(trace.id.to_string()).or_default();
             m.invocations += 1;
             let counts = if trace.observed { &mut m.observed } else { &mut m.decisions };
             *counts.entry(trace.decision.as_str()).or_default() += 1;

@@ -430,9 +430,9 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
             let at = format!("bundle {} hooks[{i}]", m.id());
             let Some(mut spec) = config.validate_bundle_hook(raw.clone(), &m.name, i, &at, decl.mode, &mut problems) else { continue };
             spec.plugin = spec.plugin.in_bundle(&name);
-            if config.disabled_contributions.contains(&spec.id) {
+            if config.disabled_contributions.iter().any(|d| spec.id == *d) {
                 tracing::info!(hook_id = %spec.id, "contributed hook muted by disabled_contributions");
-                muted.push(spec.id.clone());
+                muted.push(spec.id.to_string());
                 continue;
             }
             // Bundle HookIds hold a '/', so they can only collide with each other.

@@ -97,7 +97,7 @@ impl Plan {
         let mut plan = Plan::base(config);
         plan.muted.extend(muted);
         plan.bundle_plugins = bundle_plugins;
-        let at = plan.hooks.iter().position(|h| h.id.starts_with("user:")).unwrap_or(plan.hooks.len());
+        let at = plan.hooks.iter().position(|h| h.id.is_users()).unwrap_or(plan.hooks.len());
         plan.hooks.splice(at..at, contributed);
         plan
     }
@@ -188,7 +188,7 @@ impl Plan {
                 if h.settings.get("protect_hooks").and_then(serde_json::Value::as_bool) == Some(false) {
                     how.push("protect_hooks = false: the agent may change its hooks");
                 }
-                if how.is_empty() { h.id.clone() } else { format!("{} ({})", h.id, how.join("; ")) }
+                if how.is_empty() { h.id.to_string() } else { format!("{} ({})", h.id, how.join("; ")) }
             })
             .collect();
         let why = self.builtin_note.as_deref().map(|n| format!("; {n}")).unwrap_or_default();

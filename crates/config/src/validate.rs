@@ -4,7 +4,7 @@
 
 use super::*;
 use hookhost_types::spec::{PluginName, BUILTIN_PLUGINS, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS, PEER_TIMEOUT_RANGE_MS};
-use hookhost_types::EventName;
+use hookhost_types::{EventName, HookId};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -60,7 +60,7 @@ impl RawConfig {
                 let Some(spec) = hook(raw, &group.prefix, index, &at, base, defaults, layer_mode, &mut problems) else { continue };
                 if group.prefix != "user" && disabled.contains(spec.id.as_str()) {
                     tracing::info!(hook_id = %spec.id, "contributed hook muted by disabled_contributions");
-                    muted.push(spec.id);
+                    muted.push(spec.id.into());
                     continue;
                 }
                 hooks.push(spec);
@@ -193,7 +193,7 @@ pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Pa
         return None;
     }
     Some(HookSpec {
-        id: format!("{prefix}:{name}"),
+        id: HookId::new(prefix, &name),
         event: event?,
         matcher,
         matcher_spec: raw.matcher,

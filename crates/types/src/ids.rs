@@ -161,6 +161,129 @@ impl PartialEq<str> for BundleName {
     }
 }
 
+/// A hook's id in the chain: `{owner}:{name}` — `user:{name}` for the user's own hooks
+/// ([`HookId::USER`]), `{capability}:{name}` for a peer file's, `{namespace}/{bundle}:{name}` for
+/// a bundle's. A hook's own name has no `:` (the config's validation says so), so the owner is
+/// what comes before the last one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct HookId(String);
+
+impl HookId {
+    /// The owner of the user's own hooks.
+    pub const USER: &'static str = "user";
+
+    /// `{owner}:{name}`.
+    pub fn new(owner: &str, name: &str) -> HookId {
+        HookId(format!("{owner}:{name}"))
+    }
+
+    /// One of the user's own hooks: `user:{name}`.
+    pub fn user(name: &str) -> HookId {
+        HookId::new(HookId::USER, name)
+    }
+
+    /// Who contributed it: `user`, a capability, `namespace/bundle`.
+    pub fn owner(&self) -> &str {
+        self.0.rsplit_once(':').map_or("", |(owner, _)| owner)
+    }
+
+    /// Its own name, as its file names it.
+    pub fn name(&self) -> &str {
+        self.0.rsplit_once(':').map_or(&self.0, |(_, name)| name)
+    }
+
+    /// Whether it is one of the user's own hooks.
+    pub fn is_users(&self) -> bool {
+        self.owner() == HookId::USER
+    }
+
+    /// Whether a bundle contributed it (its owner is `namespace/bundle`).
+    pub fn is_bundles(&self) -> bool {
+        self.owner().contains('/')
+    }
+
+    /// As messages show it: the name alone for the user's own hooks, else the whole id.
+    pub fn short(&self) -> &str {
+        if self.is_users() {
+            self.name()
+        } else {
+            &self.0
+        }
+    }
+
+    /// The same hook under another owner.
+    pub fn with_owner(&self, owner: &str) -> HookId {
+        HookId::new(owner, self.name())
+    }
+
+    /// `{owner}:{name}`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for HookId {
+    fn from(s: &str) -> HookId {
+        HookId(s.to_string())
+    }
+}
+
+impl From<String> for HookId {
+    fn from(s: String) -> HookId {
+        HookId(s)
+    }
+}
+
+impl From<HookId> for String {
+    fn from(id: HookId) -> String {
+        id.0
+    }
+}
+
+impl fmt::Display for HookId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::ops::Deref for HookId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for HookId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for HookId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for HookId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for HookId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for HookId {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
 /// A bundle reference: `registry/namespace/name@version` or
 /// `registry/namespace/name@sha256:<hex>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -231,6 +354,16 @@ impl FromStr for BundleRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hook_ids_say_whose_they_are() {
+        let own = HookId::user("guard");
+        assert_eq!((own.as_str(), own.owner(), own.name(), own.is_users(), own.is_bundles(), own.short()), ("user:guard", "user", "guard", true, false, "guard"));
+        let bundled = HookId::from("acme/policy:no-force-push");
+        assert_eq!((bundled.owner(), bundled.name(), bundled.is_users(), bundled.is_bundles(), bundled.short()), ("acme/policy", "no-force-push", false, true, "acme/policy:no-force-push"));
+        assert_eq!(own.with_owner("managed").as_str(), "managed:guard");
+        assert_eq!(serde_json::to_string(&own).unwrap(), "\"user:guard\"", "written as the text it is");
+    }
 
     #[test]
     fn digests_are_checked_once() {

@@ -25,7 +25,7 @@ pub mod time;
 pub use decision::{Decision, Effect, Verdict, VerdictKind};
 pub use envelope::{EventError, HookEvent, Unreadable};
 pub use event::{EffectKind, EventName};
-pub use ids::{BadBundleName, BadDigest, BundleName, BundleRef, Digest};
+pub use ids::{BadBundleName, BadDigest, BundleName, BundleRef, Digest, HookId};
 pub use matcher::{Matcher, MatcherSpec};
 pub use runtime::Runtime;
 pub use spec::{AuditFailure, Capability, Grants, HookSpec, Limits, NetHost, OnError, PluginName, PluginRef, UnknownCapability};

@@ -2,7 +2,7 @@
 //! a plugin may be granted.
 
 use crate::event::EventName;
-use crate::ids::BundleName;
+use crate::ids::{BundleName, HookId};
 use crate::matcher::{Matcher, MatcherSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -294,7 +294,7 @@ impl Default for Limits {
 #[derive(Debug, Clone)]
 pub struct HookSpec {
     /// `user:{name}`, `{capability}:{name}`, `{namespace}/{bundle}:{name}`.
-    pub id: String,
+    pub id: HookId,
     /// The event it runs on.
     pub event: EventName,
     /// Which events of that kind it runs on (none: all).

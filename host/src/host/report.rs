@@ -58,7 +58,7 @@ impl Host {
                 }
             }
             out.push(HookReport {
-                id: hook.spec.id.clone(),
+                id: hook.spec.id.to_string(),
                 event: hook.spec.event.config_name(),
                 plugin: hook.plugin.name.clone(),
                 settings: hook.settings_json.clone(),
@@ -175,7 +175,7 @@ impl Host {
                 }
             };
             out.push(HookProfile {
-                id: hook.spec.id.clone(),
+                id: hook.spec.id.to_string(),
                 plugin: hook.plugin.name.clone(),
                 size: hook.plugin.size,
                 load_time: hook.plugin.load_time,

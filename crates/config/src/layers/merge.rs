@@ -6,7 +6,7 @@ use super::{error, named, setting, LayerKind, Merge};
 use crate::policy::{self, CapabilityPattern, Policy};
 use crate::{ConfigError, Plan};
 use hookhost_types::spec::{Capability, Grants, HookSpec, PluginRef};
-use hookhost_types::Digest;
+use hookhost_types::{Digest, HookId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -44,16 +44,16 @@ impl Merge {
         // The layer's own hooks are `{layer}:{id}`.
         for (kind, plan) in &mut plans {
             if *kind != LayerKind::User {
-                let prefix = format!("{kind}:");
+                let owner = kind.to_string();
                 for h in &mut plan.hooks {
-                    if let Some(rest) = h.id.strip_prefix("user:") {
-                        h.id = format!("{prefix}{rest}");
+                    if h.id.is_users() {
+                        h.id = h.id.with_owner(&owner);
                     }
                 }
             }
         }
         // HookIds are unique across layers: a lower layer cannot replace a higher one's hook.
-        let mut owner: BTreeMap<String, (LayerKind, PathBuf)> = BTreeMap::new();
+        let mut owner: BTreeMap<HookId, (LayerKind, PathBuf)> = BTreeMap::new();
         for (kind, plan) in &plans {
             for h in &plan.hooks {
                 if let Some((k, file)) = owner.get(&h.id) {
@@ -69,7 +69,7 @@ impl Merge {
                 if plans[i].1.muted.contains(&id) {
                     continue;
                 }
-                match owner.get(&id) {
+                match owner.get(id.as_str()) {
                     Some((k, file)) if *k < kind => {
                         return Err(error(&source, format!("disabled_contributions: {id:?} is a hook of {}; a lower layer cannot mute it (ask whoever manages that file)", named(*k, file))));
                     }
@@ -129,7 +129,7 @@ impl Merge {
                     None => true,
                     Some(why) => {
                         restrictions.push(format!("{kind} hook {}: {c} not granted: {why}", h.id));
-                        refused_grants.insert((h.id.clone(), c.clone()), why);
+                        refused_grants.insert((h.id.to_string(), c.clone()), why);
                         false
                     }
                 });
@@ -144,7 +144,7 @@ impl Merge {
         let mut merged = Plan { source, settings, ..Plan::default() };
         for (kind, plan) in plans {
             if let Some(s) = summaries.iter_mut().find(|s| s.kind == kind) {
-                s.hooks = plan.hooks.iter().map(|h| h.id.clone()).collect();
+                s.hooks = plan.hooks.iter().map(|h| h.id.to_string()).collect();
             }
             merged.hooks.extend(plan.hooks);
             merged.muted.extend(plan.muted);
