@@ -18,6 +18,40 @@ mod queue;
 
 use queue::{Answer, Invocation, Job, Queue, Spawned};
 
+/// One dispatch's state, handed from hook to hook: the payload as rewritten so far (copied
+/// only when a hook rewrites something), the runtime's patch, the outcome being built, the first
+/// audit failure, and what the event is.
+struct Run<'e> {
+    ev: std::borrow::Cow<'e, HookEvent>,
+    patch: Map<String, Value>,
+    outcome: Outcome,
+    audit_error: Option<String>,
+    /// Consecutive stop blocks so far in the session (stop events; else 0).
+    loop_count: u32,
+    /// Whether a verdict can end the chain (else it is recorded and ignored).
+    can_block: bool,
+}
+
+impl<'e> Run<'e> {
+    fn new(event: &'e HookEvent, loop_count: u32, can_block: bool) -> Run<'e> {
+        let outcome = Outcome { decision: VerdictKind::Pass, reason: None, user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() };
+        Run { ev: std::borrow::Cow::Borrowed(event), patch: Map::new(), outcome, audit_error: None, loop_count, can_block }
+    }
+}
+
+/// How one answer is recorded in the audit log.
+struct Recorded<'a> {
+    /// Its verdict was ignored (an event that cannot block).
+    ignored: bool,
+    /// The executor's failure, if it failed.
+    error: Option<&'a str>,
+    usage: Usage,
+    /// A re-check after a later hook's rewrite.
+    recheck: bool,
+    /// Keep the event as received in the record.
+    keep_event: bool,
+}
+
 /// What one invocation did to the chain.
 struct Step {
     /// It changed the payload.
@@ -92,18 +126,14 @@ impl Host {
     /// action an earlier guard would block. Re-checks that keep rewriting stop after
     /// [`HostLimits::max_recheck_rounds`](crate::HostLimits) rounds with a block.
     pub async fn dispatch(&self, event: &HookEvent) -> Outcome {
-        // Copied only when a hook rewrites something.
-        let mut ev = std::borrow::Cow::Borrowed(event);
-        let mut outcome = Outcome { decision: VerdictKind::Pass, reason: None, user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() };
-        let mut patch = Map::new();
-        let mut audit_error = None;
-        let name = ev.name.clone();
+        let name = event.name.clone();
         let can_block = name.can_block();
         let is_stop = matches!(name, EventName::Stop | EventName::SubagentStop);
-        let loop_count = if is_stop { self.stop_count(&ev) } else { 0 };
-        if name == EventName::UserPromptSubmit && self.stop_blocks.get(&ev.session_id) > 0 {
-            self.set_stop_count(&ev.session_id, 0);
+        let loop_count = if is_stop { self.stop_count(event) } else { 0 };
+        if name == EventName::UserPromptSubmit && self.stop_blocks.get(&event.session_id) > 0 {
+            self.set_stop_count(&event.session_id, 0);
         }
+        let mut run = Run::new(event, loop_count, can_block);
         // Background hooks run after the decision (`dispatch_background`).
         let chain: Vec<&Arc<LoadedHook>> = self.hooks.iter().filter(|h| h.spec.event == name && !h.spec.background).collect();
         // Hooks (by chain position) that ran on a payload that was rewritten after them.
@@ -112,10 +142,10 @@ impl Host {
         let runners = self.runners(&name, chain.len());
         if runners > 1 {
             // Nothing to re-check: no hook of this event can rewrite the payload.
-            self.run_concurrently(&chain, runners, &mut ev, &mut patch, &mut outcome, &mut audit_error).await;
+            self.run_concurrently(&chain, runners, &mut run).await;
         } else {
             for (i, hook) in chain.iter().enumerate() {
-                let Some(step) = self.step(hook, &mut ev, loop_count, can_block, false, &mut patch, &mut outcome, &mut audit_error).await else { continue };
+                let Some(step) = self.step(hook, &mut run, false).await else { continue };
                 if step.rewrote && can_block {
                     // Every earlier hook saw an older payload (a matcher that missed may hit now).
                     stale = (0..i).collect();
@@ -132,14 +162,14 @@ impl Host {
             round += 1;
             let max_rounds = self.limits.max_recheck_rounds;
             if round > max_rounds {
-                outcome.decision = VerdictKind::Block;
-                outcome.reason = Some(format!("hooks kept rewriting the payload after {max_rounds} re-check rounds; blocking rather than passing a payload no guard has seen"));
-                outcome.user_message = None;
+                run.outcome.decision = VerdictKind::Block;
+                run.outcome.reason = Some(format!("hooks kept rewriting the payload after {max_rounds} re-check rounds; blocking rather than passing a payload no guard has seen"));
+                run.outcome.user_message = None;
                 break;
             }
             let mut next = Vec::new();
             for &j in &stale {
-                let Some(step) = self.step(chain[j], &mut ev, loop_count, can_block, true, &mut patch, &mut outcome, &mut audit_error).await else { continue };
+                let Some(step) = self.step(chain[j], &mut run, true).await else { continue };
                 if step.stops {
                     stopped = true;
                     break;
@@ -152,6 +182,7 @@ impl Host {
             }
             stale = next;
         }
+        let Run { ev, patch, mut outcome, audit_error, .. } = run;
         if !patch.is_empty() {
             outcome.patch = Some(patch);
         }
@@ -183,9 +214,8 @@ impl Host {
     /// `once`); `runners` tasks each take the next invocation not yet taken until none is
     /// left; then the answers are settled in chain order, so the outcome, its effects, the
     /// trace and the audit log read exactly as a sequential run's would.
-    #[allow(clippy::too_many_arguments)]
-    async fn run_concurrently(&self, chain: &[&Arc<LoadedHook>], runners: usize, ev: &mut std::borrow::Cow<'_, HookEvent>, patch: &mut Map<String, Value>, outcome: &mut Outcome, audit_error: &mut Option<String>) {
-        let jobs: Vec<Job> = chain.iter().filter_map(|hook| self.prepare(hook, ev, 0, false).map(|invocation| Job::new(hook, invocation))).collect();
+    async fn run_concurrently(&self, chain: &[&Arc<LoadedHook>], runners: usize, run: &mut Run<'_>) {
+        let jobs: Vec<Job> = chain.iter().filter_map(|hook| self.prepare(hook, &run.ev, 0, false).map(|invocation| Job::new(hook, invocation))).collect();
         let queue = Arc::new(Queue { next: AtomicUsize::new(0), jobs });
         // Every runner is a task of its own and this one waits: a task spawned from a worker
         // goes to that worker's LIFO slot, which other workers do not steal from, so a runner
@@ -203,7 +233,7 @@ impl Host {
         for job in &queue.jobs {
             let answered = job.answer.lock().unwrap_or_else(|e| e.into_inner()).take();
             let answer = answered.unwrap_or_else(|| (Err(HookError::Trap("its task did not finish".into())), Usage::default()));
-            self.settle(&job.hook, ev, answer, false, false, patch, outcome, audit_error);
+            self.settle(&job.hook, run, answer, false);
         }
     }
 
@@ -217,13 +247,12 @@ impl Host {
     /// [`Host::dispatch`]'s outcome, so they never delay the decision. Their verdicts and
     /// effects change nothing; each is traced, logged and audited like any invocation.
     pub async fn dispatch_background(&self, event: &HookEvent) -> Vec<HookTrace> {
-        let mut ev = std::borrow::Cow::Borrowed(event);
-        let mut scratch = Outcome { decision: VerdictKind::Pass, reason: None, user_message: None, effects: Vec::new(), patch: None, hooks: Vec::new() };
-        let mut patch = Map::new();
-        let mut audit_error = None;
+        // Their verdicts are ignored (as on an event that cannot block), their effects kept here.
+        let mut run = Run::new(event, 0, false);
         for hook in self.hooks.iter().filter(|h| h.spec.event == event.name && h.spec.background) {
-            self.step(hook, &mut ev, 0, false, false, &mut patch, &mut scratch, &mut audit_error).await;
+            self.step(hook, &mut run, false).await;
         }
+        let Run { outcome: scratch, audit_error, .. } = run;
         if let Some(error) = audit_error {
             tracing::warn!(name: "audit.failed", "{error} (a background hook's record)");
         }
@@ -248,21 +277,10 @@ impl Host {
     /// Invoke one hook (unless its matcher misses) on the current payload, apply its effects
     /// and merge its verdict. In a re-check only rewrites and the verdict count; its other
     /// effects were collected on the first pass.
-    #[allow(clippy::too_many_arguments)]
-    async fn step(
-        &self,
-        hook: &LoadedHook,
-        ev: &mut std::borrow::Cow<'_, HookEvent>,
-        loop_count: u32,
-        can_block: bool,
-        recheck: bool,
-        patch: &mut Map<String, Value>,
-        outcome: &mut Outcome,
-        audit_error: &mut Option<String>,
-    ) -> Option<Step> {
-        let invocation = self.prepare(hook, ev, loop_count, recheck)?;
+    async fn step(&self, hook: &LoadedHook, run: &mut Run<'_>, recheck: bool) -> Option<Step> {
+        let invocation = self.prepare(hook, &run.ev, run.loop_count, recheck)?;
         let answer = invocation.run(hook).await;
-        Some(self.settle(hook, ev, answer, can_block, recheck, patch, outcome, audit_error))
+        Some(self.settle(hook, run, answer, recheck))
     }
 
     /// The invocation of one hook on the current payload, or `None` when its matcher misses
@@ -296,27 +314,18 @@ impl Host {
 
     /// Apply one hook's answer: `on_error` for a failure, the audit record, its effects, its
     /// verdict merged into the outcome, and its trace.
-    #[allow(clippy::too_many_arguments)]
-    fn settle(
-        &self,
-        hook: &LoadedHook,
-        ev: &mut std::borrow::Cow<'_, HookEvent>,
-        (answer, usage): Answer,
-        can_block: bool,
-        recheck: bool,
-        patch: &mut Map<String, Value>,
-        outcome: &mut Outcome,
-        audit_error: &mut Option<String>,
-    ) -> Step {
+    fn settle(&self, hook: &LoadedHook, run: &mut Run<'_>, (answer, usage): Answer, recheck: bool) -> Step {
+        let Run { ev, patch, outcome, audit_error, can_block, .. } = run;
         let (decision, error) = match answer {
             Ok(d) => (d, None),
             Err(e) => (on_error(&hook.spec, &e, ev), Some(format!("{} {e}", hook.plugin.name))),
         };
-        let ignored = !can_block && decision.verdict.kind != VerdictKind::Pass;
+        let ignored = !*can_block && decision.verdict.kind != VerdictKind::Pass;
         // The first record of a dispatch keeps the event as received, when asked to (no hook
         // has rewritten it yet), its secrets masked.
         let keep_event = self.audit_events && outcome.hooks.is_empty() && !hook.spec.background && !recheck;
-        if let Err(e) = self.record(ev, hook, &decision, ignored, error.as_deref(), usage, recheck, keep_event) {
+        let how = Recorded { ignored, error: error.as_deref(), usage, recheck, keep_event };
+        if let Err(e) = self.record(ev, hook, &decision, how) {
             audit_error.get_or_insert(e);
         }
         // Observe mode: recorded (above, and in the trace), never applied — not its verdict,
@@ -401,8 +410,8 @@ impl Host {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn record(&self, ev: &HookEvent, hook: &LoadedHook, d: &Decision, ignored: bool, error: Option<&str>, usage: Usage, recheck: bool, keep_event: bool) -> Result<(), String> {
+    fn record(&self, ev: &HookEvent, hook: &LoadedHook, d: &Decision, how: Recorded<'_>) -> Result<(), String> {
+        let Recorded { ignored, error, usage, recheck, keep_event } = how;
         tracing::debug!(
             name: "hook.completed",
             hook_id = %hook.spec.id,

@@ -165,9 +165,16 @@ impl PartialEq<str> for BundleName {
 /// ([`HookId::USER`]), `{capability}:{name}` for a peer file's, `{namespace}/{bundle}:{name}` for
 /// a bundle's. A hook's own name has no `:` (the config's validation says so), so the owner is
 /// what comes before the last one.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct HookId(String);
+
+/// Shown as its text is (messages quote ids with `{:?}`).
+impl fmt::Debug for HookId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
 
 impl HookId {
     /// The owner of the user's own hooks.
@@ -363,6 +370,7 @@ mod tests {
         assert_eq!((bundled.owner(), bundled.name(), bundled.is_users(), bundled.is_bundles(), bundled.short()), ("acme/policy", "no-force-push", false, true, "acme/policy:no-force-push"));
         assert_eq!(own.with_owner("managed").as_str(), "managed:guard");
         assert_eq!(serde_json::to_string(&own).unwrap(), "\"user:guard\"", "written as the text it is");
+        assert_eq!(format!("{own:?}"), "\"user:guard\"", "quoted in messages as the text it is");
     }
 
     #[test]
