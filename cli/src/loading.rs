@@ -99,9 +99,9 @@ pub(crate) fn explain_bundle(e: &BundleError, args: Option<&HostArgs>) -> String
 /// A load error with the command-line way to fix it, where there is one.
 pub(crate) fn explain(e: &LoadError, args: &HostArgs) -> String {
     match e {
-        LoadError::CapabilityNotGranted { hook, plugin, fix, .. } if hook.is_users() && !fix.contains("policy") && !matches!(plugin, hookhost::PluginRef::Bundle { .. }) => format!("{e} or pass `--grant process:exec`"),
+        LoadError::CapabilityNotGranted { hook, plugin, fix: hookhost::GrantFix::Grant(_), .. } if hook.is_users() && !matches!(plugin, hookhost::PluginRef::Bundle { .. }) => format!("{e} or pass `--grant process:exec`"),
         LoadError::Bundle(b) => explain_bundle(b, Some(args)),
-        LoadError::Config(c) if args.config.is_some() && c.problems.iter().any(|p| p.starts_with("cannot read the config file")) => format!("{e} (given to --config)"),
+        LoadError::Config(c) if args.config.is_some() && c.unreadable => format!("{e} (given to --config)"),
         _ => e.to_string(),
     }
 }

@@ -246,7 +246,7 @@ pub fn restrictions(lines: &[String]) -> String {
 /// loaded but not run, and what was ignored.
 pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config::NotRun], warnings: &[String]) -> String {
     let mut out = String::new();
-    let mut mounts: Vec<&str> = Vec::new();
+    let mut mounts: Vec<&std::path::Path> = Vec::new();
     for r in report {
         let mut facts = vec![r.runs.as_str().to_string(), format!("timeout {}", human_duration(r.timeout))];
         if r.background {
@@ -257,11 +257,10 @@ pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config
         }
         out.push_str(&format!("  {} ({}): {}\n", r.id, r.event, facts.join(", ")));
         for note in &r.notes {
-            match note.strip_prefix("the project ").and_then(|n| n.strip_suffix(" is mounted read-only")) {
-                Some(dir) if !mounts.contains(&dir) => mounts.push(dir),
-                Some(_) => {}
-                None => out.push_str(&format!("    {note}\n")),
-            }
+            out.push_str(&format!("    {note}\n"));
+        }
+        if let Some(dir) = r.read_dir.as_deref().filter(|d| !mounts.contains(d)) {
+            mounts.push(dir);
         }
         match (r.runnable, r.needs.as_deref()) {
             (true, _) => {}
@@ -270,7 +269,7 @@ pub fn check_report(report: &[hookhost::HookReport], not_run: &[hookhost::config
         }
     }
     for dir in mounts {
-        out.push_str(&format!("sandboxed shell hooks see the project {dir}, read-only\n"));
+        out.push_str(&format!("sandboxed shell hooks see the project {}, read-only\n", dir.display()));
     }
     if !not_run.is_empty() {
         out.push_str(&format!("not run: {} hook(s) load but do not run:\n", not_run.len()));

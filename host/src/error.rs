@@ -100,8 +100,8 @@ pub enum LoadError {
         capability: Capability,
         /// Why it needs it.
         why: String,
-        /// How to grant it in the config.
-        fix: String,
+        /// How to grant it in the config, or the policy that refused the grant.
+        fix: GrantFix,
     },
 
     /// The plugin's `validate-settings` rejected the hook's settings.
@@ -221,4 +221,22 @@ pub enum HookError {
         /// The limit.
         limit: usize,
     },
+}
+
+/// What to do about a capability that is not granted ([`LoadError::CapabilityNotGranted`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrantFix {
+    /// How to grant it (`add [grants] ... to the config`).
+    Grant(String),
+    /// A layer's policy refused the grant: which, and why. No flag of the user's changes that.
+    RefusedByPolicy(String),
+}
+
+impl std::fmt::Display for GrantFix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GrantFix::Grant(how) => f.write_str(how),
+            GrantFix::RefusedByPolicy(policy) => write!(f, "a layer's policy refused the grant: {policy}"),
+        }
+    }
 }

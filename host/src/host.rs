@@ -4,7 +4,7 @@
 
 use crate::audit::AuditLog;
 use crate::engine::{self, Engine};
-use crate::error::LoadError;
+use crate::error::{GrantFix, LoadError};
 use crate::plugin::{Access, Loader, Plugin, PluginSource};
 use hookhost_config::{ConfigFile, Plan};
 use hookhost_types::adapter::{AdapterRefusal, AdapterSettings};
@@ -262,7 +262,7 @@ fn check_process_grant(spec: &HookSpec, adapter: Option<&AdapterSettings>, proce
         (PluginRef::Bundle { .. }, Some(_)) => (why, format!("if you trust the bundle, {grant}")),
         _ => (why, format!("if you trust it, {grant}")),
     };
-    Err(LoadError::CapabilityNotGranted { hook: spec.id.clone(), plugin: spec.plugin.clone(), capability: Capability::ProcessExec, why, fix })
+    Err(LoadError::CapabilityNotGranted { hook: spec.id.clone(), plugin: spec.plugin.clone(), capability: Capability::ProcessExec, why, fix: GrantFix::Grant(fix) })
 }
 
 /// A capability a layer's policy took away: say so, rather than how to grant it.
@@ -270,7 +270,7 @@ fn refused_by_policy(e: LoadError, refused: &std::collections::BTreeMap<(String,
     match e {
         LoadError::CapabilityNotGranted { hook, plugin, capability, why, fix } => {
             let fix = match refused.get(&(hook.to_string(), capability.clone())) {
-                Some(policy) => format!("a layer's policy refused the grant: {policy}"),
+                Some(policy) => GrantFix::RefusedByPolicy(policy.clone()),
                 None => fix,
             };
             LoadError::CapabilityNotGranted { hook, plugin, capability, why, fix }

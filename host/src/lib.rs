@@ -50,7 +50,7 @@ pub mod perf;
 pub use audit::{verify as verify_audit_log, verify_expecting as verify_audit_log_expecting, AuditLog, AuditOpenError, AuditRecord, ChainBroken, Recovery, Verified};
 pub use dispatch::{HookTrace, Outcome};
 pub use engine::{CodeSource, Engine};
-pub use error::{HookError, LoadError};
+pub use error::{GrantFix, HookError, LoadError};
 pub use host::{Host, HookProfile, HookReport, HostBuilder, HostLimits, Runs, FUEL_PER_PAYLOAD_BYTE, MAX_EVENT_BYTES, MAX_RECHECK_ROUNDS};
 pub use hookhost_config::{peer, ConfigError, ConfigFile, Plan};
 pub use hookhost_types::text::printable;

@@ -146,7 +146,7 @@ struct ProjectPins {
 }
 
 fn error(file: &Path, problem: String) -> ConfigError {
-    ConfigError { file: file.to_path_buf(), problems: vec![problem] }
+    ConfigError::new(file.to_path_buf(), vec![problem])
 }
 
 /// `kind (file)`, for messages.
@@ -229,7 +229,7 @@ impl Layers {
     /// The cache directory the merged host uses: `$HOOKHOST_CACHE_DIR`, else the highest
     /// layer's `cache_dir`, else the user's cache directory.
     pub fn effective_cache_dir(&self) -> Option<PathBuf> {
-        let by = self.layers.iter().find(|l| l.config.settings.written.contains(&"cache_dir")).or_else(|| self.layers.iter().find(|l| l.kind == LayerKind::User));
+        let by = self.layers.iter().find(|l| l.config.settings.written.contains(&crate::Setting::CacheDir)).or_else(|| self.layers.iter().find(|l| l.kind == LayerKind::User));
         by.and_then(|l| l.config.effective_cache_dir())
     }
 
@@ -402,7 +402,7 @@ fn check_policy_fields(kind: LayerKind, config: &ConfigFile) -> Result<(), Confi
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(ConfigError { file: config.source.clone(), problems })
+        Err(ConfigError::new(config.source.clone(), problems))
     }
 }
 
@@ -489,21 +489,8 @@ fn show(r: &Registry) -> String {
     }
 }
 
-/// A setting's value as text, for comparing layers and for `config show --layers`.
-fn setting(settings: &crate::HostSettings, name: &str) -> String {
-    match name {
-        "audit_log" => settings.audit_log.as_ref().map_or(String::new(), |p| p.display().to_string()),
-        "audit_failure" => format!("{:?}", settings.audit_failure).to_lowercase(),
-        "audit_events" => settings.audit_events.to_string(),
-        "cache_dir" => settings.cache_dir.as_ref().map_or(String::new(), |p| p.display().to_string()),
-        "stop_loop_cap" => settings.stop_loop_cap.to_string(),
-        "resolve_ttl" => format!("{}s", settings.resolve_ttl.as_secs()),
-        _ => String::new(),
-    }
-}
-
 fn summary(kind: LayerKind, c: &ConfigFile) -> LayerSummary {
-    let mut settings: Vec<String> = c.settings.written.iter().map(|n| format!("{n} = {}", setting(&c.settings, n))).collect();
+    let mut settings: Vec<String> = c.settings.written.iter().map(|n| format!("{n} = {}", n.value(&c.settings))).collect();
     settings.extend(c.policy.written.iter().map(|f| format!("policy.{f}")));
     for (name, r) in &c.registries {
         if name != "local" || !matches!(r, Registry::Dir(d) if *d == paths::local_registry()) {

@@ -323,9 +323,73 @@ pub struct HostSettings {
     pub stop_loop_cap: u32,
     /// Without a lock file, how long a tag's resolution stands in for an unreachable registry.
     pub resolve_ttl: std::time::Duration,
-    /// The settings the file wrote (`audit_log`, `audit_failure`, `cache_dir`, `stop_loop_cap`),
-    /// as opposed to defaults: what layers merge and conflict on.
-    pub written: Vec<&'static str>,
+    /// The settings the file wrote, as opposed to defaults: what layers merge and conflict on.
+    pub written: Vec<Setting>,
+}
+
+/// A host setting a layer may write ([`HostSettings`]' fields but `grants`, which merge by
+/// layer reach, not by value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Setting {
+    /// `audit_log`.
+    AuditLog,
+    /// `audit_failure`.
+    AuditFailure,
+    /// `audit_events`.
+    AuditEvents,
+    /// `cache_dir`.
+    CacheDir,
+    /// `stop_loop_cap`.
+    StopLoopCap,
+    /// `resolve_ttl`.
+    ResolveTtl,
+}
+
+impl Setting {
+    /// Every setting, in the order the config reference lists them.
+    pub const ALL: [Setting; 6] = [Setting::AuditLog, Setting::AuditFailure, Setting::AuditEvents, Setting::CacheDir, Setting::StopLoopCap, Setting::ResolveTtl];
+
+    /// Its name in a config file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Setting::AuditLog => "audit_log",
+            Setting::AuditFailure => "audit_failure",
+            Setting::AuditEvents => "audit_events",
+            Setting::CacheDir => "cache_dir",
+            Setting::StopLoopCap => "stop_loop_cap",
+            Setting::ResolveTtl => "resolve_ttl",
+        }
+    }
+
+    /// Its value in `settings`, as text (for comparing layers and for `config show --layers`).
+    pub fn value(self, settings: &HostSettings) -> String {
+        match self {
+            Setting::AuditLog => settings.audit_log.as_ref().map_or(String::new(), |p| p.display().to_string()),
+            Setting::AuditFailure => format!("{:?}", settings.audit_failure).to_lowercase(),
+            Setting::AuditEvents => settings.audit_events.to_string(),
+            Setting::CacheDir => settings.cache_dir.as_ref().map_or(String::new(), |p| p.display().to_string()),
+            Setting::StopLoopCap => settings.stop_loop_cap.to_string(),
+            Setting::ResolveTtl => format!("{}s", settings.resolve_ttl.as_secs()),
+        }
+    }
+
+    /// Take its value from `from` into `to`.
+    pub fn copy(self, from: &HostSettings, to: &mut HostSettings) {
+        match self {
+            Setting::AuditLog => to.audit_log = from.audit_log.clone(),
+            Setting::AuditFailure => to.audit_failure = from.audit_failure,
+            Setting::AuditEvents => to.audit_events = from.audit_events,
+            Setting::CacheDir => to.cache_dir = from.cache_dir.clone(),
+            Setting::StopLoopCap => to.stop_loop_cap = from.stop_loop_cap,
+            Setting::ResolveTtl => to.resolve_ttl = from.resolve_ttl,
+        }
+    }
+}
+
+impl std::fmt::Display for Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl Default for HostSettings {
@@ -417,6 +481,16 @@ pub struct ConfigError {
     pub file: PathBuf,
     /// Every problem, each starting with the field it is about.
     pub problems: Vec<String>,
+    /// The file could not be read at all (missing, unreadable, not UTF-8 text): nothing of its
+    /// contents was judged.
+    pub unreadable: bool,
+}
+
+impl ConfigError {
+    /// A file whose contents have these problems.
+    pub fn new(file: PathBuf, problems: Vec<String>) -> ConfigError {
+        ConfigError { file, problems, unreadable: false }
+    }
 }
 
 fn render(file: &Path, problems: &[String]) -> String {
@@ -458,18 +532,18 @@ impl ConfigFile {
     pub fn parse_as(text: &str, file: &Path, base: &Path, format: Option<peer::Format>) -> Result<ConfigFile, ConfigError> {
         let mut raw = Self::raw(text, file, format)?;
         if !raw.peers.is_empty() {
-            peer::include(&mut raw, base).map_err(|problems| ConfigError { file: file.to_path_buf(), problems })?;
+            peer::include(&mut raw, base).map_err(|problems| ConfigError::new(file.to_path_buf(), problems))?;
         }
         raw.validate(base).map(|mut c| {
             c.source = file.to_path_buf();
             c
         })
-        .map_err(|problems| ConfigError { file: file.to_path_buf(), problems })
+        .map_err(|problems| ConfigError::new(file.to_path_buf(), problems))
     }
 
     /// Read and validate a config file with its format forced.
     pub fn load_as(path: &Path, format: Option<peer::Format>) -> Result<ConfigFile, ConfigError> {
-        let text = read_text(path).map_err(|e| ConfigError { file: path.to_path_buf(), problems: vec![format!("cannot read the config file ({e}); check its path")] })?;
+        let text = read_text(path).map_err(|e| ConfigError { file: path.to_path_buf(), problems: vec![format!("cannot read the config file ({e}); check its path")], unreadable: true })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Self::parse_as(&text, path, &base, format)
     }
@@ -481,7 +555,7 @@ impl ConfigFile {
 
     /// Parse text into the native form, converting a peer file with `opts`.
     pub(crate) fn raw_with(text: &str, file: &Path, format: Option<peer::Format>, opts: &peer::Options) -> Result<Parsed, ConfigError> {
-        let fail = |problems| ConfigError { file: file.to_path_buf(), problems };
+        let fail = |problems| ConfigError::new(file.to_path_buf(), problems);
         let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
         let yaml = matches!(ext, "yaml" | "yml") || matches!(format, Some(peer::Format::Peer(hookhost_types::Runtime::DockerAgent | hookhost_types::Runtime::Starchild)));
         if !yaml && (ext != "json" && format.is_none_or(|f| f == peer::Format::Native)) {

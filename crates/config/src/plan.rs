@@ -62,10 +62,10 @@ impl Plan {
     /// first (`hookhost_bundle::resolve`); this refuses it, naming the first.
     pub fn without_bundles(config: ConfigFile) -> Result<Plan, ConfigError> {
         if let Some(first) = config.bundles.first() {
-            return Err(ConfigError {
-                file: config.source.clone(),
-                problems: vec![format!("{}: names the bundle {}, but bundles are not resolved here (this hookhost was built without bundle support); remove `bundles`", first.at, first.reference)],
-            });
+            return Err(ConfigError::new(
+                config.source.clone(),
+                vec![format!("{}: names the bundle {}, but bundles are not resolved here (this hookhost was built without bundle support); remove `bundles`", first.at, first.reference)],
+            ));
         }
         Ok(Plan::base(config))
     }

@@ -78,17 +78,17 @@ impl RawConfig {
             }
         };
         let policy = self.policy.as_ref().map(|p| p.validate(&mut problems)).unwrap_or_default();
-        let written = [
-            ("audit_log", self.audit_log.is_some()),
-            ("audit_failure", self.audit_failure.is_some()),
-            ("audit_events", self.audit_events.is_some()),
-            ("cache_dir", self.cache_dir.is_some()),
-            ("stop_loop_cap", self.stop_loop_cap.is_some()),
-            ("resolve_ttl", self.resolve_ttl.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(name, set)| set.then_some(name))
-        .collect();
+        let written = Setting::ALL
+            .into_iter()
+            .filter(|s| match s {
+                Setting::AuditLog => self.audit_log.is_some(),
+                Setting::AuditFailure => self.audit_failure.is_some(),
+                Setting::AuditEvents => self.audit_events.is_some(),
+                Setting::CacheDir => self.cache_dir.is_some(),
+                Setting::StopLoopCap => self.stop_loop_cap.is_some(),
+                Setting::ResolveTtl => self.resolve_ttl.is_some(),
+            })
+            .collect();
         if !problems.is_empty() {
             return Err(problems);
         }

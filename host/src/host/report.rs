@@ -53,9 +53,6 @@ impl Host {
                     }
                     Err(e) => notes.push(format!("its sandbox check failed: {e}")),
                 }
-                if let Some(dir) = &hook.access.read_dir {
-                    notes.push(format!("the project {} is mounted read-only", dir.display()));
-                }
             }
             out.push(HookReport {
                 id: hook.spec.id.to_string(),
@@ -69,6 +66,7 @@ impl Host {
                 background: hook.spec.background,
                 once: hook.spec.once,
                 notes,
+                read_dir: hook.access.read_dir.clone(),
             });
         }
         out
@@ -127,6 +125,8 @@ pub struct HookReport {
     pub once: bool,
     /// What stands in its way, and other facts worth knowing.
     pub notes: Vec<String>,
+    /// The project its sandbox may read, mounted read-only (a converted peer hook's).
+    pub read_dir: Option<std::path::PathBuf>,
 }
 
 /// What one hook's plugin costs (`hookhost check -v`): its size, load time and imports, and on a

@@ -2,9 +2,9 @@
 //! layer's grants for its own hooks only (as the policies above it allow), lower layers' limits
 //! capped, settings merged, an approved project's plugins pinned to the bytes its approval read.
 
-use super::{error, named, setting, LayerKind, Merge};
+use super::{error, named, LayerKind, Merge};
 use crate::policy::{self, CapabilityPattern, Policy};
-use crate::{ConfigError, Plan};
+use crate::{ConfigError, Plan, Setting};
 use hookhost_types::spec::{Capability, Grants, HookSpec, PluginRef};
 use hookhost_types::{Digest, HookId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -87,26 +87,18 @@ impl Merge {
         }
         // Settings: the highest layer that wrote one decides; two that differ are a conflict.
         let mut settings = plans.iter().find(|(k, _)| *k == LayerKind::User).map(|(_, p)| p.settings.clone()).unwrap_or_default();
-        let mut written_by: BTreeMap<&'static str, (LayerKind, PathBuf, String)> = BTreeMap::new();
+        let mut written_by: BTreeMap<Setting, (LayerKind, PathBuf, String)> = BTreeMap::new();
         for (kind, plan) in &plans {
             for name in &plan.settings.written {
-                let value = setting(&plan.settings, name);
+                let value = name.value(&plan.settings);
                 match written_by.get(name) {
                     Some((k, file, v)) if *v != value => {
                         return Err(error(&plan.source, format!("{name}: {} sets it to {v:?}, {} to {value:?}; remove it from one of them", named(*k, file), named(*kind, &plan.source))));
                     }
                     Some(_) => {}
                     None => {
-                        written_by.insert(name, (*kind, plan.source.clone(), value));
-                        match *name {
-                            "audit_log" => settings.audit_log = plan.settings.audit_log.clone(),
-                            "audit_failure" => settings.audit_failure = plan.settings.audit_failure,
-                            "audit_events" => settings.audit_events = plan.settings.audit_events,
-                            "cache_dir" => settings.cache_dir = plan.settings.cache_dir.clone(),
-                            "stop_loop_cap" => settings.stop_loop_cap = plan.settings.stop_loop_cap,
-                            "resolve_ttl" => settings.resolve_ttl = plan.settings.resolve_ttl,
-                            _ => {}
-                        }
+                        written_by.insert(*name, (*kind, plan.source.clone(), value));
+                        name.copy(&plan.settings, &mut settings);
                     }
                 }
             }

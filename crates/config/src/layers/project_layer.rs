@@ -48,13 +48,13 @@ pub(super) fn load_project(found: &project::Project, snapshot: &project::Snapsho
     }
     if !raw.peers.is_empty() {
         let before = raw.capabilities.len();
-        crate::peer::include_with(&mut raw, &base, &|p: &Path| snapshot.text(p)).map_err(|problems| ConfigError { file: file.clone(), problems })?;
+        crate::peer::include_with(&mut raw, &base, &|p: &Path| snapshot.text(p)).map_err(|problems| ConfigError::new(file.clone(), problems))?;
         // A project's peer files are named apart from the user's own (`project-claude-code:…`).
         for cap in &mut raw.capabilities[before..] {
             cap.id = format!("project-{}", cap.id);
         }
     }
-    let mut config = raw.validate(&base).map_err(|problems| ConfigError { file: file.clone(), problems })?;
+    let mut config = raw.validate(&base).map_err(|problems| ConfigError::new(file.clone(), problems))?;
     // A project hook's sandbox may read the project, nothing else of the machine.
     let root = std::fs::canonicalize(&found.root).unwrap_or_else(|_| found.root.clone());
     let outside: Vec<String> = config
@@ -67,7 +67,7 @@ pub(super) fn load_project(found: &project::Project, snapshot: &project::Snapsho
         })
         .collect();
     if !outside.is_empty() {
-        return Err(ConfigError { file, problems: outside });
+        return Err(ConfigError::new(file, outside));
     }
     config.source = file;
     Ok(config)
