@@ -43,7 +43,7 @@ mod trust;
 
 pub(crate) use loading::{dialect, explain_bundle, load, load_in, read_layers, resolver, terminal_progress};
 use loading::{load_one_shot, load_plugin};
-use oneshot::{print_audit_head, read_event, replay, run_for_runtime, write_wit, HOOKS_WIT};
+use oneshot::{print_audit_head, read_event, replay, run_for_runtime, write_wit, SDK_CONTRACT};
 
 /// Run agent lifecycle hooks as sandboxed WebAssembly components.
 #[derive(Parser)]
@@ -567,7 +567,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Wit { dir, version } => write_wit(&dir, &version),
         Command::Trust { dir, config, forget, list } => trust::trust(dir, config, forget, list).await,
         Command::New { lang, dir } => {
-            let files = new::create(lang, &dir, HOOKS_WIT).map_err(|e| usage(format!("{e:#}")))?;
+            let files = new::create(lang, &dir, SDK_CONTRACT.wit).map_err(|e| usage(format!("{e:#}")))?;
             println!("wrote {} files into {}", files.len(), dir.display());
             println!("next: cd {} && ./build.sh && hookhost test --plugin hook.wasm scenarios.toml", dir.display());
             Ok(ExitCode::SUCCESS)

@@ -51,7 +51,7 @@ pub enum LoadError {
     },
 
     /// The component does not export the hook handler.
-    #[error("{hook}: plugin {plugin} does not export {expected}; it exports [{found}]. Build it against the `hook` world of wit/hooks.wit (in Rust: hookhost-sdk's export_hook!)")]
+    #[error("{hook}: plugin {plugin} does not export {expected}; it exports [{found}]. Build it against the `hook` world of the hook contract (`hookhost wit` writes it; in Rust: hookhost-sdk's export_hook!)")]
     WrongWorld {
         /// The hook.
         hook: HookId,

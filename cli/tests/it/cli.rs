@@ -511,7 +511,7 @@ fn wit_writes_the_package_hooks_are_built_against() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("wit");
     let wit = |arg: &std::path::Path| hookhost(&["wit", arg.to_str().unwrap()], "");
-    let repo_wit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../wit/hooks.wit")).unwrap();
+    let repo_wit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../wit/0.1.0/hooks.wit")).unwrap();
     let out = wit(&target);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let written = target.join("hooks.wit");

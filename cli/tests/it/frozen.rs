@@ -1,13 +1,17 @@
-//! The frozen 0.1.0 guests (`tests/frozen/hookhost-hooks-0.1.0`, see its README): hooks built
-//! against `hookhost:hooks@0.1.0` before 0.2.0 came — the four example hooks and one signed,
-//! locked bundle — pass their scenarios on this hookhost, unchanged.
+//! The frozen guests (`tests/frozen/`, see its README): hooks built against
+//! `hookhost:hooks@0.1.0` before 0.2.0 came — the four example hooks and one signed, locked
+//! bundle — and a hook built against 0.2.0 pass their scenarios on this hookhost, unchanged.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 fn frozen() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/frozen/hookhost-hooks-0.1.0")
+    frozen_at("0.1.0")
+}
+
+fn frozen_at(version: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/frozen/hookhost-hooks-{version}"))
 }
 
 fn hookhost(dir: &Path, cache: &Path, args: &[&str]) -> Output {
@@ -17,10 +21,15 @@ fn hookhost(dir: &Path, cache: &Path, args: &[&str]) -> Output {
 /// `hookhost test --json ...`: every scenario passed; each one's outcome (decision, reason,
 /// message, effects, patch) as the user sees it.
 fn all_pass(what: &str, out: Output) -> Vec<Value> {
+    all_of(what, out, 11)
+}
+
+/// [`all_pass`] for a scenario file of `count` scenarios.
+fn all_of(what: &str, out: Output, count: u64) -> Vec<Value> {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{what}: {}\n{text}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{what}: {e}: {text}"));
-    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(11), Some(0)), "{what}: {report}");
+    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(count), Some(0)), "{what}: {report}");
     report["scenarios"]
         .as_array()
         .unwrap()
@@ -62,4 +71,25 @@ fn the_frozen_signed_bundle_loads_from_its_lock_and_without_its_registry() {
     std::fs::remove_dir_all(dir.join("registry")).unwrap();
     let offline = all_pass("the bundle, its registry gone", hookhost(&dir, cache.path(), &["test", "--json", "--config", "hooks.toml", "--locked", "../scenarios.toml"]));
     assert_eq!(online, offline);
+}
+
+/// The frozen 0.2.0 hook (`tests/frozen/hookhost-hooks-0.2.0`): it passes its scenarios, and the
+/// runtime it is answering reaches it through 0.2.0's `context.runtime`.
+#[test]
+fn the_frozen_0_2_0_hook_passes_its_scenarios_and_sees_its_runtime() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = frozen_at("0.2.0");
+    all_of("0.2.0", hookhost(&dir, cache.path(), &["test", "--json", "--plugin", "contract-v0-2.wasm", "scenarios.toml"]), 2);
+    let event = r#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+    let out = crate::common::output_of(
+        {
+            let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
+            cmd.args(["run", "--output", "claude-code", "--no-project", "--config", "hooks.toml"]).current_dir(&dir).env("HOOKHOST_CACHE_DIR", cache.path());
+            cmd
+        },
+        event.as_bytes(),
+    );
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecisionReason"], "Bash sent by claude-code");
 }

@@ -2,7 +2,7 @@
 //! `hookhost:hooks/handler` interface its component exports, read from the outer component's
 //! export section without compiling it.
 
-use hookhost_types::{WIT_PACKAGE, WIT_PACKAGES};
+use hookhost_types::{CONTRACTS, WIT_PACKAGE};
 
 /// The package (`hookhost:hooks@0.1.0`) whose `handler` a component exports; `None` for bytes
 /// that are not a component exporting one.
@@ -42,8 +42,9 @@ pub fn needed<'a>(plugins: impl IntoIterator<Item = &'a [u8]>) -> String {
 
 /// Why this hookhost cannot run a bundle built for `wit`, if it cannot.
 pub fn unserved(wit: &str) -> Option<String> {
-    (!WIT_PACKAGES.contains(&wit)).then(|| {
-        let (last, rest) = WIT_PACKAGES.split_last().expect("at least one version is served");
+    let packages = CONTRACTS.map(|c| c.package);
+    (!packages.contains(&wit)).then(|| {
+        let (last, rest) = packages.split_last().expect("at least one version is served");
         format!("the bundle was built for {wit}; this hookhost serves {} and {last}; upgrade hookhost, or rebuild its plugins against one of those (`hookhost wit`)", rest.join(", "))
     })
 }

@@ -30,10 +30,45 @@ pub use matcher::{Matcher, MatcherSpec};
 pub use runtime::Runtime;
 pub use spec::{AuditFailure, Capability, Grants, HookSpec, Limits, NetHost, OnError, PluginName, PluginRef, UnknownCapability};
 
-/// The newest hook contract (WIT package) this hookhost speaks; bundles record the one their
-/// plugins were built against.
-pub const WIT_PACKAGE: &str = "hookhost:hooks@0.2.0";
+/// A hook contract: one version of the WIT package, in `wit/<version>/hooks.wit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Contract {
+    /// `0.2.0`.
+    pub version: &'static str,
+    /// `hookhost:hooks@0.2.0`.
+    pub package: &'static str,
+    /// Its WIT, as published (`hookhost wit --version` writes it).
+    pub wit: &'static str,
+}
 
-/// Every hook contract this hookhost serves, oldest first: a hook built against any of them
-/// loads and decides as it did (docs/ARCHITECTURE.md, "A new WIT version").
-pub const WIT_PACKAGES: [&str; 2] = ["hookhost:hooks@0.1.0", WIT_PACKAGE];
+/// Every hook contract this hookhost serves, oldest first — the one list of them: a hook built
+/// against any of them loads and decides as it did (docs/ARCHITECTURE.md, "A new WIT
+/// version"). A test holds it to the `wit/` folders and to each file's `package` line.
+pub const CONTRACTS: [Contract; 2] = [
+    Contract { version: "0.1.0", package: "hookhost:hooks@0.1.0", wit: include_str!("../../../wit/0.1.0/hooks.wit") },
+    Contract { version: "0.2.0", package: "hookhost:hooks@0.2.0", wit: include_str!("../../../wit/0.2.0/hooks.wit") },
+];
+
+/// The newest hook contract this hookhost speaks: what the SDKs and `hookhost new` build
+/// against, and what a bundle records when its plugins say nothing.
+pub const NEWEST: Contract = CONTRACTS[CONTRACTS.len() - 1];
+
+/// The newest contract's package (`hookhost:hooks@0.2.0`).
+pub const WIT_PACKAGE: &str = NEWEST.package;
+
+#[cfg(test)]
+mod contract_tests {
+    use super::CONTRACTS;
+
+    #[test]
+    fn each_contract_is_its_folder_and_says_its_package() {
+        let wit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../wit");
+        let mut folders: Vec<String> = std::fs::read_dir(&wit).unwrap().filter_map(Result::ok).filter(|e| e.path().is_dir()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        folders.sort();
+        assert_eq!(folders, CONTRACTS.map(|c| c.version.to_string()), "one folder per contract under wit/, each served");
+        for c in CONTRACTS {
+            assert_eq!(c.package, format!("hookhost:hooks@{}", c.version));
+            assert!(c.wit.lines().any(|l| l.trim() == format!("package {};", c.package)), "wit/{}/hooks.wit declares {}", c.version, c.package);
+        }
+    }
+}

@@ -91,6 +91,6 @@ mod tests {
         assert_eq!(Version::served(), "hookhost:hooks@0.1.0 and hookhost:hooks@0.2.0");
         assert_eq!(super::HANDLER_EXPORTS, format!("{} or @0.2.0", Version::V0_1.handler_export()));
         assert_eq!(hookhost_types::WIT_PACKAGE, Version::ALL[Version::ALL.len() - 1].package(), "hookhost-types names the newest");
-        assert_eq!(hookhost_types::WIT_PACKAGES, Version::ALL.map(Version::package), "hookhost-types lists every version served");
+        assert_eq!(hookhost_types::CONTRACTS.map(|c| c.package), Version::ALL.map(Version::package), "a module here for every contract hookhost-types lists");
     }
 }

@@ -8,7 +8,7 @@
 use super::v0_2 as latest;
 
 wasmtime::component::bindgen!({
-    path: "../wit/hooks.wit",
+    path: "../wit/0.1.0/hooks.wit",
     world: "shell-hook",
     imports: { "hookhost:hooks/process.run": async },
     exports: { default: async },

@@ -20,7 +20,7 @@ async fn a_component_of_the_wrong_world_names_what_it_exports() {
     assert!(matches!(err, LoadError::WrongWorld { .. }));
     let text = err.to_string();
     assert!(text.starts_with(&format!("user:h: plugin {} does not export hookhost:hooks/handler@0.1.0 or @0.2.0; it exports [wasi:cli/run@0.2.", fixtures::WRONG_WORLD)), "{text}");
-    assert!(text.ends_with("Build it against the `hook` world of wit/hooks.wit (in Rust: hookhost-sdk's export_hook!)"), "{text}");
+    assert!(text.ends_with("Build it against the `hook` world of the hook contract (`hookhost wit` writes it; in Rust: hookhost-sdk's export_hook!)"), "{text}");
 }
 
 #[tokio::test]
