@@ -39,7 +39,7 @@ pub enum Protocol {
 
 impl Protocol {
     /// Every protocol, in the order messages list them: `json`, then each runtime whose profile
-    /// has an [`Answer`](hookhost_types::runtime::Answer) (each has a writer here: a test holds
+    /// has an [`Answer`] (each has a writer here: a test holds
     /// them together).
     pub fn all() -> impl Iterator<Item = Protocol> {
         std::iter::once(Protocol::Json).chain(Runtime::ALL.into_iter().filter(|r| r.profile().answer.is_some()).map(Protocol::Runtime))

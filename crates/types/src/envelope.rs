@@ -142,7 +142,7 @@ impl HookEvent {
     }
 
     /// Normalise an event a runtime sent, in the shape its profile's
-    /// [`Payload`](crate::runtime::Payload) says: hookhost's envelope; a flat payload named by
+    /// [`Payload`] says: hookhost's envelope; a flat payload named by
     /// `hook_event_name` (or Starchild's `event`) whose fields are renamed to hookhost's by the
     /// runtime's [`Fields`] (every flat runtime's, when `runtime` is not known); or a payload
     /// naming no event (GitHub Copilot CLI), whose event is `event_name` (the name its hook is
