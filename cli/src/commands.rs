@@ -1,5 +1,6 @@
 //! The commands `main.rs: run` does not hand to a module of their own: each a function from its
-//! parsed flags to an exit code.
+//! parsed flags to an exit code. What they print goes through `say!`: a reader that left
+//! (`hookhost check | head -1`) ends the output, never the command with a panic.
 
 use crate::loading::{load_one_shot, load_plugin};
 use crate::oneshot::{print_audit_head, read_event, run_for_runtime, SDK_CONTRACT};
@@ -63,14 +64,14 @@ pub(crate) async fn config_show(host: &HostArgs, json: bool, layers: bool) -> Re
     }
     if layers {
         if json {
-            println!("{}", serde_json::to_string_pretty(&table::layers_json(&plan, unapproved.as_deref()))?);
+            say!("{}", serde_json::to_string_pretty(&table::layers_json(&plan, unapproved.as_deref()))?);
         } else {
-            print!("{}", table::layers_table(&plan, unapproved.as_deref()));
+            say_raw!("{}", table::layers_table(&plan, unapproved.as_deref()));
         }
     } else if json {
-        println!("{}", serde_json::to_string_pretty(&table::hooks_json(&plan))?);
+        say!("{}", serde_json::to_string_pretty(&table::hooks_json(&plan))?);
     } else {
-        print!("{}", table::hooks_table(&plan));
+        say_raw!("{}", table::hooks_table(&plan));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -78,7 +79,7 @@ pub(crate) async fn config_show(host: &HostArgs, json: bool, layers: bool) -> Re
 /// `hookhost audit stats FILE`.
 pub(crate) fn audit_stats(file: &Path, include_replayed: bool) -> Result<ExitCode> {
     let text = transcripts::read_recording(file, "audit log").map_err(usage)?;
-    print!("{}", audit_stats::summarise(&file.display().to_string(), &text, include_replayed).map_err(usage)?);
+    say_raw!("{}", audit_stats::summarise(&file.display().to_string(), &text, include_replayed).map_err(usage)?);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -97,9 +98,9 @@ pub(crate) fn audit_verify(file: &Path, expect_head: Option<&str>) -> Result<Exi
     match result {
         Ok(v) => {
             for (line, r) in &v.recoveries {
-                println!("note: line {line}: a writer found a torn last line ({} bytes), moved it to {} and recorded the recovery", r.torn_bytes, r.moved_to);
+                say!("note: line {line}: a writer found a torn last line ({} bytes), moved it to {} and recorded the recovery", r.torn_bytes, r.moved_to);
             }
-            println!("ok: {} records, chain intact; head hash {}", v.records, v.head);
+            say!("ok: {} records, chain intact; head hash {}", v.records, v.head);
             Ok(ExitCode::SUCCESS)
         }
         Err(broken) => {
@@ -113,9 +114,9 @@ pub(crate) fn audit_verify(file: &Path, expect_head: Option<&str>) -> Result<Exi
 pub(crate) async fn load_test(args: loadtest::LoadArgs) -> Result<ExitCode> {
     let (report, args) = tokio::task::spawn_blocking(move || loadtest::run(&args).map(|r| (r, args))).await??;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        say!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", report.render());
+        say_raw!("{}", report.render());
     }
     let failures = report.failures(args.reloads);
     for f in &failures {
@@ -131,10 +132,10 @@ pub(crate) async fn bench_guard(plugin: &[PathBuf], json: bool) -> Result<ExitCo
     }
     let files = bench::guard(plugin.first().map(PathBuf::as_path)).await?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&files)?);
+        say!("{}", serde_json::to_string_pretty(&files)?);
     } else {
         let name = plugin.first().map_or("builtin:guard-destructive".to_string(), |p| p.display().to_string());
-        print!("{}", bench::render_guard(&files, &name));
+        say_raw!("{}", bench::render_guard(&files, &name));
     }
     Ok(if files.iter().all(|f| f.agree == f.cases) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -143,9 +144,9 @@ pub(crate) async fn bench_guard(plugin: &[PathBuf], json: bool) -> Result<ExitCo
 pub(crate) async fn bench(seconds: f64, plugin: &[PathBuf], json: bool) -> Result<ExitCode> {
     let report = bench::run(seconds, plugin).await?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        say!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", bench::render(&report));
+        say_raw!("{}", bench::render(&report));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -153,8 +154,8 @@ pub(crate) async fn bench(seconds: f64, plugin: &[PathBuf], json: bool) -> Resul
 /// `hookhost new LANG DIR`.
 pub(crate) fn new_project(lang: new::Lang, dir: &Path) -> Result<ExitCode> {
     let files = new::create(lang, dir, SDK_CONTRACT.wit).map_err(|e| usage(format!("{e:#}")))?;
-    println!("wrote {} files into {}", files.len(), dir.display());
-    println!("next: cd {} && ./build.sh && hookhost test --plugin hook.wasm scenarios.toml", dir.display());
+    say!("wrote {} files into {}", files.len(), dir.display());
+    say!("next: cd {} && ./build.sh && hookhost test --plugin hook.wasm scenarios.toml", dir.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -175,9 +176,9 @@ pub(crate) async fn test(args: &HostArgs, plugin: Option<&Path>, settings: Optio
     }
     let rows: Vec<_> = loaded.iter().zip(checked.iter()).collect();
     if json {
-        println!("{}", serde_json::to_string_pretty(&scenario::json_report(&rows))?);
+        say!("{}", serde_json::to_string_pretty(&scenario::json_report(&rows))?);
     } else {
-        print!("{}", scenario::table(&rows));
+        say_raw!("{}", scenario::table(&rows));
     }
     Ok(if checked.iter().all(|c| c.mismatches.is_empty()) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -189,14 +190,14 @@ pub(crate) async fn check(host: &HostArgs, plugin: Option<&Path>, settings: Opti
         None => load(host).await?,
     };
     let ids: Vec<&str> = loaded.hook_ids().collect();
-    println!("ok: {} hook(s) loaded: {}", ids.len(), ids.join(", "));
-    print!("{}", table::check_report(&loaded.report().await, loaded.not_run(), loaded.warnings()));
-    print!("{}", table::restrictions(loaded.restrictions()));
-    print!("{}", table::layer_sources(loaded.layer_sources()));
-    print!("{}", loaded.protection());
+    say!("ok: {} hook(s) loaded: {}", ids.len(), ids.join(", "));
+    say_raw!("{}", table::check_report(&loaded.report().await, loaded.not_run(), loaded.warnings()));
+    say_raw!("{}", table::restrictions(loaded.restrictions()));
+    say_raw!("{}", table::layer_sources(loaded.layer_sources()));
+    say_raw!("{}", loaded.protection());
     if host.verbose {
-        print!("{}", table::guard_rules(&loaded.report().await));
-        print!("{}", table::profile(&loaded.profile().await));
+        say_raw!("{}", table::guard_rules(&loaded.report().await));
+        say_raw!("{}", table::profile(&loaded.profile().await));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -681,3 +681,16 @@ fn version_names_commit_target_and_how_the_built_ins_run() {
     let short = hookhost(&["-V"], "");
     assert_eq!(String::from_utf8_lossy(&short.stdout).trim(), format!("hookhost {}", env!("CARGO_PKG_VERSION")));
 }
+
+/// `hookhost check | head -0`, `hookhost config show | head -0`: a reader that left ends the
+/// output, not the command (they panicked on the closed pipe, exit 101).
+#[test]
+fn check_and_config_show_into_a_closed_pipe_end_quietly() {
+    for args in [&["check"][..], &["config", "show"], &["config", "show", "--layers"]] {
+        let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
+        cmd.args(args).arg("--no-project");
+        let out = crate::common::with_reader_gone(cmd);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
