@@ -8,8 +8,8 @@ use std::time::Duration;
 
 /// A command for `program` (one of this package's binaries, or a shell that runs one) that
 /// inherits nothing of the machine's hookhost or agent setup: an empty home of its own (this
-/// test process's), no `XDG_*` directory, no `HOOKHOST_*` variable (the precompile cache is
-/// the test build's, shared: its entries are sealed and content-addressed) and none of the
+/// test process's), no `XDG_*` directory, no `HOOKHOST_*` variable (but the shared precompile
+/// cache: [`cache_dir`]) and none of the
 /// variables that move an agent's settings. A test sets what it needs on top.
 pub fn bin(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut cmd = Command::new(program);
@@ -44,9 +44,12 @@ pub fn hermetic(cmd: &mut Command) {
     cmd.env("HOME", home).env("HOOKHOST_CACHE_DIR", cache_dir());
 }
 
-/// The precompile cache every hermetic command shares ([`bin`]).
+/// The precompile cache every hermetic command shares ([`bin`]): this user's, as hookhost
+/// would find it for the test process (its entries are sealed and content-addressed, so sharing
+/// it changes no outcome, and a warm one spares every run compiling the built-ins again), else
+/// one in the test build's directory.
 pub fn cache_dir() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hookhost-cache")
+    hookhost::types::paths::cache_dir(None).unwrap_or_else(|| std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hookhost-cache"))
 }
 
 /// Run `hookhost` as `configure` sets it up, with `stdin` as its input; its output.
