@@ -13,8 +13,8 @@
 //!   stricter — an answer Codex refuses runs the tool, so it has its own writer (`codex.rs`);
 //! - Gemini CLI: its hooks reference (`docs/hooks/reference.md` of google-gemini/gemini-cli);
 //! - docker-agent: its hooks reference (`hook_specific_output`, `decision: block`);
-//! - Starchild: its shell-hook output protocol (its agent-hooks guide: `decision`, `tool_input`, `context`,
-//!   `systemMessage`).
+//! - Starchild: its shell-hook output protocol (its agent-hooks guide: `decision`,
+//!   `tool_input`, `context`, `systemMessage`).
 
 use crate::dispatch::Outcome;
 use hookhost_types::runtime::{Answer, Rewrite};
@@ -38,11 +38,10 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    /// Every protocol, in the order messages list them: `json`, then each runtime whose profile
-    /// has an [`Answer`] (each has a writer here: a test holds
-    /// them together).
+    /// Every protocol, in the order messages list them: `json`, then each runtime hookhost
+    /// answers ([`Runtime::answered`]; each has a writer here, which a test checks).
     pub fn all() -> impl Iterator<Item = Protocol> {
-        std::iter::once(Protocol::Json).chain(Runtime::ALL.into_iter().filter(|r| r.profile().answer.is_some()).map(Protocol::Runtime))
+        std::iter::once(Protocol::Json).chain(Runtime::answered().map(Protocol::Runtime))
     }
 
     /// The protocol named on a command line.
@@ -192,7 +191,7 @@ pub fn render(protocol: Protocol, event: &HookEvent, outcome: &Outcome) -> Reply
     // Every runtime reads a decided answer on exit 0 (exit 2 is each one's block by stderr,
     // which carries less than the JSON does).
     let stdout = match protocol {
-        Protocol::Runtime(runtime) => match (writer(runtime), runtime.profile().answer.as_ref()) {
+        Protocol::Runtime(runtime) => match (writer(runtime), runtime.answer()) {
             // Nothing to say, said as the runtime wants it said (Gemini CLI: `{}`).
             (Some(write), Some(answer)) => Some(write(&parts, &mut notes)).filter(|s| !s.is_empty()).unwrap_or_else(|| answer.nothing.to_string()),
             _ => serde_json::to_string(outcome).unwrap_or_default(),
@@ -263,10 +262,7 @@ pub fn failure(protocol: Protocol, event: Option<&HookEvent>, error: &str, on_fa
     if !on_failure.blocks(event.map(|e| &e.name)) {
         // The runtime's error that does not block (GitHub Copilot CLI's is exit 0: it denies a
         // tool call whose hook exits non-zero).
-        let code = match protocol {
-            Protocol::Runtime(runtime) => runtime.profile().answer.as_ref().map_or(1, |a| a.soft_error_exit),
-            Protocol::Json => 1,
-        };
+        let code = answer(protocol).map_or(1, |a| a.soft_error_exit);
         return Reply { stdout: String::new(), notes: vec![line], code };
     }
     let reason = failure_reason(error);
@@ -286,7 +282,7 @@ pub fn failure(protocol: Protocol, event: Option<&HookEvent>, error: &str, on_fa
 /// The answer rules of `protocol`'s runtime (`None`: hookhost's own JSON).
 fn answer(protocol: Protocol) -> Option<&'static Answer> {
     match protocol {
-        Protocol::Runtime(runtime) => runtime.profile().answer.as_ref(),
+        Protocol::Runtime(runtime) => runtime.answer(),
         Protocol::Json => None,
     }
 }

@@ -1,5 +1,6 @@
-//! Everruns', docker-agent's and Starchild's documented shell hooks through the bash adapter, in both modes, against spawning the same
-//! script with plain `bash` the way Claude Code and docker-agent run hooks.
+//! Everruns', docker-agent's and Starchild's documented shell hooks through the bash adapter, in
+//! both modes, against spawning the same script with plain `bash` the way Claude Code and
+//! docker-agent run hooks.
 //!
 //! Run: `cargo bench -p hookhost --bench shell_hooks`
 

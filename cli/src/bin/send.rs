@@ -48,11 +48,10 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
 /// The runtime an `--output` name answers (`Ok(None)`: hookhost's own `json`): one whose profile
 /// has an answer (`hookhost run --output` takes the same names).
 fn protocol(name: &str) -> Result<Option<Runtime>, String> {
-    let answers = |r: &Runtime| r.profile().answer.is_some();
     match name {
         "json" => Ok(None),
-        _ => Runtime::parse(name).filter(answers).map(Some).ok_or_else(|| {
-            let names: Vec<&str> = std::iter::once("json").chain(Runtime::ALL.iter().filter(|r| answers(r)).map(|r| r.name())).collect();
+        _ => Runtime::answered().find(|r| r.name() == name).map(Some).ok_or_else(|| {
+            let names: Vec<&str> = std::iter::once("json").chain(Runtime::answered().map(Runtime::name)).collect();
             format!("--output: unknown protocol {name:?}; use one of {}", names.join(", "))
         }),
     }
@@ -293,7 +292,7 @@ fn failed(args: &Args, body: &[u8], why: &str) -> ExitCode {
     } else {
         eprintln!("hookhost-send: error: {why}");
         // The runtime's error that does not block (GitHub Copilot CLI's is exit 0).
-        ExitCode::from(args.runtime.and_then(|r| r.profile().answer.as_ref()).map_or(1, |a| a.soft_error_exit))
+        ExitCode::from(args.runtime.and_then(Runtime::answer).map_or(1, |a| a.soft_error_exit))
     }
 }
 
@@ -325,7 +324,7 @@ fn main() -> ExitCode {
             // `{}` is the daemon's "nothing to say": said as the runtime wants it said (Gemini
             // CLI as `{}`, the rest by silence).
             let text = match text {
-                "{}" => args.runtime.and_then(|r| r.profile().answer.as_ref()).map_or("", |a| a.nothing),
+                "{}" => args.runtime.and_then(Runtime::answer).map_or("", |a| a.nothing),
                 text => text,
             };
             if !text.is_empty() {

@@ -1,6 +1,6 @@
 //! The JSON envelope an event arrives in: [`HookEvent`], read from Everruns' envelope
-//! (<https://docs.everruns.com/capabilities/user-hooks/>) or any runtime's flat shape (`hook_event_name`, `tool_input`, ...), with the names every
-//! runtime gives events ([`crate::runtime`]).
+//! (<https://docs.everruns.com/capabilities/user-hooks/>) or any runtime's payload, in the shape
+//! and field names its profile gives ([`crate::runtime`]).
 
 use crate::event::EventName;
 use crate::runtime::{CamelReader, Fields, Payload, Runtime};

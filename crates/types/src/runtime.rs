@@ -82,6 +82,17 @@ impl Runtime {
         Runtime::ALL.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")
     }
 
+    /// What an answer to it must respect, when hookhost answers it as a command hook
+    /// (`hookhost run --output`, `hookhost-send --output`).
+    pub fn answer(self) -> Option<&'static Answer> {
+        self.profile().answer.as_ref()
+    }
+
+    /// The runtimes hookhost answers as a command hook, in [`Runtime::ALL`]'s order.
+    pub fn answered() -> impl Iterator<Item = Runtime> {
+        Runtime::ALL.into_iter().filter(|r| r.answer().is_some())
+    }
+
     /// The shell-hook wire format its command hooks speak.
     pub fn dialect(self) -> Runtime {
         self.profile().dialect

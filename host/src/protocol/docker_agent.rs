@@ -1,4 +1,5 @@
-//! docker-agent's hook answers, from its hooks reference (<https://docs.docker.com/ai/docker-agent/configuration/hooks/>): `decision: "block"`,
+//! docker-agent's hook answers, from its hooks reference
+//! (<https://docs.docker.com/ai/docker-agent/configuration/hooks/>): `decision: "block"`,
 //! `hook_specific_output` (`permission_decision`, `updated_input`, `updated_tool_response`,
 //! `summary`, `additional_context`), `continue: false` for a halt.
 

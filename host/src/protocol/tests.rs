@@ -325,3 +325,10 @@ fn an_event_hookhost_does_not_know_is_the_runtimes_pass_with_a_note() {
     let documented = HookEvent::from_value(json!({"hook_event_name": "PostToolUseFailure", "session_id": "s", "tool_name": "Bash", "error": "exit 1"})).unwrap();
     assert_eq!(render(Protocol::Runtime(Runtime::ClaudeCode), &documented, &pass).notes, Vec::<String>::new());
 }
+
+#[test]
+fn every_runtime_hookhost_answers_has_a_writer_and_no_other_does() {
+    for r in Runtime::ALL {
+        assert_eq!(writer(r).is_some(), r.answer().is_some(), "{r}: a profile's answer and protocol.rs: writer go together");
+    }
+}

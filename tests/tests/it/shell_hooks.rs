@@ -1,6 +1,6 @@
-//! The shell hooks of the runtimes' hooks documentation (Everruns, docker-agent, Starchild), run unchanged through the bash adapter: in the sandbox
-//! (in-wasm bash) where they need no host tools, and as real host processes (real bash, jq and
-//! python3) where `process:exec` is granted.
+//! The shell hooks of the runtimes' hooks documentation (Everruns, docker-agent, Starchild), run
+//! unchanged through the bash adapter: in the sandbox (in-wasm bash) where they need no host tools,
+//! and as real host processes (real bash, jq and python3) where `process:exec` is granted.
 
 use hookhost::VerdictKind;
 use hookhost_tests::{event, have, host, shell_hook, try_host, GRANT_PROCESS};

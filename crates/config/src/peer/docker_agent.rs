@@ -1,4 +1,5 @@
-//! docker-agent's agent YAML (<https://docs.docker.com/ai/docker-agent/configuration/hooks/>): `hooks:` per agent, command and builtin hooks.
+//! docker-agent's agent YAML (<https://docs.docker.com/ai/docker-agent/configuration/hooks/>):
+//! `hooks:` per agent, command and builtin hooks.
 
 use super::{args_field, exec_form, ignored_keys, seconds, shell_executor, str_field, string_map, valid_event_key};
 use crate::{NotRun, OnError, RawConfig, RawExecutor, RawHook};

@@ -1,4 +1,5 @@
-//! Everruns' `user_hooks` capability configs (<https://docs.everruns.com/capabilities/user-hooks/>): hooks of executor type `bash`.
+//! Everruns' `user_hooks` capability configs
+//! (<https://docs.everruns.com/capabilities/user-hooks/>): hooks of executor type `bash`.
 
 use super::{guard_failure, shell_executor, str_field, string_map, unknown_keys};
 use crate::{OnError, RawCapability, RawConfig, RawHook};
