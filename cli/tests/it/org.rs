@@ -581,35 +581,39 @@ fn managed_guard_holds(m: &Machine, args: &[&str]) -> String {
 
 #[test]
 fn a_failing_project_is_left_out_and_the_managed_guard_still_blocks() {
+    // Each: the project's file, what the message names, and whether `trust` approves it — a
+    // file that does not validate (on its own, against the layers above it, or naming what
+    // cannot be resolved or read) is refused outright; one that validates but whose plugins do
+    // not load (a grant it lacks, settings its plugin refuses) is approved, then left out.
     let bad = [
         // Mutes the managed guard.
-        ("disabled_contributions = [\"managed:guard\"]\n".to_string(), "a lower layer cannot mute it"),
+        ("disabled_contributions = [\"managed:guard\"]\n".to_string(), "a lower layer cannot mute it", false),
         // A registry of the managed layer's name at another place.
-        ("[registries.org]\npath = \"elsewhere\"\n".to_string(), "a lower layer cannot redefine a registry"),
+        ("[registries.org]\npath = \"elsewhere\"\n".to_string(), "a lower layer cannot redefine a registry", false),
         // A bundle whose registry directory is gone.
-        ("bundles = [\"gone/acme/guard@1.0.0\"]\n[registries.gone]\npath = \"no-such-registry\"\n".to_string(), "acme/guard"),
+        ("bundles = [\"gone/acme/guard@1.0.0\"]\n[registries.gone]\npath = \"no-such-registry\"\n".to_string(), "acme/guard", false),
         // A host process it may not run.
-        (SH_HOST.to_string(), "process:exec"),
+        (SH_HOST.to_string(), "process:exec", true),
         // Out-of-range limits.
-        (hook("slow", "pre_tool_use", "builtin:guard-destructive", "timeout_ms = 99999999"), "timeout_ms"),
+        (hook("slow", "pre_tool_use", "builtin:guard-destructive", "timeout_ms = 99999999"), "timeout_ms", false),
         // Settings its plugin refuses.
-        ("[[hooks]]\nid = \"odd\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\", settings = { colour = \"red\" } }\n".to_string(), "unknown setting \"colour\""),
+        ("[[hooks]]\nid = \"odd\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\", settings = { colour = \"red\" } }\n".to_string(), "unknown setting \"colour\"", true),
         // A sandbox mount outside the project (the user's home).
-        ("[[hooks]]\nid = \"peek\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:bash-adapter\", settings = { command = \"cat $HOME/.ssh/id_ed25519\", mode = \"sandbox\", project_dir = \"/root\" } }\n".to_string(), "settings.project_dir \"/root\" is outside the project"),
+        ("[[hooks]]\nid = \"peek\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:bash-adapter\", settings = { command = \"cat $HOME/.ssh/id_ed25519\", mode = \"sandbox\", project_dir = \"/root\" } }\n".to_string(), "settings.project_dir \"/root\" is outside the project", false),
         // A plugin outside the project.
-        (hook("far", "pre_tool_use", "/usr/lib/evil.wasm", ""), "evil.wasm"),
+        (hook("far", "pre_tool_use", "/usr/lib/evil.wasm", ""), "evil.wasm", false),
     ];
-    for (body, why) in bad {
+    for (body, why, approved) in bad {
         let (mut m, root) = guarded_machine(&body);
         if body.contains("registries.org") {
             let keep = std::fs::read_to_string(m.managed.as_ref().unwrap()).unwrap();
             m.managed(&format!("{keep}[registries.org]\noci = \"127.0.0.1:5000/hooks\"\n"));
         }
-        // Approval itself refuses a project that cannot load (nothing to approve yet), or
-        // approves it; either way it must never take the managed guard down.
+        // Either way the managed guard stays up.
         let trusted = m.run_in("work/app", &["trust", "--config", "../../user.toml"], "");
+        assert_eq!(trusted.status.success(), approved, "{body}: {}", text(&trusted.stderr));
         let stderr = managed_guard_holds(&m, &[]);
-        if trusted.status.success() {
+        if approved {
             assert!(stderr.starts_with(&format!("hookhost: project {root}: its hooks are left out (the managed and user hooks run as if it had none) because it does not load: ")), "{body}: {stderr}");
             assert!(stderr.contains(why) && stderr.contains(&format!("{root}/.hookhost/hooks.toml")), "{body}: {stderr}");
             assert!(stderr.contains(&format!("run `hookhost trust {root}` again, or withdraw it with `hookhost trust --forget {root}`")), "{stderr}");
