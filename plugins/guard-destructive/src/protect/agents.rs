@@ -4,7 +4,7 @@
 use super::*;
 
 /// Agent CLIs: started with hooks off or configured elsewhere, they run without the guard.
-pub(super) const AGENTS: &[&str] = &[
+pub(super) static AGENTS: &[&str] = &[
     "claude", "claude-code", "codex", "gemini", "gemini-cli", "copilot", "opencode", "opencode-ai", "cursor-agent", "qwen", "aider", "goose", "amp", "crush", "droid", "hookhost", "hookhost-send",
 ];
 
@@ -14,7 +14,7 @@ pub(super) fn always_protected_var(name: &str) -> bool {
     (name.starts_with("HOOKHOST_") && !matches!(name, "HOOKHOST_LOG" | "HOOKHOST_REGISTRY")) || matches!(name, "CLAUDE_CONFIG_DIR" | "CODEX_HOME" | "COPILOT_HOME" | "GEMINI_CLI_HOME" | "GEMINI_CLI_SYSTEM_SETTINGS_PATH" | "CLAUDE_CODE_MANAGED_SETTINGS_PATH")
 }
 
-pub(super) const AGENT_VARS: &[&str] = &["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "HOME", "USERPROFILE", "APPDATA"];
+pub(super) static AGENT_VARS: &[&str] = &["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "HOME", "USERPROFILE", "APPDATA"];
 
 /// `NAME=value` set on the line: a variable that moves or switches off hook configuration.
 /// `exported`: by `export` / `declare -x` / `env`, for every later command.

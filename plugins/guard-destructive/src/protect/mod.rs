@@ -72,7 +72,7 @@ rules! {
 
 /// Words a command line must hold (once quotes and backslashes are removed, in any case) for
 /// self-protection to read it at all: most lines hold none and skip the parse.
-const NEEDLES: &[&str] = &[
+static NEEDLES: &[&str] = &[
     "hookh", "claude", "codex", "gemini", ".github", "copilot", "opencode", ".config", ".cache", ".local", "/etc", "/var", "settings", "hooks", "config.", "trustedfolders", "*** ", "kill",
     "xdg_", "home=", "fuser", "stop-process", "systemctl", "launchctl", "cursor-agent", "qwen", "library", "appdata", "programdata",
 ];

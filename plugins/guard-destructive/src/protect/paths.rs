@@ -6,7 +6,7 @@ use super::*;
 
 /// Hook configuration a project or a user keeps, as trailing path components (any directory),
 /// lower case.
-pub(super) const FILES: &[&str] = &[
+pub(super) static FILES: &[&str] = &[
     ".claude/settings.json",
     ".claude/settings.local.json",
     ".codex/hooks.json",
@@ -21,7 +21,7 @@ pub(super) const FILES: &[&str] = &[
 ];
 
 /// Directories whose whole content is hook configuration or hookhost's state.
-pub(super) const DIRS: &[&str] = &[
+pub(super) static DIRS: &[&str] = &[
     ".hookhost",
     ".github/hooks",
     ".copilot/hooks",
@@ -39,16 +39,16 @@ pub(super) const DIRS: &[&str] = &[
 
 /// Directories that hold hook configuration among other things: nothing may be copied, moved,
 /// linked or extracted into them (what lands there is not known by name).
-pub(super) const CONFIG_DIRS: &[&str] = &[".claude", ".codex", ".gemini", ".copilot", ".github/copilot"];
+pub(super) static CONFIG_DIRS: &[&str] = &[".claude", ".codex", ".gemini", ".copilot", ".github/copilot"];
 
 /// What a deletion may remove although nothing may write it: hookhost's cache of compiled
 /// components, made again on the next run.
-pub(super) const REBUILDABLE: &[&str] = &[".cache", ".cache/hookhost", "library/caches", "library/caches/hookhost", "appdata/local/hookhost/cache"];
+pub(super) static REBUILDABLE: &[&str] = &[".cache", ".cache/hookhost", "library/caches", "library/caches/hookhost", "appdata/local/hookhost/cache"];
 
 /// Managed locations, from the root (a drive letter reads as the root): Linux's, macOS's
 /// (`/Library/Application Support/…`), Windows' (`C:\ProgramData\…`, Claude Code's `C:\Program
 /// Files\ClaudeCode`).
-pub(super) const ROOTED: &[&str] = &[
+pub(super) static ROOTED: &[&str] = &[
     "/etc/hookhost",
     "/etc/claude-code",
     "/etc/codex",
@@ -66,7 +66,7 @@ pub(super) const ROOTED: &[&str] = &[
 ];
 
 /// File names the guard's [`FILES`] and hookhost's layers use, for `find -name` filters.
-pub(super) const NAMES: &[&str] = &["settings.json", "settings.local.json", "hooks.json", "config.toml", "trustedfolders.json", "config.json", "hooks.lock", "hooks.toml", "managed.toml", "hooks", ".hookhost", "hookhost", ".claude", ".codex", ".gemini", ".copilot"];
+pub(super) static NAMES: &[&str] = &["settings.json", "settings.local.json", "hooks.json", "config.toml", "trustedfolders.json", "config.json", "hooks.lock", "hooks.toml", "managed.toml", "hooks", ".hookhost", "hookhost", ".claude", ".codex", ".gemini", ".copilot"];
 
 /// What a command may do to a path it is given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

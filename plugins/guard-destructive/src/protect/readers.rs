@@ -5,7 +5,7 @@ use super::*;
 
 /// Programs that only read the files they are given (`sed`, `sort`, `tar`, `git` and the others
 /// whose options decide are judged by those options).
-pub const READERS: &[&str] = &[
+pub static READERS: &[&str] = &[
     "cat", "tac", "less", "more", "most", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "diff3", "sdiff", "colordiff", "delta", "difft", "cmp", "comm", "wc", "stat",
     "file", "ls", "dir", "tree", "exa", "eza", "du", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "bat", "batcat", "realpath",
     "readlink", "basename", "dirname", "test", "[", "[[", "echo", "printf", "pwd", "type", "which", "whereis", "nl", "od", "xxd", "hexdump", "strings", "column", "cut", "tr", "fold",
