@@ -20,7 +20,9 @@ mod claude_code;
 mod copilot;
 mod docker_agent;
 mod everruns;
+mod fields;
 mod starchild;
+use fields::*;
 
 /// A config file format: hookhost's own, or a runtime's (its [`Profile::config_syntax`](hookhost_types::runtime::Profile)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -311,140 +313,6 @@ fn shell_executor(dialect: Runtime, command: String, env: BTreeMap<String, Strin
     // Where the host grants process:exec, a real process (as the runtime runs it); else the sandbox.
     let settings = AdapterSettings { env, working_dir, ..AdapterSettings::shell(dialect, command) };
     RawExecutor { plugin: "builtin:bash-adapter".into(), settings: Some(settings.to_json()), fuel: None, memory_mib: None }
-}
-
-/// A peer's `env` (or `working_dir`) as the adapter takes it: strings only; anything else is a
-/// problem naming it.
-fn string_map(at: &str, key: &str, v: Option<&Value>, problems: &mut Vec<String>) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    match v {
-        None => {}
-        Some(Value::Object(map)) => {
-            for (k, v) in map {
-                match v.as_str() {
-                    Some(text) => {
-                        out.insert(k.clone(), text.to_string());
-                    }
-                    None => problems.push(format!("{at}.{key}.{k}: must be a string, not {}", hookhost_types::text::json_kind(v))),
-                }
-            }
-        }
-        Some(other) => problems.push(format!("{at}.{key}: must be a map of strings, not {}", hookhost_types::text::json_kind(other))),
-    }
-    out
-}
-
-/// A peer's HTTP hook: the bash adapter's `url` mode (it POSTs the dialect's JSON through
-/// `wasi:http`, which the host lets out only under a `net:http:HOST[:PORT]` grant). `headers`
-/// values may name the variables `allowedEnvVars` lists (Claude Code); the host fills them.
-fn http_executor(at: &str, dialect: Runtime, h: &Value, env: &BTreeMap<String, String>, problems: &mut Vec<String>) -> Option<RawExecutor> {
-    let url = str_field(at, h, "url", problems)?;
-    if !(url.starts_with("http://") || url.starts_with("https://")) {
-        problems.push(format!("{at}.url: {url:?} must be an http:// or https:// URL"));
-        return None;
-    }
-    let mut settings = AdapterSettings { url: Some(url), dialect: Some(dialect), env: env.clone(), ..Default::default() };
-    match h.get("headers") {
-        None => {}
-        Some(Value::Object(map)) if map.values().all(Value::is_string) => {
-            settings.headers = map.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect();
-        }
-        Some(_) => {
-            problems.push(format!("{at}.headers: must be an object of strings"));
-            return None;
-        }
-    }
-    match h.get("allowedEnvVars") {
-        None => {}
-        Some(Value::Array(names)) if names.iter().all(Value::is_string) => {
-            settings.allowed_env_vars = names.iter().filter_map(Value::as_str).map(str::to_string).collect();
-        }
-        Some(_) => {
-            problems.push(format!("{at}.allowedEnvVars: must be a list of variable names"));
-            return None;
-        }
-    }
-    Some(RawExecutor { plugin: "builtin:bash-adapter".into(), settings: Some(settings.to_json()), fuel: None, memory_mib: None })
-}
-
-/// Change a converted hook's bash-adapter settings through their type; settings of any other
-/// shape stay as they are.
-fn edit_adapter(exec: &mut RawExecutor, edit: impl FnOnce(&mut AdapterSettings)) {
-    use serde::Deserialize as _;
-    let Some(Ok(mut settings)) = exec.settings.as_ref().map(AdapterSettings::deserialize) else { return };
-    edit(&mut settings);
-    exec.settings = Some(settings.to_json());
-}
-
-/// The exec form (`command` + `args`): the program and its arguments, no shell.
-fn exec_form(exec: &mut RawExecutor, program: &str, args: &[String]) {
-    edit_adapter(exec, |settings| {
-        settings.command = None;
-        settings.argv = Some(std::iter::once(program.to_string()).chain(args.iter().cloned()).collect());
-    });
-}
-
-/// A peer's `args`: a list of strings, else a problem.
-fn args_field(at: &str, h: &Value, problems: &mut Vec<String>) -> Option<Vec<String>> {
-    let v = h.get("args")?;
-    let list: Option<Vec<String>> = v.as_array().and_then(|a| a.iter().map(|i| i.as_str().map(str::to_string)).collect());
-    if list.is_none() {
-        problems.push(format!("{at}.args: must be a list of strings"));
-    }
-    list
-}
-
-/// Seconds (a peer's timeout) to milliseconds, up to hookhost's ceiling for peer hooks (600 s,
-/// Claude Code's default); a longer one is capped with a warning.
-fn seconds(at: &str, v: Option<&Value>, default_s: u64, problems: &mut Vec<String>, warnings: &mut Vec<String>) -> u64 {
-    let s = match v {
-        None => default_s as f64,
-        Some(v) => match v.as_f64() {
-            Some(s) if s > 0.0 => s,
-            _ => {
-                problems.push(format!("{at}.timeout: must be a positive number of seconds"));
-                default_s as f64
-            }
-        },
-    };
-    let max = *PEER_TIMEOUT_RANGE_MS.end();
-    let ms = ((s * 1000.0) as u64).clamp(*PEER_TIMEOUT_RANGE_MS.start(), max);
-    if s * 1000.0 > max as f64 {
-        warnings.push(format!("{at}.timeout: {s} s is capped at hookhost's ceiling of {} s for peer hooks", max / 1000));
-    }
-    ms
-}
-
-fn str_field(at: &str, h: &Value, key: &str, problems: &mut Vec<String>) -> Option<String> {
-    match h.get(key) {
-        Some(Value::String(s)) => Some(s.clone()),
-        None => {
-            problems.push(format!("{at}.{key}: required"));
-            None
-        }
-        Some(_) => {
-            problems.push(format!("{at}.{key}: must be a string"));
-            None
-        }
-    }
-}
-
-fn unknown_keys(at: &str, h: &Value, known: &[&str], problems: &mut Vec<String>) {
-    if let Some(obj) = h.as_object() {
-        for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
-            problems.push(format!("{at}.{key}: unknown field; known fields are {}", known.join(", ")));
-        }
-    }
-}
-
-/// Keys a runtime does not document: ignored, one warning each (files in the wild carry
-/// `description`, `blocking`, ...; the runtime ignores them too).
-fn ignored_keys(at: &str, h: &Value, known: &[&str], warnings: &mut Vec<String>) {
-    if let Some(obj) = h.as_object() {
-        for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
-            warnings.push(format!("{at}.{key}: not a field this runtime documents; ignored"));
-        }
-    }
 }
 
 /// The event a runtime's config key names, and what its matchers test: its events table's row
