@@ -23,7 +23,9 @@ export PATH="$tools/bin:$PATH"
 cargo_tool() {
   if [ "$("$3" --version 2>/dev/null | awk '{print $2}')" != "$2" ]; then
     echo "installing $1 $2 into $tools (once)" >&2
-    cargo install --quiet --locked --root "$tools" "$1@$2" --no-default-features --features "$4"
+    # One build directory for both: they share most of their dependencies (wit-parser,
+    # wit-component, wasmparser, clap), which then compile once.
+    cargo install --quiet --locked --root "$tools" --target-dir "$tools/build" "$1@$2" --no-default-features --features "$4"
   fi
 }
 
