@@ -32,6 +32,8 @@ cargo_tool() {
 install_tools() {
   cargo_tool wit-bindgen-cli "$WIT_BINDGEN" wit-bindgen c
   cargo_tool wasm-tools "$WASM_TOOLS" wasm-tools component
+  # Their build directory is only needed while both install (~0.5 GB).
+  rm -rf "$tools/build"
   adapter="$tools/wasi_snapshot_preview1.reactor-$ADAPTER.wasm"
   if [ ! -f "$adapter" ]; then
     mkdir -p "$tools"
