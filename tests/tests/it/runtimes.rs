@@ -10,7 +10,7 @@
 //! - its **config reader** where its profile names its own config syntax
 //!   (`crates/config/src/peer/<runtime>.rs`) and a sample under `tests/config/peers/`;
 //! - its **protected paths**: held by the guard's own test over every profile
-//!   (`plugins/guard-destructive/src/protect.rs`,
+//!   (`plugins/guard-destructive/src/protect/tests.rs`,
 //!   `every_runtimes_hook_files_and_program_are_covered`);
 //! - its **shell dialect** (the bash adapter delivers to and reads its hooks: below, through
 //!   `bash_adapter::dialect::deliver` and `verdict::interpret`);
