@@ -301,7 +301,7 @@ fn rm(args: &[String], strict_rm: bool, from_input: bool, cwd: Option<&str>) -> 
     }
     // `{}`: a path xargs -I, parallel or find -exec puts there from its input.
     let from_input = from_input || targets.iter().any(|t| t.contains("{}"));
-    let found = crate::first_block_else_ask(targets.iter().map(|t| rm_finding(t, place(t, cwd))));
+    let found = Finding::first_block_else_ask(targets.iter().map(|t| rm_finding(t, place(t, cwd))));
     if found.as_ref().is_some_and(|f| f.verdict == Verdict::Block) {
         return found;
     }
@@ -352,7 +352,7 @@ fn find(args: &[String], cwd: Option<&str>) -> Option<Finding> {
     }
     // find(1): no starting point is `.`.
     let starts = if starts.is_empty() { vec!["."] } else { starts };
-    crate::first_block_else_ask(starts.iter().map(|s| match place(s, cwd) {
+    Finding::first_block_else_ask(starts.iter().map(|s| match place(s, cwd) {
         Place::Temp | Place::Regenerable | Place::ProjectFile => None,
         Place::Project => Some(FIND_DELETE_PROJECT.finding_for(format!("find deletes everything under {s}"))),
         Place::Unknown => Some(FIND_DELETE_PROJECT.finding_for(format!("find deletes everything under {s}, a path known only when it runs"))),

@@ -135,22 +135,33 @@ pub(crate) fn source(lang: Lang, args: &[String]) -> Source<'_> {
     Source::Stdin
 }
 
-/// What `code` in `lang` would do that the guard stops.
-pub(crate) fn check_code(lang: Lang, code: &str, policy: &Policy, depth: usize) -> Option<Finding> {
+/// How the shell's rules judge a command the code runs: the guard's own, handed in by its
+/// caller, so that reading the languages here does not reach back for the rules that read the
+/// shell.
+pub(crate) trait Shell {
+    /// A script, as the shell would run it.
+    fn script(&self, script: &str, policy: &Policy, depth: usize) -> Option<Finding>;
+    /// A program and its arguments, run without a shell.
+    fn argv(&self, argv: &[String], policy: &Policy, depth: usize) -> Option<Finding>;
+}
+
+/// What `code` in `lang` would do that the guard stops: the commands it runs judged by
+/// `shell`.
+pub(crate) fn check_code(lang: Lang, code: &str, policy: &Policy, depth: usize, shell: &impl Shell) -> Option<Finding> {
     if lang == Lang::Shell {
-        return crate::check_script(code, policy, depth + 1);
+        return shell.script(code, policy, depth + 1);
     }
     let cwd = policy.cwd.as_deref();
     let calls = scan(lang, code);
     let says_child_process = code.contains("child_process");
-    crate::first_block_else_ask(calls.into_iter().map(|call| {
+    Finding::first_block_else_ask(calls.into_iter().map(|call| {
         let name = call.name.as_str();
         let last = name.rsplit(['.', ':', '>']).next().unwrap_or(name);
         let prefix = |what: String| format!("{} code {what}", lang.name());
         match kind(lang, name, last, says_child_process, &call.args) {
             Kind::Runs => match command_of(&call.args) {
-                Some(Command::Script(s)) => crate::check_script(&s, policy, depth + 1).map(|f| nested(f, &prefix(format!("runs `{}`", clip(&s))))),
-                Some(Command::Argv(argv)) => crate::check_command(&argv, policy, depth + 1, false, None).map(|f| nested(f, &prefix(format!("runs `{}`", clip(&argv.join(" ")))))),
+                Some(Command::Script(s)) => shell.script(&s, policy, depth + 1).map(|f| nested(f, &prefix(format!("runs `{}`", clip(&s))))),
+                Some(Command::Argv(argv)) => shell.argv(&argv, policy, depth + 1).map(|f| nested(f, &prefix(format!("runs `{}`", clip(&argv.join(" ")))))),
                 None => Some(DYNAMIC.finding_for(prefix(format!("calls {name} with a command built at run time")))),
             },
             Kind::DeletesTree => match call.args.first() {

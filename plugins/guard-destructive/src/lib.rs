@@ -51,12 +51,15 @@ macro_rules! rules {
 }
 
 pub mod corpus;
+mod finding;
 pub mod fs;
 pub mod git;
 pub mod interp;
 pub mod packs;
 mod paths;
 pub mod protect;
+
+pub use finding::{Finding, Verdict};
 
 /// One rule, for the docs and its reasons: its name, what it stops, the safer alternative.
 pub struct Rule {
@@ -95,24 +98,6 @@ pub mod guard {
             "commands nested deeper than the guard follows (`sh -c`, `eval`, wrappers)",
             "run the inner command directly";
     }
-}
-
-/// What a rule decides about a command it matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// Not run.
-    Block,
-    /// Run only if the human confirms (the runtime's nearest form where it cannot ask).
-    Ask,
-}
-
-/// A rule's finding: its verdict and the reason, which names the rule and what to do instead.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
-    /// Block or ask.
-    pub verdict: Verdict,
-    /// Why, for the agent and the human.
-    pub reason: String,
 }
 
 /// The rule packs there are: `core`, then the opt-in ones ([`packs::OPT_IN`]); `"all"` in
@@ -231,7 +216,7 @@ pub(crate) fn check_script(script: &str, policy: &Policy, depth: usize) -> Optio
             // Trees moved earlier in the line are judged where they came from when a later
             // command deletes them (`mv ~/Documents /tmp/t && rm -rf /tmp/t`).
             let mut moved = Vec::new();
-            first_block_else_ask(parsed.commands.iter().enumerate().map(|(i, words)| {
+            Finding::first_block_else_ask(parsed.commands.iter().enumerate().map(|(i, words)| {
                 let stdin = parsed.inputs.iter().find(|(at, _)| *at == i).map(|(_, text)| text.as_str());
                 let words = paths::relocate(words, &moved);
                 paths::record_move(&words, &mut moved);
@@ -240,19 +225,6 @@ pub(crate) fn check_script(script: &str, policy: &Policy, depth: usize) -> Optio
         }
         Err(why) => unparseable(script, &why, policy),
     }
-}
-
-/// The first block among `findings`, else the first ask: a later `rm -rf /` outranks an
-/// earlier `git stash drop`.
-pub(crate) fn first_block_else_ask(findings: impl Iterator<Item = Option<Finding>>) -> Option<Finding> {
-    let mut ask = None;
-    for f in findings.flatten() {
-        if f.verdict == Verdict::Block {
-            return Some(f);
-        }
-        ask.get_or_insert(f);
-    }
-    ask
 }
 
 /// A line the parser refuses (`why`): blocked when a word of it names a program the guard
@@ -313,7 +285,7 @@ pub(crate) fn check_command(words: &[String], policy: &Policy, depth: usize, fro
     if !policy.core {
         return opt_in;
     }
-    first_block_else_ask([core_rules(prog, args, policy, depth, from_input, stdin), opt_in].into_iter())
+    Finding::first_block_else_ask([core_rules(prog, args, policy, depth, from_input, stdin), opt_in].into_iter())
 }
 
 /// The `core` pack's rules for one (unwrapped) command.
@@ -332,10 +304,10 @@ fn core_rules(prog: &str, args: &[String], policy: &Policy, depth: usize, from_i
     };
     if let Some(source) = source {
         return match (source, stdin) {
-            (interp::Source::Inline(code), _) | (interp::Source::Stdin, Some(code)) => interp::check_code(lang.unwrap_or(interp::Lang::Shell), code, policy, depth),
+            (interp::Source::Inline(code), _) | (interp::Source::Stdin, Some(code)) => interp::check_code(lang.unwrap_or(interp::Lang::Shell), code, policy, depth, &ShellRules),
             (interp::Source::Stdin, None) => Some(interp::STDIN_SCRIPT.finding_for(format!("{prog} runs a script from its input"))),
             // `bash /dev/stdin <<< …`: the file is its input.
-            (interp::Source::File(f), Some(code)) if interp::is_stdin_file(f) => interp::check_code(lang.unwrap_or(interp::Lang::Shell), code, policy, depth),
+            (interp::Source::File(f), Some(code)) if interp::is_stdin_file(f) => interp::check_code(lang.unwrap_or(interp::Lang::Shell), code, policy, depth, &ShellRules),
             (interp::Source::File(f), None) if interp::is_stdin_file(f) => Some(interp::STDIN_SCRIPT.finding_for(format!("{prog} runs a script from its input"))),
             // `bash <(curl …)`, `source <(…)`: a script made when the line runs, as `curl … | bash`.
             (interp::Source::File(f), _) if f.starts_with("$(") => Some(interp::STDIN_SCRIPT.finding_for(format!("{prog} runs a script another command writes as the line runs"))),
@@ -345,7 +317,7 @@ fn core_rules(prog: &str, args: &[String], policy: &Policy, depth: usize, from_i
     if prog == "git" {
         let scripts = git::scripts(args);
         if !scripts.is_empty() {
-            return first_block_else_ask(scripts.iter().map(|s| check_script(s, policy, depth + 1)).chain([git::check(args)]));
+            return Finding::first_block_else_ask(scripts.iter().map(|s| check_script(s, policy, depth + 1)).chain([git::check(args)]));
         }
         return git::check(args);
     }
@@ -353,8 +325,8 @@ fn core_rules(prog: &str, args: &[String], policy: &Policy, depth: usize, from_i
         // What `-exec` / `-execdir` / `-ok` run for each file, beyond deleting (which
         // `fs.find-delete` judges with the starting points).
         let inner = fs::find_execs(args).filter(|argv| !argv.first().is_some_and(|p| fs::DELETERS.contains(&shell::program(p))));
-        let execs = first_block_else_ask(inner.map(|argv| check_command(argv, policy, depth + 1, true, None)));
-        return first_block_else_ask([execs, fs::check(prog, args, policy.strict_rm, from_input, policy.cwd.as_deref())].into_iter());
+        let execs = Finding::first_block_else_ask(inner.map(|argv| check_command(argv, policy, depth + 1, true, None)));
+        return Finding::first_block_else_ask([execs, fs::check(prog, args, policy.strict_rm, from_input, policy.cwd.as_deref())].into_iter());
     }
     fs::check(prog, args, policy.strict_rm, from_input, policy.cwd.as_deref())
 }
@@ -394,7 +366,7 @@ fn check_call(arguments: &Value, policy: &Policy) -> Option<Finding> {
             _ => check_line(text, policy),
         };
     }
-    first_block_else_ask(shell_of(arguments).into_iter().map(|s| match s {
+    Finding::first_block_else_ask(shell_of(arguments).into_iter().map(|s| match s {
         Shell::Script(text) => check_line(text, policy),
         Shell::Argv(argv) => check_argv(&argv, policy),
     }))
@@ -489,6 +461,19 @@ fn protection(f: Finding, user_message: Option<String>) -> Decision {
 }
 
 export_hook!(Guard);
+
+/// The shell's rules, as interpreted code's commands are judged by them ([`interp::Shell`]).
+pub(crate) struct ShellRules;
+
+impl interp::Shell for ShellRules {
+    fn script(&self, script: &str, policy: &Policy, depth: usize) -> Option<Finding> {
+        check_script(script, policy, depth)
+    }
+
+    fn argv(&self, argv: &[String], policy: &Policy, depth: usize) -> Option<Finding> {
+        check_command(argv, policy, depth, false, None)
+    }
+}
 
 #[cfg(test)]
 mod tests;

@@ -32,12 +32,12 @@ fn odd_code_never_panics() {
         for s in samples {
             for cut in 0..=s.len() {
                 if s.is_char_boundary(cut) {
-                    let _ = check_code(lang, &s[..cut], &policy, 0);
+                    let _ = check_code(lang, &s[..cut], &policy, 0, &crate::ShellRules);
                 }
             }
         }
     }
-    assert!(check_code(Lang::Python, "print('…'); os.system('rm -rf /')", &policy, 0).is_some(), "a non-ASCII string before the call");
+    assert!(check_code(Lang::Python, "print('…'); os.system('rm -rf /')", &policy, 0, &crate::ShellRules).is_some(), "a non-ASCII string before the call");
 }
 
 #[test]

@@ -103,7 +103,7 @@ pub fn check_call(tool: &str, arguments: &Value, cwd: Option<&str>) -> Option<Fi
         }
     }
     // What it asks the shell to run: the destructive checks' reading of the arguments.
-    crate::first_block_else_ask(crate::shell_of(arguments).into_iter().map(|s| match s {
+    Finding::first_block_else_ask(crate::shell_of(arguments).into_iter().map(|s| match s {
         crate::Shell::Script(text) => check_script(text, &Cwd::at(cwd), 0),
         crate::Shell::Argv(argv) => check_words(&argv, &Line::default(), &Cwd::at(cwd), None, 0),
     }))
@@ -232,7 +232,7 @@ fn check_script(script: &str, cwd: &Cwd, depth: usize) -> Option<Finding> {
     let writes = parsed.writes.iter().find_map(|w| {
         dirs.iter().find_map(|d| protected(w, d.as_deref(), Access::Change).map(|what| CHANGE.finding_for(format!("a redirection would overwrite {what}"))).or_else(|| replaces_binary(w, d.as_deref())))
     });
-    crate::first_block_else_ask([writes].into_iter().chain(found))
+    Finding::first_block_else_ask([writes].into_iter().chain(found))
 }
 
 /// Whether a line may touch hook configuration or hookhost at all, read as the shell would
