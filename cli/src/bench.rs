@@ -367,7 +367,6 @@ async fn spawned(argv: Vec<std::ffi::OsString>, payloads: Vec<(String, bool)>, b
     .await?
 }
 
-
 /// `hookhost-native-guard`, built beside this binary.
 fn native_guard() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;

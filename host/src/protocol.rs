@@ -337,6 +337,5 @@ fn as_text(v: &Value) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests;

@@ -22,7 +22,6 @@ pub(super) fn sniff(bytes: &[u8]) -> Result<(), (String, &'static str)> {
     }
 }
 
-
 /// The `hookhost:hooks/process` interface (of whichever version) a component imports, read from
 /// its bytes without compiling it, so a missing capability is refused before anything is
 /// compiled or cached. Bytes that do not parse say none (compiling them then fails with its own

@@ -69,7 +69,6 @@ rules! {
         "fix the quoting";
 }
 
-
 /// Words a command line must hold (once quotes and backslashes are removed, in any case) for
 /// self-protection to read it at all: most lines hold none and skip the parse.
 static NEEDLES: &[&str] = &[
