@@ -181,8 +181,8 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
             let out = output.unwrap_or_else(|| PathBuf::from(format!("{}-{}.hhb", b.manifest.name.replace('/', "-"), b.manifest.version)));
             let archive = b.archive();
             std::fs::write(&out, &archive).map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
-            println!("packed {} → {} ({}, sha256:{})", b.manifest.id(), out.display(), crate::table::human_bytes(archive.len()), sha256_hex(&archive));
-            println!("manifest {}; sign it with `hookhost bundle sign --key KEY {}`", b.manifest_digest, out.display());
+            say!("packed {} → {} ({}, sha256:{})", b.manifest.id(), out.display(), crate::table::human_bytes(archive.len()), sha256_hex(&archive));
+            say!("manifest {}; sign it with `hookhost bundle sign --key KEY {}`", b.manifest_digest, out.display());
             Ok(ExitCode::SUCCESS)
         }
         BundleCommand::Inspect { bundle, json, config } => {
@@ -198,16 +198,16 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
                     "trusted_comment": trust::trusted_comment(&b),
                     "signatures": signer_ids,
                 });
-                println!("{}", serde_json::to_string_pretty(&v)?);
+                say!("{}", serde_json::to_string_pretty(&v)?);
                 return Ok(ExitCode::SUCCESS);
             }
             let m = &b.manifest;
-            println!("{}  {}", m.id(), m.description);
-            println!("  manifest   {}", b.manifest_digest);
-            println!("  needs      hookhost >= {}, {}", m.min_hookhost, m.wit);
+            say!("{}  {}", m.id(), m.description);
+            say!("  manifest   {}", b.manifest_digest);
+            say!("  needs      hookhost >= {}, {}", m.min_hookhost, m.wit);
             for p in &m.plugins {
                 let caps = if p.capabilities.is_empty() { String::new() } else { format!("  requests {}", p.capabilities.join(", ")) };
-                println!("  file       {} ({}, sha256:{}){caps}", p.file, crate::table::human_bytes(p.size as usize), p.sha256);
+                say!("  file       {} ({}, sha256:{}){caps}", p.file, crate::table::human_bytes(p.size as usize), p.sha256);
                 // With --config: what that config would let it hold (a bundle's plugin holds only
                 // what is granted to it by name).
                 if let (Some(grants), Ok(bundle)) = (&grants, m.name.parse()) {
@@ -215,19 +215,19 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
                     for cap in &p.capabilities {
                         let granted = cap.parse::<hookhost::Capability>().is_ok_and(|c| grants.allows(&plugin, &c));
                         let how = if granted { "granted by the config".to_string() } else { format!("not granted (to let it: \"{plugin}\" = [\"{cap}\"] under [grants])") };
-                        println!("             {cap}: {how}");
+                        say!("             {cap}: {how}");
                     }
                 }
             }
             for (i, h) in m.hooks.iter().enumerate() {
                 let id = h.id.clone().unwrap_or_else(|| format!("{}_{i}", h.event));
-                println!("  hook       {}:{id} on {} → {}", m.name, h.event, h.executor.plugin);
+                say!("  hook       {}:{id} on {} → {}", m.name, h.event, h.executor.plugin);
             }
-            println!("  sign with  trusted comment {:?}", trust::trusted_comment(&b));
+            say!("  sign with  trusted comment {:?}", trust::trusted_comment(&b));
             if signer_ids.is_empty() {
-                println!("  signatures none found next to {}", bundle.display());
+                say!("  signatures none found next to {}", bundle.display());
             } else {
-                println!("  signatures by key {} (not verified; use `hookhost bundle verify`)", signer_ids.join(", "));
+                say!("  signatures by key {} (not verified; use `hookhost bundle verify`)", signer_ids.join(", "));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -237,7 +237,7 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
             let b = read_bundle(&bundle)?;
             let sigs = signatures(&bundle, &sigs)?;
             let signers = policy.check(&b, &sigs, &bundle.display().to_string())?;
-            println!("ok: {} — {} file(s) match the manifest {}; trusted signer(s): {}", b.manifest.id(), b.parts.files.len(), b.manifest_digest, if signers.is_empty() { "none (not required)".to_string() } else { signers.join(", ") });
+            say!("ok: {} — {} file(s) match the manifest {}; trusted signer(s): {}", b.manifest.id(), b.parts.files.len(), b.manifest_digest, if signers.is_empty() { "none (not required)".to_string() } else { signers.join(", ") });
             Ok(ExitCode::SUCCESS)
         }
         BundleCommand::Sign { bundle, key, output } => {
@@ -247,7 +247,7 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
             let (sig, id) = trust::sign(&b, &secret, password).map_err(|e| usage(format!("{}: {e}", key.display())))?;
             let out = output.unwrap_or_else(|| PathBuf::from(format!("{}.{id}.minisig", bundle.display())));
             std::fs::write(&out, sig).map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
-            println!("signed {} with key {id} → {}", b.manifest.id(), out.display());
+            say!("signed {} with key {id} → {}", b.manifest.id(), out.display());
             Ok(ExitCode::SUCCESS)
         }
         BundleCommand::Manifest { bundle } => {
@@ -289,13 +289,13 @@ pub async fn bundle(cmd: BundleCommand) -> Result<ExitCode> {
                 (None, Some(k)) => format!("key {k} (for {name})"),
                 _ => unreachable!("checked above"),
             };
-            println!("revoked {what}, signed by key {id} → {}/{name}:{} ({count} revocation(s))", registry.trim_end_matches('/'), bundle::revoke::TAG);
+            say!("revoked {what}, signed by key {id} → {}/{name}:{} ({count} revocation(s))", registry.trim_end_matches('/'), bundle::revoke::TAG);
             Ok(ExitCode::SUCCESS)
         }
         BundleCommand::Unpack { bundle, dir } => {
             let b = read_bundle(&bundle)?;
             bundle::unpack(&b, &dir)?;
-            println!("unpacked {} into {}", b.manifest.id(), dir.display());
+            say!("unpacked {} into {}", b.manifest.id(), dir.display());
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -318,8 +318,8 @@ pub fn key(cmd: KeyCommand) -> Result<ExitCode> {
         f.write_all(secret.as_bytes())?;
     }
     std::fs::write(&public_path, &public).map_err(|e| usage(format!("cannot write {}: {e}", public_path.display())))?;
-    println!("key {id}: secret key {} (keep it private; mode 0600), public key {}", secret_path.display(), public_path.display());
-    println!("trust it with: [[trust.keys]] public_key = {:?}, allow = [\"your-namespace/*\"]", public.lines().nth(1).unwrap_or_default());
+    say!("key {id}: secret key {} (keep it private; mode 0600), public key {}", secret_path.display(), public_path.display());
+    say!("trust it with: [[trust.keys]] public_key = {:?}, allow = [\"your-namespace/*\"]", public.lines().nth(1).unwrap_or_default());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -352,7 +352,7 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
                     remote.push(&b.manifest.name, &tag, &artifact).await?
                 }
             };
-            println!("pushed {} with {} signature(s) → {}/{}@{} ({digest})", b.manifest.id(), sigs.len(), registry.trim_end_matches('/'), b.manifest.name, b.manifest.version);
+            say!("pushed {} with {} signature(s) → {}/{}@{} ({digest})", b.manifest.id(), sigs.len(), registry.trim_end_matches('/'), b.manifest.name, b.manifest.version);
             Ok(ExitCode::SUCCESS)
         }
         RegistryCommand::Pull { reference, trust, to } => {
@@ -368,7 +368,7 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
                     bundle::revoke::publish(&Registry::Dir(dir.clone()), &r.name, entry).await?;
                 }
             }
-            println!("pulled {} ({}); trusted signer(s): {}", fetched.bundle.manifest.id(), fetched.digest, fetched.signers.join(", "));
+            say!("pulled {} ({}); trusted signer(s): {}", fetched.bundle.manifest.id(), fetched.digest, fetched.signers.join(", "));
             // Pre-warm: its plugins compiled into the precompile cache now, not on the agent's
             // first event.
             if let Some(cache) = &cache {
@@ -378,7 +378,7 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
                     engine.precompile(&format!("{}:{file}", r.name), bytes, cache).map_err(|e| anyhow::anyhow!("{e}"))?;
                     warmed += 1;
                 }
-                println!("precompiled {warmed} plugin(s) into {}", cache.display());
+                say!("precompiled {warmed} plugin(s) into {}", cache.display());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -401,7 +401,7 @@ pub async fn registry(cmd: RegistryCommand) -> Result<ExitCode> {
                 Registry::Oci(location) => Remote::new(&location)?.list().await?,
             };
             for (name, tags) in rows {
-                println!("{name}  {}", tags.join(" "));
+                say!("{name}  {}", tags.join(" "));
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -21,7 +21,7 @@ pub(crate) async fn run_event(args: &HostArgs, event: Option<&Path>, output: &st
     let (bytes, from) = read_event(event)?;
     let event = HookEvent::read(&bytes, None, event_name).map_err(|e| usage(format!("{from}: {e}")))?;
     let outcome = host.dispatch(&event).await;
-    println!("{}", serde_json::to_string(&outcome)?);
+    say!("{}", serde_json::to_string(&outcome)?);
     // Background hooks run once the decision is out, and change nothing.
     std::io::Write::flush(&mut std::io::stdout())?;
     host.dispatch_background(&event).await;

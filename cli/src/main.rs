@@ -113,7 +113,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Replay { host, json, session } => commands::replay(&host, &session, json).await,
         Command::Config(ConfigCommand::Show { host, json, layers }) => commands::config_show(&host, json, layers).await,
         Command::Config(ConfigCommand::Schema) => {
-            println!("{}", hookhost_config::schema());
+            say!("{}", hookhost_config::schema());
             Ok(ExitCode::SUCCESS)
         }
         Command::Audit(AuditCommand::Stats { file, include_replayed }) => commands::audit_stats(&file, include_replayed),

@@ -24,19 +24,19 @@ pub(crate) fn write_wit(dir: &Path, version: &str) -> Result<ExitCode> {
     };
     let package = format!("hookhost:hooks@{version}");
     if dir == Path::new("-") {
-        print!("{wit}");
+        say_raw!("{wit}");
         return Ok(ExitCode::SUCCESS);
     }
     let path = dir.join("hooks.wit");
     let before = std::fs::read_to_string(&path).ok();
     if before.as_deref() == Some(wit) {
-        println!("{} is up to date ({package})", path.display());
+        say!("{} is up to date ({package})", path.display());
         return Ok(ExitCode::SUCCESS);
     }
     std::fs::create_dir_all(dir).map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
     std::fs::write(&path, wit).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?;
     let verb = if before.is_some() { "updated" } else { "wrote" };
-    println!("{verb} {} ({package}; build your hook for its world `hook`)", path.display());
+    say!("{verb} {} ({package}; build your hook for its world `hook`)", path.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -13,10 +13,10 @@ pub(crate) async fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget:
     if list {
         let approvals = Approvals::read(&file).map_err(usage)?;
         if approvals.projects.is_empty() {
-            println!("no approved projects ({})", file.display());
+            say!("no approved projects ({})", file.display());
         }
         for (root, approved) in &approvals.projects {
-            println!("{root}  {} file(s)", approved.files.len());
+            say!("{root}  {} file(s)", approved.files.len());
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -28,7 +28,7 @@ pub(crate) async fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget:
     let root = found.root.display().to_string();
     if forget {
         let had = project::forget(&found.root).map_err(usage)?;
-        println!("{}", if had { format!("project {root}: approval withdrawn; its hooks no longer run") } else { format!("project {root} was not approved") });
+        say!("{}", if had { format!("project {root}: approval withdrawn; its hooks no longer run") } else { format!("project {root} was not approved") });
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(why) = &found.ignored {
@@ -57,32 +57,32 @@ pub(crate) async fn trust(dir: Option<PathBuf>, config: Option<PathBuf>, forget:
     let files = snapshot.digests();
     let unchanged = approval == Approval::Approved && bundles == approved_bundles;
     match &approval {
-        _ if unchanged => println!("project {root}: already approved, unchanged"),
-        Approval::New => println!("project {root}: approving {} file(s):", files.len()),
-        Approval::Changed(changes) => println!("project {root}: approving the changes since the last approval: {}", changes.join(", ")),
-        _ => println!("project {root}: approving what its bundles resolve to now:"),
+        _ if unchanged => say!("project {root}: already approved, unchanged"),
+        Approval::New => say!("project {root}: approving {} file(s):", files.len()),
+        Approval::Changed(changes) => say!("project {root}: approving the changes since the last approval: {}", changes.join(", ")),
+        _ => say!("project {root}: approving what its bundles resolve to now:"),
     }
     for (name, digest) in &files {
-        println!("  {name}  {digest}");
+        say!("  {name}  {digest}");
     }
     for (reference, digest) in &bundles {
-        println!("  bundle {reference}  {digest}");
+        say!("  bundle {reference}  {digest}");
     }
     // What the project's bundles ask for, and what the layers grant them.
     for line in crate::cli_bundle::capability_report(&resolution.plan, resolution.bundles.iter().filter(|b| b.layer == LayerKind::Project)) {
-        println!("  {line}");
+        say!("  {line}");
     }
     // What each of the project's hooks may do beyond the sandbox once approved: one that runs
     // host processes runs them as you (issue #48).
     for line in project_grants(&resolution.plan) {
-        println!("  {line}");
+        say!("  {line}");
     }
     if !unchanged {
         let path = project::approve(&found.root, files, bundles).map_err(usage)?;
-        println!("approved (recorded in {}); any change to these files, or to what its bundles resolve to, needs approval again", path.display());
+        say!("approved (recorded in {}); any change to these files, or to what its bundles resolve to, needs approval again", path.display());
     }
     if let Some(by) = base.layers.iter().find(|l| l.config.policy.allow_project_hooks == Some(false)) {
-        println!("note: {} sets policy.allow_project_hooks = false, so project hooks do not run here", by.config.source.display());
+        say!("note: {} sets policy.allow_project_hooks = false, so project hooks do not run here", by.config.source.display());
     }
     Ok(ExitCode::SUCCESS)
 }

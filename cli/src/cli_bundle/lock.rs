@@ -10,9 +10,9 @@ pub async fn lock(host: &HostArgs) -> Result<ExitCode> {
     let file = hookhost_bundle::resolve::lock_path(path);
     lock.write(&file).map_err(usage)?;
     for (r, d) in &lock.bundles {
-        println!("{r} = {d}");
+        say!("{r} = {d}");
     }
-    println!("wrote {} ({} bundle(s))", file.display(), lock.bundles.len());
+    say!("wrote {} ({} bundle(s))", file.display(), lock.bundles.len());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -82,7 +82,7 @@ pub async fn update(host: &HostArgs, yes: bool, dry_run: bool) -> Result<ExitCod
         Some(_) => match hookhost_bundle::resolve(config.clone(), &crate::resolver(host, Some(LockMode::Prefer))).await {
             Ok(r) => Some(r),
             Err(e) => {
-                println!("note: the current lock file no longer loads: {}", crate::explain_bundle(&e, Some(host)));
+                say!("note: the current lock file no longer loads: {}", crate::explain_bundle(&e, Some(host)));
                 None
             }
         },
@@ -151,12 +151,12 @@ pub async fn update(host: &HostArgs, yes: bool, dry_run: bool) -> Result<ExitCod
     }
     let unchanged = old_lock.as_ref() == Some(&after.lock);
     if report.is_empty() && unchanged {
-        println!("up to date: {} pins the same {} bundle(s)", file.display(), after.lock.bundles.len());
+        say!("up to date: {} pins the same {} bundle(s)", file.display(), after.lock.bundles.len());
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{report}");
+    say_raw!("{report}");
     if dry_run {
-        println!("dry run: {} not written", file.display());
+        say!("dry run: {} not written", file.display());
         return Ok(ExitCode::SUCCESS);
     }
     if !yes {
@@ -164,16 +164,16 @@ pub async fn update(host: &HostArgs, yes: bool, dry_run: bool) -> Result<ExitCod
         if !std::io::stdin().is_terminal() {
             return Err(usage(format!("{} not written: pass --yes to write it (or --dry-run to only look)", file.display())));
         }
-        print!("write {}? [y/N] ", file.display());
+        say_raw!("write {}? [y/N] ", file.display());
         std::io::stdout().flush()?;
         let mut answer = String::new();
         std::io::stdin().lock().read_line(&mut answer)?;
         if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            println!("not written");
+            say!("not written");
             return Ok(ExitCode::from(1));
         }
     }
     after.lock.write(&file).map_err(usage)?;
-    println!("wrote {} ({} bundle(s))", file.display(), after.lock.bundles.len());
+    say!("wrote {} ({} bundle(s))", file.display(), after.lock.bundles.len());
     Ok(ExitCode::SUCCESS)
 }
