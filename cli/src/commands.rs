@@ -21,9 +21,12 @@ pub(crate) async fn run_event(args: &HostArgs, event: Option<&Path>, output: &st
     let (bytes, from) = read_event(event)?;
     let event = HookEvent::read(&bytes, None, event_name).map_err(|e| usage(format!("{from}: {e}")))?;
     let outcome = host.dispatch(&event).await;
-    say!("{}", serde_json::to_string(&outcome)?);
+    // The decision is the answer: a failed write is an error (never say!'s quiet success).
+    let mut out = std::io::stdout().lock();
+    std::io::Write::write_all(&mut out, format!("{}\n", serde_json::to_string(&outcome)?).as_bytes())?;
     // Background hooks run once the decision is out, and change nothing.
-    std::io::Write::flush(&mut std::io::stdout())?;
+    std::io::Write::flush(&mut out)?;
+    drop(out);
     host.dispatch_background(&event).await;
     print_audit_head(&host, args.verbose);
     Ok(ExitCode::SUCCESS)
