@@ -160,6 +160,20 @@ mod tests {
         }
     }
 
+    /// The examples build in place too (`cd examples/hooks/c && ./build.sh`): their `wit` is a
+    /// link into the repository's `wit/`, which must be the contract `new` writes beside the
+    /// template, not a folder of versions (the link outlived the move to `wit/<version>/` once).
+    #[test]
+    fn each_example_builds_against_the_contract_new_writes() {
+        let sdk = crate::oneshot::SDK_CONTRACT;
+        for lang in Lang::value_variants() {
+            let name = format!("{lang:?}").to_lowercase();
+            let wit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hooks").join(&name).join("wit/hooks.wit");
+            let text = std::fs::read_to_string(&wit).unwrap_or_else(|e| panic!("{}: {e}", wit.display()));
+            assert_eq!(text, sdk.wit, "{}: not the {} contract `hookhost new` writes", wit.display(), sdk.version);
+        }
+    }
+
     #[test]
     fn an_empty_directory_is_used_and_named_after_itself() {
         let dir = tempfile::tempdir().unwrap();

@@ -316,25 +316,14 @@ impl Manifest {
     }
 }
 
-/// Build every built-in from source (each group of [`BUILTIN_GROUPS`] in a target directory of
-/// its own under `target_dir`, at the same time) and return `(name, path)` in their order.
+/// Build every built-in from source (the groups of [`BUILTIN_GROUPS`] one after another, into
+/// `target_dir/guests`) and return `(name, path)` in their order.
 pub fn build_builtins(root: &Path, target_dir: &Path) -> Vec<(String, PathBuf)> {
     let manifest = root.join("Cargo.toml");
-    for (_, target) in BUILTIN_GROUPS {
-        ensure_target(*target);
-    }
-    std::thread::scope(|s| {
-        let groups: Vec<_> = BUILTIN_GROUPS
-            .iter()
-            .map(|(group, target)| {
-                let dir = target_dir.join(match target {
-                    Target::Lean => "guests-lean",
-                    Target::Wasi => "guests",
-                });
-                let manifest = &manifest;
-                s.spawn(move || build(manifest, group, *target, &dir))
-            })
-            .collect();
-        groups.into_iter().flat_map(|g| g.join().expect("a guest build panicked; see its message above")).collect()
-    })
+    // One target directory for every group, one group after another: the groups' wasm differs
+    // (other triples, other features), but their proc macros and build scripts (wit-bindgen's,
+    // serde's, ~60 crates for the machine) are the same and then compile once. The directory
+    // does not show in the bytes (`--remap-path-prefix`).
+    let dir = target_dir.join("guests");
+    BUILTIN_GROUPS.iter().flat_map(|(group, target)| build(&manifest, group, *target, &dir)).collect()
 }
