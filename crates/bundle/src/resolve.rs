@@ -3,7 +3,6 @@
 //! registry through the content-addressed cache), check it (digests, then the trust policy)
 //! before anything is compiled or cached, and turn its hook specs into `{bundle}:{name}` hooks.
 
-use super::oci::Remote;
 use super::revoke::{self, List, Revoked};
 use super::store::{open_artifact, Artifact, Store};
 use super::trust::Policy;
@@ -17,10 +16,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod revocations;
+mod source;
 mod tags;
 
-use revocations::{cached_revocations, dir_revocations, dir_revocations_cache, oci_revocations, revocations_cache, sticky};
-use tags::{oci_tag, remember_resolution, remembered_resolution, resolve_dir_tag};
+use source::{DirSource, OciSource, Source};
 
 /// What a caller is told while bundles move (a terminal shows it; an embedder may log it).
 pub trait Progress: Send + Sync {
@@ -121,151 +120,110 @@ impl Default for FetchOptions {
 
 /// [`fetch`] with options.
 pub async fn fetch_with(r: &BundleRef, registry: &Registry, pinned: Option<&Digest>, cache: Option<&Path>, policy: &Policy, progress: Option<&Arc<dyn Progress>>, opts: FetchOptions) -> Result<Fetched, BundleError> {
+    match registry {
+        Registry::Dir(dir) => fetch_from(&DirSource::new(r, dir, cache), r, pinned, cache, policy, opts).await,
+        Registry::Oci(location) => fetch_from(&OciSource::new(r, location, cache, progress, opts.resolve_ttl)?, r, pinned, cache, policy, opts).await,
+    }
+}
+
+/// One reference from one [`Source`]: the digest, the artifact, its revocations, the checks,
+/// and a verified copy kept in the cache.
+async fn fetch_from(source: &impl Source, r: &BundleRef, pinned: Option<&Digest>, cache: Option<&Path>, policy: &Policy, opts: FetchOptions) -> Result<Fetched, BundleError> {
     let from = format!("bundle {r}");
     // The list as read and what the trust policy honours of it, verified once per fetch.
     let verified = |list: List| {
         let revoked = revoke::verify(&list, &r.name, policy);
         (list, revoked)
     };
-    // `tag`: the tag the digest was read from, when it was (a version tag must name an artifact
-    // of that very version: a tag re-pointed at an older signed artifact is a downgrade).
-    let check = |artifact: &Artifact, digest: Digest, (list, revoked): (List, Revoked), tag: Option<&str>| -> Result<Fetched, BundleError> {
-        let (bundle, signatures) = open_artifact(artifact, &from)?;
-        if bundle.manifest.name != r.name.as_str() || !r.admits(&bundle.manifest.version) {
-            return Err(BundleError::new(ErrorKind::Integrity, format!("{from}: the registry served {} instead; a registry may not substitute one bundle for another", bundle.manifest.id())));
-        }
-        if let Some(version) = tag.map(|t| t.replace('_', "+")).filter(|v| semver::Version::parse(v).is_ok()) {
-            if bundle.manifest.version != version {
-                return Err(BundleError::new(
-                    ErrorKind::Integrity,
-                    format!("{from}: the registry's tag {version} names an artifact of version {} ({digest}); a version's tag must name that version (the tag was re-pointed or rolled back): ask the publisher to push {version} again", bundle.manifest.version),
-                ));
-            }
-        }
-        for line in &revoked.ignored {
-            tracing::warn!(bundle = %r, "{line}");
-        }
-        if let Some(notice) = revoked.versions.get(&bundle.manifest.version) {
-            return Err(BundleError::new(
-                ErrorKind::Revoked,
-                format!("{from} ({}): this version is {}; it is refused even when a lock file pins it: move to another version (`hookhost update`) or remove it", bundle.manifest.id(), notice.describe()),
-            ));
-        }
-        let revoked_keys = revoked.keys.iter().map(|(id, notice)| (id.clone(), notice.describe())).collect();
-        let signers = policy.check_revoked(&bundle, &signatures, &from, &revoked_keys)?;
-        Ok(Fetched { bundle, digest, signers, signatures, revocations: list })
-    };
+    // The digest: pinned (the reference's own, or the lock file's), else what the tag names
+    // now — asked with the registry's revocations read first (a range skips revoked versions).
+    let mut revocations = None;
     let digest_hint = r.digest.as_ref().or(pinned);
-    let parse_digest = |d: String| d.parse::<Digest>().map_err(|e| BundleError::new(ErrorKind::Registry, format!("{from}: {e}")));
-    match registry {
-        Registry::Dir(dir) => {
-            let store = Store::new(dir);
-            // Revocations are sticky here too: a list rolled back to before a revocation does
-            // not withdraw what this host has seen (kept in the cache, per registry and bundle).
-            let sticky_file = cache.map(|c| dir_revocations_cache(c, dir, &r.name));
-            let revocations = verified(sticky(dir_revocations(&store, &r.name)?, sticky_file.as_deref(), &r.name));
-            let mut tag = None;
-            let digest = match digest_hint {
-                Some(d) => d.clone(),
-                None => {
-                    let (digest, read_from) = resolve_dir_tag(&store, r, dir, &revocations.1)?;
-                    tag = Some(read_from);
-                    parse_digest(digest)?
-                }
-            };
-            // A verified copy is kept in the cache, as for OCI pulls: a locked config runs on when
-            // the registry directory is gone (an unmounted share, a deleted checkout).
-            let cache_store = cache.map(|c| Store::new(c.join("bundles")));
-            let (artifact, from_registry) = match store.get(digest.as_str()) {
-                Ok(a) => (a, true),
-                Err(e) if e.kind() == ErrorKind::NotFound => match cache_store.as_ref().map(|c| c.get(digest.as_str())) {
-                    Some(Ok(a)) => {
-                        tracing::info!(bundle = %r, "{} does not hold {digest}; the copy cached when it did is used", dir.display());
-                        (a, false)
-                    }
-                    _ => return Err(BundleError::new(ErrorKind::NotFound, format!("{from}: not found: {}", e.message()))),
-                },
-                Err(e) if e.kind() == ErrorKind::Integrity => return Err(BundleError::new(ErrorKind::Integrity, format!("{from}: the registry is corrupt: {}; push the bundle again", e.message()))),
-                Err(e) => return Err(e.context(&from)),
-            };
-            let fetched = check(&artifact, digest, revocations, tag.as_deref())?;
-            if let (Some(cache_store), true) = (&cache_store, from_registry) {
-                if !cache_store.holds(fetched.digest.as_str()) {
-                    if let Err(e) = cache_store.put(&artifact, None) {
-                        tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
-                    }
-                }
-            }
-            Ok(fetched)
+    let (digest, tag) = match digest_hint {
+        Some(d) => (d.clone(), None),
+        None => {
+            let read = verified(source.revocations(true).await?);
+            let (digest, tag) = source.tag(&read.1).await?;
+            revocations = Some(read);
+            (digest.parse::<Digest>().map_err(|e| BundleError::new(ErrorKind::Registry, format!("{from}: {e}")))?, tag)
         }
-        Registry::Oci(location) => {
-            let mut remote = Remote::new(location)?;
-            remote.progress = progress.cloned();
-            let revocations_file = cache.map(|c| revocations_cache(c, &remote, &r.name));
-            // Asking the registry for the tag: its revocations are read now, once (a range
-            // skips revoked versions).
-            let mut revocations = None;
-            let mut tag = None;
-            let digest = match digest_hint {
-                Some(d) => d.clone(),
-                None => {
-                    let fresh = verified(oci_revocations(&remote, &r.name, revocations_file.as_deref()).await);
-                    let asked = async {
-                        let t = oci_tag(r, &remote, &fresh.1).await?;
-                        let digest = remote.resolve(&r.name, &t).await.map_err(|e| e.context(&from))?;
-                        tag = Some(t);
-                        Ok(digest)
-                    }
-                    .await;
-                    revocations = Some(fresh);
-                    parse_digest(remembered_resolution(cache, &remote, r, asked, opts.resolve_ttl)?)?
+    };
+    // The artifact, from the cache or the registry in the order the source prefers. A damaged
+    // cached copy is dropped (and fetched again where the registry has it).
+    let cache_store = cache.map(|c| Store::new(c.join("bundles")));
+    let cached = || match cache_store.as_ref().map(|c| (c, c.get(digest.as_str()))) {
+        Some((_, Ok(artifact))) => Some(artifact),
+        Some((c, Err(e))) if e.kind() != ErrorKind::NotFound => {
+            tracing::warn!(bundle = %r, "cached copy is damaged, fetching it again: {e}");
+            c.evict(digest.as_str());
+            None
+        }
+        _ => None,
+    };
+    let (artifact, from_cache) = match source.cache_first().then(cached).flatten() {
+        Some(artifact) => (artifact, true),
+        None => match source.artifact(&digest).await {
+            Ok(artifact) => (artifact, false),
+            Err(e) if e.kind() == ErrorKind::NotFound && !source.cache_first() => match cached() {
+                Some(artifact) => {
+                    tracing::info!(bundle = %r, "the registry does not hold {digest}; the copy cached when it did is used");
+                    (artifact, true)
                 }
-            };
-            let cache_store = cache.map(|c| Store::new(c.join("bundles")));
-            if let Some(cache_store) = &cache_store {
-                match cache_store.get(digest.as_str()) {
-                    Ok(artifact) => {
-                        // Offline unless refreshing: the revocations cached when the registry was
-                        // last asked.
-                        let revocations = match (revocations, opts.refresh, &revocations_file) {
-                            (Some(read), _, _) => read,
-                            (None, true, _) => verified(oci_revocations(&remote, &r.name, revocations_file.as_deref()).await),
-                            (None, false, Some(f)) => verified(cached_revocations(f)),
-                            (None, false, None) => verified(List::default()),
-                        };
-                        let fetched = check(&artifact, digest, revocations, tag.as_deref())?;
-                        if let (Some(cache), None) = (cache, digest_hint) {
-                            remember_resolution(cache, &remote, r, &fetched.digest);
-                        }
-                        return Ok(fetched);
-                    }
-                    Err(e) if e.kind() == ErrorKind::NotFound => {}
-                    Err(e) => {
-                        tracing::warn!(bundle = %r, "cached copy is damaged, fetching it again: {e}");
-                        cache_store.evict(digest.as_str());
-                    }
-                }
+                None => return Err(e),
+            },
+            Err(e) => return Err(e),
+        },
+    };
+    // Revocations not read yet: from the registry when it was contacted (or this is a refresh),
+    // else as they were when it last was.
+    let revocations = match revocations {
+        Some(read) => read,
+        None => verified(source.revocations(!from_cache || opts.refresh).await?),
+    };
+    let fetched = check(r, policy, &artifact, digest, revocations, tag.as_deref())?;
+    if let (Some(cache_store), false) = (&cache_store, from_cache) {
+        if !cache_store.holds(fetched.digest.as_str()) {
+            if let Err(e) = cache_store.put(&artifact, None) {
+                tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
             }
-            if let Some(p) = progress {
-                p.pulling(&r.name, &remote.registry, digest.as_str());
-            }
-            let artifact = remote.fetch(&r.name, digest.as_str()).await.map_err(|e| e.context(&from))?;
-            let revocations = match revocations {
-                Some(read) => read,
-                None => verified(oci_revocations(&remote, &r.name, revocations_file.as_deref()).await),
-            };
-            let fetched = check(&artifact, digest, revocations, tag.as_deref())?;
-            if let Some(cache_store) = &cache_store {
-                if let Err(e) = cache_store.put(&artifact, None) {
-                    tracing::warn!(bundle = %r, "cannot cache the bundle: {e}");
-                }
-            }
-            if let (Some(cache), None) = (cache, digest_hint) {
-                remember_resolution(cache, &remote, r, &fetched.digest);
-            }
-            Ok(fetched)
         }
     }
+    if digest_hint.is_none() {
+        source.resolved(&fetched.digest);
+    }
+    Ok(fetched)
+}
+
+/// Open `artifact` (fetched for `r` as `digest`) and check it: it is the bundle asked for, a
+/// version's `tag` (when the digest was read from one) names that very version — a tag
+/// re-pointed at an older signed artifact is a downgrade — and neither the version nor a signer
+/// is revoked; then `policy`.
+fn check(r: &BundleRef, policy: &Policy, artifact: &Artifact, digest: Digest, (list, revoked): (List, Revoked), tag: Option<&str>) -> Result<Fetched, BundleError> {
+    let from = format!("bundle {r}");
+    let (bundle, signatures) = open_artifact(artifact, &from)?;
+    if bundle.manifest.name != r.name.as_str() || !r.admits(&bundle.manifest.version) {
+        return Err(BundleError::new(ErrorKind::Integrity, format!("{from}: the registry served {} instead; a registry may not substitute one bundle for another", bundle.manifest.id())));
+    }
+    if let Some(version) = tag.map(|t| t.replace('_', "+")).filter(|v| semver::Version::parse(v).is_ok()) {
+        if bundle.manifest.version != version {
+            return Err(BundleError::new(
+                ErrorKind::Integrity,
+                format!("{from}: the registry's tag {version} names an artifact of version {} ({digest}); a version's tag must name that version (the tag was re-pointed or rolled back): ask the publisher to push {version} again", bundle.manifest.version),
+            ));
+        }
+    }
+    for line in &revoked.ignored {
+        tracing::warn!(bundle = %r, "{line}");
+    }
+    if let Some(notice) = revoked.versions.get(&bundle.manifest.version) {
+        return Err(BundleError::new(
+            ErrorKind::Revoked,
+            format!("{from} ({}): this version is {}; it is refused even when a lock file pins it: move to another version (`hookhost update`) or remove it", bundle.manifest.id(), notice.describe()),
+        ));
+    }
+    let revoked_keys = revoked.keys.iter().map(|(id, notice)| (id.clone(), notice.describe())).collect();
+    let signers = policy.check_revoked(&bundle, &signatures, &from, &revoked_keys)?;
+    Ok(Fetched { bundle, digest, signers, signatures, revocations: list })
 }
 
 /// How bundles are resolved.
