@@ -79,19 +79,6 @@ impl v0_2::process::Host for State {
     }
 }
 
-/// 0.1.0's `process` and `log`: the same shapes, converted (`wit::v0_1`), the same host.
-impl v0_1::process::Host for State {
-    async fn run(&mut self, cmd: v0_1::process::Command) -> Result<v0_1::process::Output, String> {
-        v0_2::process::Host::run(self, cmd.into()).await.map(Into::into)
-    }
-}
-
-impl v0_1::log::Host for State {
-    fn log(&mut self, level: v0_1::log::Level, message: String) {
-        v0_2::log::Host::log(self, level.into(), message)
-    }
-}
-
 impl v0_2::log::Host for State {
     fn log(&mut self, level: v0_2::log::Level, message: String) {
         use v0_2::log::Level;
@@ -162,8 +149,12 @@ impl ResourceLimiter for MemoryLimiter {
 pub(crate) fn linker(engine: &wasmtime::Engine) -> wasmtime::Result<Linker<State>> {
     let mut linker = Linker::new(engine);
     // Every version served, side by side: their interfaces have distinct names.
-    v0_1::ShellHook::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)?;
     v0_2::ShellHook::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)?;
+    // 0.1.0: its own `types`; `log` and `process` are 0.2.0's (`wit::v0_1`), linked under
+    // 0.1.0's names.
+    v0_1::hookhost::hooks::types::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)?;
+    v0_2::log::add_to_linker_instance::<State, wasmtime::component::HasSelf<State>>(&mut linker.instance(v0_1::LOG_IMPORT)?, |s| s)?;
+    v0_2::process::add_to_linker_instance::<State, wasmtime::component::HasSelf<State>>(&mut linker.instance(v0_1::PROCESS_IMPORT)?, |s| s)?;
     Ok(linker)
 }
 

@@ -7,15 +7,23 @@
 
 use super::v0_2 as latest;
 
+// `log` and `process` did not change: their Rust types and host traits are the newest's
+// (bindgen's `with`), and the linker adds the newest's functions under this version's names
+// (`plugin/state.rs`: `add_to_linker_instance`; a remapped interface's own `add_to_linker`
+// would use `…@0.2.0`). `types` changed (`context.runtime`), and `with` remaps whole interfaces
+// (or resources), not single types (tried for `event` and `decision`: "not referenced in the
+// target world"), so it keeps its own bindings and the conversions below.
 wasmtime::component::bindgen!({
     path: "../wit/0.1.0/hooks.wit",
     world: "shell-hook",
-    imports: { "hookhost:hooks/process.run": async },
     exports: { default: async },
+    with: {
+        "hookhost:hooks/log@0.1.0": crate::wit::v0_2::log,
+        "hookhost:hooks/process@0.1.0": crate::wit::v0_2::process,
+    },
 });
 
 pub use exports::hookhost::hooks::handler::{Context, Decision as WitDecision};
-pub use self::hookhost::hooks::{log, process};
 use self::hookhost::hooks::types as t;
 use latest::hookhost::hooks::types as lt;
 
@@ -85,18 +93,5 @@ same_variant!(t => lt: Effect { ; RewriteInput, RewritePrompt, RewriteOutput, Ad
 impl From<WitDecision> for latest::WitDecision {
     fn from(d: WitDecision) -> Self {
         latest::WitDecision { verdict: d.verdict.into(), effects: d.effects.into_iter().map(Into::into).collect() }
-    }
-}
-
-// Its `process` and `log` calls reach the same host as a 0.2.0 hook's.
-use latest::{log as ll, process as lp};
-same_record!(process => lp: PayloadFile { env_var, contents });
-same_record!(lp => process: Output { status, signal, stdout, stderr, timed_out, truncated });
-same_variant!(log => ll: Level { Trace, Debug, Info, Warn, Error ; });
-
-impl From<process::Command> for lp::Command {
-    fn from(c: process::Command) -> Self {
-        let process::Command { argv, env, stdin, cwd, timeout_ms, payload } = c;
-        lp::Command { argv, env, stdin, cwd, timeout_ms, payload: payload.map(Into::into) }
     }
 }
