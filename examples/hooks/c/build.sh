@@ -27,7 +27,7 @@ cargo_tool() {
     # wit-component, wasmparser, clap), which then compile once. Unoptimised: they run a few
     # times on one small WIT file, and optimising them cost ~3x the CPU time (527 s against
     # 166 s here); the hook.wasm they make is byte for byte the same.
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG=false CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
       cargo install --quiet --locked --root "$tools" --target-dir "$tools/build" "$1@$2" --no-default-features --features "$4"
   fi
 }

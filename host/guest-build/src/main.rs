@@ -1,5 +1,5 @@
 //! `hookhost-guest-build builtins`: build the built-in plugins from source into the workspace's
-//! target directory (`target/guests*`), as the check in `host/precompile/tests/builtins.rs`
+//! target directory (`target/guests`), as the check in `host/precompile/tests/builtins.rs`
 //! does — so CI can run those nested builds while the workspace compiles, and the check then
 //! finds them done.
 
