@@ -165,7 +165,7 @@ fn signatures(bundle: &Path, explicit: &SigArgs) -> Result<Vec<String>> {
 fn policy(args: &TrustArgs, config: Option<&ConfigFile>) -> Result<Policy> {
     match (config, args.key.is_empty()) {
         (Some(_), false) => Err(usage("give --config or --key, not both")),
-        (Some(config), true) => Policy::from_config(&config.trust).map_err(|problems| usage(format!("{}: {}", config.source.display(), problems.join("; ")))),
+        (Some(config), true) => Policy::from_config(&config.trust).map_err(|problems| usage(hookhost_config::ConfigError::new(config.source.clone(), problems).to_string())),
         (None, false) => {
             let keys = args.key.iter().map(|p| std::fs::read_to_string(p).map(|t| (p.display().to_string(), t)).map_err(|e| usage(format!("cannot read the key {}: {e}", p.display())))).collect::<Result<Vec<_>>>()?;
             Policy::trusting(&keys).map_err(usage)

@@ -12,7 +12,7 @@
 
 use hookhost_config::RawHook;
 use hookhost_types::ids::sha256_hex;
-use hookhost_types::{BundleName, Capability};
+use hookhost_types::{BundleName, Capability, Problem};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -172,67 +172,67 @@ impl Manifest {
         let m: Manifest = serde_json::from_slice(bytes).map_err(|e| error::invalid(format!("{from}: invalid bundle manifest: {e}")))?;
         let mut problems = Vec::new();
         if m.schema != SCHEMA {
-            problems.push(format!("schema: {} is not supported; this hookhost reads bundle schema {SCHEMA}", m.schema));
+            problems.push(Problem::at("schema", format!("{} is not supported; this hookhost reads bundle schema {SCHEMA}", m.schema)));
         }
         if m.name.parse::<BundleName>().is_err() {
-            problems.push(format!("name: {:?} is not namespace/name (lowercase letters, digits, '-', '_', '.')", m.name));
+            problems.push(Problem::at("name", format!("{:?} is not namespace/name (lowercase letters, digits, '-', '_', '.')", m.name)));
         }
         if semver::Version::parse(&m.version).is_err() {
-            problems.push(format!("version: {:?} is not a semantic version (like 1.4.0)", m.version));
+            problems.push(Problem::at("version", format!("{:?} is not a semantic version (like 1.4.0)", m.version)));
         }
         match semver::Version::parse(&m.min_hookhost) {
             Ok(min) => {
                 let ours = semver::Version::parse(env!("CARGO_PKG_VERSION")).expect("our version is semver");
                 if min > ours {
-                    problems.push(format!("min_hookhost: the bundle needs hookhost {min} or newer; this is {ours}; upgrade hookhost"));
+                    problems.push(Problem::at("min_hookhost", format!("the bundle needs hookhost {min} or newer; this is {ours}; upgrade hookhost")));
                 }
             }
-            Err(_) => problems.push(format!("min_hookhost: {:?} is not a semantic version", m.min_hookhost)),
+            Err(_) => problems.push(Problem::at("min_hookhost", format!("{:?} is not a semantic version", m.min_hookhost))),
         }
         if let Some(why) = wit::unserved(&m.wit) {
-            problems.push(format!("wit: {why}"));
+            problems.push(Problem::at("wit", why.to_string()));
         }
         if m.plugins.len() > MAX_FILES {
-            problems.push(format!("plugins: {} files, over the cap of {MAX_FILES}", m.plugins.len()));
+            problems.push(Problem::at("plugins", format!("{} files, over the cap of {MAX_FILES}", m.plugins.len())));
         }
         let mut seen = BTreeSet::new();
         for (i, p) in m.plugins.iter().enumerate() {
             if let Err(why) = check_entry_path(&p.file) {
-                problems.push(format!("plugins[{i}].file: {:?} {why}", p.file));
+                problems.push(Problem::at(format!("plugins[{i}].file"), format!("{:?} {why}", p.file)));
             }
             if p.file == MANIFEST_FILE {
-                problems.push(format!("plugins[{i}].file: {MANIFEST_FILE} is reserved for the manifest"));
+                problems.push(Problem::at(format!("plugins[{i}].file"), format!("{MANIFEST_FILE} is reserved for the manifest")));
             }
             if !seen.insert(p.file.as_str()) {
-                problems.push(format!("plugins[{i}].file: {:?} is listed twice; list each file once", p.file));
+                problems.push(Problem::at(format!("plugins[{i}].file"), format!("{:?} is listed twice; list each file once", p.file)));
             }
             if hookhost_types::Digest::from_hex(&p.sha256).is_err() {
-                problems.push(format!("plugins[{i}].sha256: not a lowercase hex sha256"));
+                problems.push(Problem::at(format!("plugins[{i}].sha256"), "not a lowercase hex sha256"));
             }
             if p.size > MAX_FILE_BYTES {
-                problems.push(format!("plugins[{i}].size: declares {} bytes, over the {MAX_FILE_BYTES}-byte cap per file", p.size));
+                problems.push(Problem::at(format!("plugins[{i}].size"), format!("declares {} bytes, over the {MAX_FILE_BYTES}-byte cap per file", p.size)));
             }
             for cap in &p.capabilities {
                 if let Err(e) = cap.parse::<Capability>() {
-                    problems.push(format!("plugins[{i}].capabilities: {e}"));
+                    problems.push(Problem::at(format!("plugins[{i}].capabilities"), e.to_string()));
                 }
             }
         }
         let declared: u64 = m.plugins.iter().map(|p| p.size).sum();
         if declared > MAX_BUNDLE_BYTES {
-            problems.push(format!("plugins: declare {declared} bytes in all, over the {MAX_BUNDLE_BYTES}-byte cap per bundle"));
+            problems.push(Problem::at("plugins", format!("declare {declared} bytes in all, over the {MAX_BUNDLE_BYTES}-byte cap per bundle")));
         }
         for (i, h) in m.hooks.iter().enumerate() {
             let plugin = &h.executor.plugin;
             let builtin = matches!(hookhost_types::PluginName::parse(plugin, false), hookhost_types::PluginName::Builtin(_));
             if !builtin && !seen.contains(plugin.as_str()) {
-                problems.push(format!("hooks[{i}].executor.plugin: {plugin:?} is neither a file listed in plugins nor builtin:<name>"));
+                problems.push(Problem::at(format!("hooks[{i}].executor.plugin"), format!("{plugin:?} is neither a file listed in plugins nor builtin:<name>")));
             }
         }
         match problems.as_slice() {
             [] => Ok(m),
             [one] => err(format!("{from}: manifest {one}")),
-            many => err(format!("{from}: manifest has {} problems:\n  - {}", many.len(), many.join("\n  - "))),
+            many => err(format!("{from}: manifest has {} problems:{}", many.len(), hookhost_types::problem::bulleted(many))),
         }
     }
 }

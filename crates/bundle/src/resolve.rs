@@ -7,9 +7,9 @@ use super::revoke::{self, List, Revoked};
 use super::store::{open_artifact, Artifact, Store};
 use super::trust::Policy;
 use super::{Bundle, BundleError, ErrorKind};
-use hookhost_config::{ConfigFile, Plan, Registry};
+use hookhost_config::{ConfigError, ConfigFile, Plan, Registry};
 use hookhost_config::BundlePlugin;
-use hookhost_types::{BundleName, BundleRef, Capability, Digest, HookSpec, PluginRef};
+use hookhost_types::{BundleName, BundleRef, Capability, Digest, HookSpec, PluginRef, Problem};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -318,7 +318,7 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
         return Ok(Resolution { plan: Plan::base(config), lock: Lock::default(), bundles: Vec::new() });
     }
     let source = config.source.display().to_string();
-    let policy = Policy::from_config(&config.trust).map_err(|problems| BundleError::new(ErrorKind::Config, format!("{source}: {}", problems.join("; "))))?;
+    let policy = Policy::from_config(&config.trust).map_err(|problems| BundleError::new(ErrorKind::Config, ConfigError::new(config.source.clone(), problems).to_string()))?;
     let lock_file = lock_path(&config.source);
     let lock = match mode {
         LockMode::Prefer | LockMode::Locked => Lock::read(&lock_file)?,
@@ -395,14 +395,14 @@ pub async fn resolve(config: ConfigFile, resolver: &Resolver) -> Result<Resoluti
             }
             // Bundle HookIds hold a '/', so they can only collide with each other.
             if contributed.iter().any(|h| h.id == spec.id) {
-                problems.push(format!("{at}.id: duplicate hook id {:?}", spec.id));
+                problems.push(Problem::at(format!("{at}.id"), format!("duplicate hook id {:?}", spec.id)));
                 continue;
             }
             contributed.push(spec);
         }
     }
     if !problems.is_empty() {
-        return Err(BundleError::new(ErrorKind::Config, format!("{source}: {} problem(s) in bundle hooks:\n  - {}", problems.len(), problems.join("\n  - "))));
+        return Err(BundleError::new(ErrorKind::Config, format!("{source}: {} problem(s) in bundle hooks:{}", problems.len(), hookhost_types::problem::bulleted(&problems))));
     }
     let plan = Plan::with_bundles(config, contributed, muted, bundle_plugins);
     Ok(Resolution { plan, lock: new_lock, bundles: resolved })

@@ -291,14 +291,16 @@ fn trust_config_problems_name_the_field() {
     let text = "[trust]\nmin_signers = 0\n[[trust.keys]]\npublic_key = \"nope\"\nallow = [\"acme/*\"]\n[[trust.keys]]\npublic_key = \"RWQf6LRCGA9i53mlYecO4IzT51TGPpvWucNSCh1CBM0QTaLn73Y7GFO3\"\nallow = [\"Bad Pattern\"]\n[[trust.keys]]\nallow = []\n";
     let problems = ConfigFile::parse(text, Path::new("h.toml"), Path::new(".")).unwrap_err().problems;
     assert_eq!(problems.len(), 3, "{problems:?}");
-    assert_eq!(problems[0], "trust.keys[1].allow: \"Bad Pattern\" is not a bundle-name pattern; use \"namespace/name\", \"namespace/*\" or \"*\"");
-    assert_eq!(problems[1], "trust.keys[2]: give exactly one of public_key (the base64 line of a minisign .pub file) or public_key_file");
-    assert_eq!(problems[2], "trust.min_signers: must be at least 1 (turn signing off with require_signed = false)");
+    assert_eq!(problems[0].field, "trust.keys[1].allow");
+    assert_eq!(problems[0].to_string(), "trust.keys[1].allow: \"Bad Pattern\" is not a bundle-name pattern; use \"namespace/name\", \"namespace/*\" or \"*\"");
+    assert_eq!(problems[1].to_string(), "trust.keys[2]: give exactly one of public_key (the base64 line of a minisign .pub file) or public_key_file");
+    assert_eq!(problems[2].to_string(), "trust.min_signers: must be at least 1 (turn signing off with require_signed = false)");
     // The key text is read as a minisign key when bundles resolve.
     let config = ConfigFile::parse("[trust]\n[[trust.keys]]\npublic_key = \"nope\"\nallow = [\"acme/*\"]\n", Path::new("h.toml"), Path::new(".")).unwrap();
     let problems = Policy::from_config(&config.trust).unwrap_err();
     assert_eq!(problems.len(), 1, "{problems:?}");
-    assert!(problems[0].starts_with("trust.keys[0].public_key: not a minisign public key"), "{problems:?}");
+    assert_eq!(problems[0].field, "trust.keys[0].public_key", "{problems:?}");
+    assert!(problems[0].message.starts_with("not a minisign public key"), "{problems:?}");
 }
 
 #[test]

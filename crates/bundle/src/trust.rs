@@ -9,7 +9,7 @@
 
 use super::{Bundle, BundleError, ErrorKind};
 use hookhost_config::{SigningRules, TrustConfig, TrustKey};
-use hookhost_types::BundleName;
+use hookhost_types::{BundleName, Problem};
 use std::io::Cursor;
 
 /// The prefix of every bundle signature's trusted comment.
@@ -79,7 +79,7 @@ pub fn pattern_matches(pattern: &str, name: &str) -> bool {
 impl Policy {
     /// The policy of a config's `[trust]`: every key parsed. Problems name their field
     /// (`trust.keys[0].public_key: not a minisign public key (...)`).
-    pub fn from_config(config: &TrustConfig) -> Result<Policy, Vec<String>> {
+    pub fn from_config(config: &TrustConfig) -> Result<Policy, Vec<Problem>> {
         let mut problems = Vec::new();
         let mut keys = Vec::new();
         for k in &config.keys {
@@ -88,7 +88,7 @@ impl Policy {
                     let id = key_id(key.keynum());
                     keys.push(TrustedKey { id, configured: k.clone(), key });
                 }
-                Err(e) => problems.push(format!("{}.public_key: {e}", k.at)),
+                Err(e) => problems.push(Problem::at(format!("{}.public_key", k.at), e.to_string())),
             }
         }
         if problems.is_empty() {

@@ -2,6 +2,7 @@
 //! and as validated. Fetching and verifying is the `hookhost-bundle` crate's work; this module
 //! only checks what can be checked without the network.
 
+use hookhost_types::Problem;
 use crate::RawBundleRef;
 use hookhost_types::ids::BundleRef;
 use hookhost_types::spec::Mode;
@@ -90,13 +91,13 @@ impl Registry {
 }
 
 /// Validate `[registries]`; `local` exists even when not written.
-pub(crate) fn registries(raw: &BTreeMap<String, RawRegistry>, base: &Path, problems: &mut Vec<String>) -> BTreeMap<String, Registry> {
+pub(crate) fn registries(raw: &BTreeMap<String, RawRegistry>, base: &Path, problems: &mut Vec<Problem>) -> BTreeMap<String, Registry> {
     let mut out = BTreeMap::new();
     out.insert("local".to_string(), Registry::Dir(paths::local_registry()));
     for (name, r) in raw {
         let at = format!("registries.{name}");
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_')) {
-            problems.push(format!("{at}: registry names use lowercase letters, digits, '-' and '_'"));
+            problems.push(Problem::at(at.to_string(), "registry names use lowercase letters, digits, '-' and '_'"));
             continue;
         }
         match (&r.path, &r.oci) {
@@ -107,9 +108,9 @@ pub(crate) fn registries(raw: &BTreeMap<String, RawRegistry>, base: &Path, probl
                 Ok(l) => {
                     out.insert(name.clone(), Registry::Oci(l));
                 }
-                Err(e) => problems.push(format!("{at}.oci: {e}")),
+                Err(e) => problems.push(Problem::at(format!("{at}.oci"), e.to_string())),
             },
-            _ => problems.push(format!("{at}: give exactly one of path (a local directory registry) or oci (host[:port][/prefix])")),
+            _ => problems.push(Problem::at(at.to_string(), "give exactly one of path (a local directory registry) or oci (host[:port][/prefix])")),
         }
     }
     out
@@ -189,7 +190,7 @@ pub struct TrustConfig {
 
 impl RawTrust {
     /// Validate, reading key files relative to `base`; problems are pushed with their field.
-    pub(crate) fn validate(&self, base: &Path, problems: &mut Vec<String>) -> TrustConfig {
+    pub(crate) fn validate(&self, base: &Path, problems: &mut Vec<Problem>) -> TrustConfig {
         let mut keys = Vec::new();
         for (i, raw) in self.keys.iter().enumerate() {
             let at = format!("trust.keys[{i}]");
@@ -198,27 +199,27 @@ impl RawTrust {
                 (None, Some(file)) => match std::fs::read_to_string(base.join(file)) {
                     Ok(t) => t,
                     Err(e) => {
-                        problems.push(format!("{at}.public_key_file: cannot read {} ({e})", base.join(file).display()));
+                        problems.push(Problem::at(format!("{at}.public_key_file"), format!("cannot read {} ({e})", base.join(file).display())));
                         continue;
                     }
                 },
                 _ => {
-                    problems.push(format!("{at}: give exactly one of public_key (the base64 line of a minisign .pub file) or public_key_file"));
+                    problems.push(Problem::at(at.to_string(), "give exactly one of public_key (the base64 line of a minisign .pub file) or public_key_file"));
                     continue;
                 }
             };
             if raw.allow.is_empty() {
-                problems.push(format!("{at}.allow: empty; list the bundle names this key may sign, like [\"acme/*\"]"));
+                problems.push(Problem::at(format!("{at}.allow"), "empty; list the bundle names this key may sign, like [\"acme/*\"]"));
             }
             for p in &raw.allow {
                 if !hookhost_types::BundleName::valid_pattern(p) {
-                    problems.push(format!("{at}.allow: {p:?} is not a bundle-name pattern; use \"namespace/name\", \"namespace/*\" or \"*\""));
+                    problems.push(Problem::at(format!("{at}.allow"), format!("{p:?} is not a bundle-name pattern; use \"namespace/name\", \"namespace/*\" or \"*\"")));
                 }
             }
             keys.push(TrustKey { at, name: raw.name.clone(), text, allow: raw.allow.clone() });
         }
         if self.min_signers == Some(0) {
-            problems.push("trust.min_signers: must be at least 1 (turn signing off with require_signed = false)".into());
+            problems.push(Problem::at("trust.min_signers", "must be at least 1 (turn signing off with require_signed = false)"));
         }
         TrustConfig { keys, rules: SigningRules { require_signed: self.require_signed.unwrap_or(true), min_signers: self.min_signers.unwrap_or(1) as usize }, revoke_other_keys: false }
     }
@@ -236,7 +237,7 @@ pub struct BundleDecl {
 }
 
 /// Validate `bundles` against the registries.
-pub(crate) fn bundles(raw: &[RawBundleRef], layer_mode: Mode, registries: &BTreeMap<String, Registry>, problems: &mut Vec<String>) -> Vec<BundleDecl> {
+pub(crate) fn bundles(raw: &[RawBundleRef], layer_mode: Mode, registries: &BTreeMap<String, Registry>, problems: &mut Vec<Problem>) -> Vec<BundleDecl> {
     let mut out = Vec::new();
     for (i, entry) in raw.iter().enumerate() {
         let at = format!("bundles[{i}]");
@@ -244,10 +245,10 @@ pub(crate) fn bundles(raw: &[RawBundleRef], layer_mode: Mode, registries: &BTree
         match entry.reference().parse::<BundleRef>() {
             Ok(r) if !registries.contains_key(&r.registry) => {
                 let known: Vec<&str> = registries.keys().map(String::as_str).collect();
-                problems.push(format!("{at}: no registry named {:?}; define [registries.{}] or use one of {}", r.registry, r.registry, known.join(", ")));
+                problems.push(Problem::at(at.to_string(), format!("no registry named {:?}; define [registries.{}] or use one of {}", r.registry, r.registry, known.join(", "))));
             }
             Ok(reference) => out.push(BundleDecl { at, reference, mode }),
-            Err(e) => problems.push(format!("{at}: {e}")),
+            Err(e) => problems.push(Problem::at(at.to_string(), e.to_string())),
         }
     }
     out

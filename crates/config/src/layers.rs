@@ -11,7 +11,7 @@
 use crate::peer::Format;
 use crate::policy::{self, Policy};
 use crate::project::{self, Approval};
-use crate::{ConfigError, ConfigFile, Plan, Registry};
+use crate::{ConfigError, ConfigFile, Plan, Problem, Registry};
 use hookhost_types::paths;
 use hookhost_types::spec::Capability;
 use serde::Serialize;
@@ -147,7 +147,7 @@ struct ProjectPins {
     bundles: Option<BTreeMap<String, String>>,
 }
 
-fn error(file: &Path, problem: String) -> ConfigError {
+fn error(file: &Path, problem: Problem) -> ConfigError {
     ConfigError::new(file.to_path_buf(), vec![problem])
 }
 
@@ -283,7 +283,7 @@ fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, Co
         if path.exists() || named_by_env {
             let config = ConfigFile::load(&path).map_err(|mut e| {
                 if named_by_env && !path.exists() {
-                    e.problems = vec!["cannot read the managed config named by HOOKHOST_MANAGED_CONFIG (no such file); fix the variable or install the file".into()];
+                    e.problems = vec![Problem::file("cannot read the managed config named by HOOKHOST_MANAGED_CONFIG (no such file); fix the variable or install the file")];
                 }
                 e
             })?;
@@ -390,16 +390,16 @@ fn discover_with(opts: &LayerOptions, drop: Option<String>) -> Result<Layers, Co
 /// A layer may set only its `[policy]` fields: the managed layer all, the user layer those
 /// about projects, a project none.
 fn check_policy_fields(kind: LayerKind, config: &ConfigFile) -> Result<(), ConfigError> {
-    let problems: Vec<String> = match kind {
+    let problems: Vec<Problem> = match kind {
         LayerKind::Managed => Vec::new(),
         LayerKind::User => config
             .policy
             .written
             .iter()
             .filter(|f| policy::MANAGED_ONLY.contains(f))
-            .map(|f| format!("policy.{f}: only the managed config may set this (it limits the user layer); move it to {}, or remove it", paths::SYSTEM_MANAGED_CONFIG))
+            .map(|f| Problem::at(format!("policy.{f}"), format!("only the managed config may set this (it limits the user layer); move it to {}, or remove it", paths::SYSTEM_MANAGED_CONFIG)))
             .collect(),
-        LayerKind::Project => config.policy.written.iter().map(|f| format!("policy.{f}: a project cannot set policy; remove [policy]")).collect(),
+        LayerKind::Project => config.policy.written.iter().map(|f| Problem::at(format!("policy.{f}"), "a project cannot set policy; remove [policy]")).collect(),
     };
     if problems.is_empty() {
         Ok(())

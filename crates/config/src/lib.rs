@@ -6,6 +6,7 @@
 
 #![deny(missing_docs)]
 
+pub use hookhost_types::Problem;
 use hookhost_types::spec::DEFAULT_STOP_LOOP_CAP;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -64,7 +65,7 @@ impl ConfigFile {
     /// the bundle names them); `None` with its problems pushed.
     /// `mode`: the bundle reference's. A hook is observed when the reference or the bundle's
     /// own manifest says so: a bundle cannot enforce what its consumer observes.
-    pub fn validate_bundle_hook(&self, mut raw: RawHook, prefix: &str, index: usize, at: &str, mode: Mode, problems: &mut Vec<String>) -> Option<HookSpec> {
+    pub fn validate_bundle_hook(&self, mut raw: RawHook, prefix: &str, index: usize, at: &str, mode: Mode, problems: &mut Vec<Problem>) -> Option<HookSpec> {
         let observed = mode == Mode::Observe || raw.mode == Some(Mode::Observe);
         raw.mode = Some(if observed { Mode::Observe } else { Mode::Enforce });
         validate::hook(raw, prefix, index, at, Path::new(""), self.defaults, mode, problems)
@@ -83,8 +84,8 @@ pub fn schema() -> String {
 pub struct ConfigError {
     /// The config file.
     pub file: PathBuf,
-    /// Every problem, each starting with the field it is about.
-    pub problems: Vec<String>,
+    /// Every problem, each naming the field it is about.
+    pub problems: Vec<Problem>,
     /// The file could not be read at all (missing, unreadable, not UTF-8 text): nothing of its
     /// contents was judged.
     pub unreadable: bool,
@@ -92,21 +93,16 @@ pub struct ConfigError {
 
 impl ConfigError {
     /// A file whose contents have these problems.
-    pub fn new(file: PathBuf, problems: Vec<String>) -> ConfigError {
+    pub fn new(file: PathBuf, problems: Vec<Problem>) -> ConfigError {
         ConfigError { file, problems, unreadable: false }
     }
 }
 
-fn render(file: &Path, problems: &[String]) -> String {
+fn render(file: &Path, problems: &[Problem]) -> String {
     match problems {
         [one] => format!("{}: {one}", file.display()),
         many => {
-            let mut out = format!("{}: {} problems:", file.display(), many.len());
-            for p in many {
-                out.push_str("\n  - ");
-                out.push_str(p);
-            }
-            out
+            format!("{}: {} problems:{}", file.display(), many.len(), hookhost_types::problem::bulleted(many))
         }
     }
 }
@@ -147,7 +143,7 @@ impl ConfigFile {
 
     /// Read and validate a config file with its format forced.
     pub fn load_as(path: &Path, format: Option<peer::Format>) -> Result<ConfigFile, ConfigError> {
-        let text = read_text(path).map_err(|e| ConfigError { file: path.to_path_buf(), problems: vec![format!("cannot read the config file ({e}); check its path")], unreadable: true })?;
+        let text = read_text(path).map_err(|e| ConfigError { file: path.to_path_buf(), problems: vec![Problem::file(format!("cannot read the config file ({e}); check its path"))], unreadable: true })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Self::parse_as(&text, path, &base, format)
     }
@@ -163,20 +159,20 @@ impl ConfigFile {
         let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
         let yaml = matches!(ext, "yaml" | "yml") || matches!(format, Some(peer::Format::Peer(hookhost_types::Runtime::DockerAgent | hookhost_types::Runtime::Starchild)));
         if !yaml && (ext != "json" && format.is_none_or(|f| f == peer::Format::Native)) {
-            let raw = toml::from_str(text).map_err(|e| fail(vec![toml_problem(&e, text)]))?;
+            let raw = toml::from_str(text).map_err(|e| fail(vec![Problem::file(toml_problem(&e, text))]))?;
             return Ok(Parsed { format: peer::Format::Native, raw });
         }
         let doc: Value = if yaml {
-            serde_norway::from_str(text).map_err(|e| fail(vec![format!("invalid YAML: {e}")]))?
+            serde_norway::from_str(text).map_err(|e| fail(vec![Problem::file(format!("invalid YAML: {e}"))]))?
         } else {
-            json::parse_strict(text).map_err(|e| fail(vec![format!("invalid JSON: {e}")]))?
+            json::parse_strict(text).map_err(|e| fail(vec![Problem::file(format!("invalid JSON: {e}"))]))?
         };
         let format = match format {
             Some(f) => f,
-            None => peer::detect(&doc, yaml).map_err(|e| fail(vec![e]))?,
+            None => peer::detect(&doc, yaml).map_err(|e| fail(vec![Problem::file(e)]))?,
         };
         let raw = match format {
-            peer::Format::Native => serde_json::from_value(doc).map_err(|e| fail(vec![format!("invalid config: {e}")]))?,
+            peer::Format::Native => serde_json::from_value(doc).map_err(|e| fail(vec![Problem::file(format!("invalid config: {e}"))]))?,
             peer => peer::convert(peer, doc, opts).map_err(fail)?,
         };
         Ok(Parsed { format, raw })

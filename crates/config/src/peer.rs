@@ -7,6 +7,7 @@
 //! run (`http`, `prompt`, `agent`) are listed as not run, and keys the runtime does not
 //! document are ignored with a warning. What is malformed is a load error naming where it is.
 
+use hookhost_types::Problem;
 use super::{Capability, OnError, RawCapability, RawConfig, RawExecutor, RawHook, StartFailure, TIMEOUT_RANGE_MS};
 use hookhost_types::adapter::AdapterSettings;
 use hookhost_types::event::EventName;
@@ -173,7 +174,7 @@ fn project_of(file: &Path) -> Option<std::path::PathBuf> {
     Some(project.to_path_buf())
 }
 /// Convert a peer document into the native form. Problems carry the peer file's paths.
-pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, Vec<String>> {
+pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, Vec<Problem>> {
     let mut problems = Vec::new();
     let mut raw = match format {
         Format::Native => unreachable!("native documents are deserialised directly"),
@@ -183,7 +184,7 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
         Format::Peer(Runtime::Starchild) => starchild::starchild(doc, &mut problems),
         Format::Peer(Runtime::Copilot) => copilot::copilot(doc, &mut problems),
         Format::Peer(other) => {
-            problems.push(format!("hookhost does not read {} hook configs; it reads {}", other.title(), Format::peer_names()));
+            problems.push(Problem::file(format!("hookhost does not read {} hook configs; it reads {}", other.title(), Format::peer_names())));
             RawConfig::default()
         }
     };
@@ -227,13 +228,13 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
 /// Load the peer files a native config includes (`[[peers]]`): each is converted with its
 /// entry's options, its hooks join the chain as a group named after its format (after the
 /// config's capabilities, before its own hooks), its notes are kept with its path.
-pub fn include(raw: &mut RawConfig, base: &Path) -> Result<(), Vec<String>> {
+pub fn include(raw: &mut RawConfig, base: &Path) -> Result<(), Vec<Problem>> {
     include_with(raw, base, &crate::read_text)
 }
 
 /// [`include()`], reading each peer file with `read` (a project's layer reads the bytes its
 /// approval hashed, never the file again).
-pub fn include_with(raw: &mut RawConfig, base: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Result<(), Vec<String>> {
+pub fn include_with(raw: &mut RawConfig, base: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Result<(), Vec<Problem>> {
     let mut problems = Vec::new();
     let peers = std::mem::take(&mut raw.peers);
     let mut ids: Vec<String> = raw.capabilities.iter().map(|c| c.id.clone()).collect();
@@ -243,7 +244,7 @@ pub fn include_with(raw: &mut RawConfig, base: &Path, read: &dyn Fn(&Path) -> st
         let format = match entry.format.as_deref().map(|f| (f, Format::parse(f))) {
             None => None,
             Some((_, Some(Format::Native))) | Some((_, None)) => {
-                problems.push(format!("{at}.format: {:?} is not a peer format; use {}", entry.format.as_deref().unwrap_or(""), Format::peer_names()));
+                problems.push(Problem::at(format!("{at}.format"), format!("{:?} is not a peer format; use {}", entry.format.as_deref().unwrap_or(""), Format::peer_names())));
                 continue;
             }
             Some((_, f)) => f,
@@ -252,13 +253,13 @@ pub fn include_with(raw: &mut RawConfig, base: &Path, read: &dyn Fn(&Path) -> st
         for g in &entry.grants {
             match g.parse::<Capability>() {
                 Ok(c) => grants.push(c),
-                Err(e) => problems.push(format!("{at}.grants: {e}")),
+                Err(e) => problems.push(Problem::at(format!("{at}.grants"), e.to_string())),
             }
         }
         let text = match read(&path) {
             Ok(t) => t,
             Err(e) => {
-                problems.push(format!("{at}.path: cannot read {} ({e}); check the path (it is relative to this config)", path.display()));
+                problems.push(Problem::at(format!("{at}.path"), format!("cannot read {} ({e}); check the path (it is relative to this config)", path.display())));
                 continue;
             }
         };
@@ -271,12 +272,12 @@ pub fn include_with(raw: &mut RawConfig, base: &Path, read: &dyn Fn(&Path) -> st
         let opts = Options { project_dir, start_failure: raw.peer_start_failure.unwrap_or_default(), grants, plugin_root, on_failure: raw.peer_on_failure };
         let peer = match crate::ConfigFile::raw_with(&text, &path, format, &opts) {
             Ok(p) if p.format == Format::Native => {
-                problems.push(format!("{at}.path: {} is a native hookhost config, not a peer file; merge its hooks into this one", path.display()));
+                problems.push(Problem::at(format!("{at}.path"), format!("{} is a native hookhost config, not a peer file; merge its hooks into this one", path.display())));
                 continue;
             }
             Ok(p) => p,
             Err(e) => {
-                problems.extend(e.problems.into_iter().map(|p| format!("{at} ({}): {p}", path.display())));
+                problems.extend(e.problems.into_iter().map(|p| Problem::at(format!("{at}.path"), format!("{}: {p}", path.display()))));
                 continue;
             }
         };
@@ -335,11 +336,11 @@ fn runtime_event(at: &str, key: &str, runtime: Runtime, row: Option<&hookhost_ty
 /// The `hooks` object of a runtime's JSON file keyed by event (`example`: one of its event
 /// names, for the message), or `None` when there is nothing to load: none, not an object (a
 /// problem), or `disableAllHooks` (a warning, as the runtime skips them).
-fn hooks_by_event<'a>(doc: &'a Value, runtime: Runtime, example: &str, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<&'a serde_json::Map<String, Value>> {
+fn hooks_by_event<'a>(doc: &'a Value, runtime: Runtime, example: &str, raw: &mut RawConfig, problems: &mut Vec<Problem>) -> Option<&'a serde_json::Map<String, Value>> {
     let events = match doc.get("hooks")? {
         Value::Object(events) => events,
         other => {
-            problems.push(format!("hooks: must be an object keyed by event name (\"{example}\": [...]), not {}", hookhost_types::text::json_kind(other)));
+            problems.push(Problem::at("hooks", format!("must be an object keyed by event name (\"{example}\": [...]), not {}", hookhost_types::text::json_kind(other))));
             return None;
         }
     };

@@ -2,7 +2,7 @@
 //! from, what each plugin may do, and the host's settings. A config file becomes a plan once
 //! its bundles are resolved (`hookhost-bundle`), or directly when it names none.
 
-use crate::{ConfigError, ConfigFile, HostSettings};
+use crate::{ConfigError, ConfigFile, HostSettings, Problem};
 use hookhost_types::spec::{Capability, HookSpec, PluginRef};
 use hookhost_types::Digest;
 use std::collections::{BTreeSet, HashMap};
@@ -64,7 +64,7 @@ impl Plan {
         if let Some(first) = config.bundles.first() {
             return Err(ConfigError::new(
                 config.source.clone(),
-                vec![format!("{}: names the bundle {}, but bundles are not resolved here (this hookhost was built without bundle support); remove `bundles`", first.at, first.reference)],
+                vec![Problem::at(first.at.clone(), format!("names the bundle {}, but bundles are not resolved here (this hookhost was built without bundle support); remove `bundles`", first.reference))],
             ));
         }
         Ok(Plan::base(config))

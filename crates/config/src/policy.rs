@@ -2,7 +2,7 @@
 //! every field; the user layer only those about the project layer; a project layer none.
 
 use hookhost_types::spec::{Capability, MAX_MEMORY_MIB, TIMEOUT_RANGE_MS};
-use hookhost_types::Runtime;
+use hookhost_types::{Problem, Runtime};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -129,7 +129,7 @@ pub fn project_peer_runtimes() -> impl Iterator<Item = Runtime> {
     Runtime::ALL.into_iter().filter(|r| r.profile().project_hooks.is_some())
 }
 
-fn patterns(field: &str, raw: &Option<Vec<String>>, problems: &mut Vec<String>) -> Option<Vec<CapabilityPattern>> {
+fn patterns(field: &str, raw: &Option<Vec<String>>, problems: &mut Vec<Problem>) -> Option<Vec<CapabilityPattern>> {
     let raw = raw.as_ref()?;
     let mut out = Vec::new();
     for text in raw {
@@ -139,7 +139,7 @@ fn patterns(field: &str, raw: &Option<Vec<String>>, problems: &mut Vec<String>) 
         }
         match text.parse::<Capability>() {
             Ok(c) => out.push(CapabilityPattern::Exact(c)),
-            Err(e) => problems.push(format!("policy.{field}: {e}, or net:http:* for any host")),
+            Err(e) => problems.push(Problem::at(format!("policy.{field}"), format!("{e}, or net:http:* for any host"))),
         }
     }
     Some(out)
@@ -147,7 +147,7 @@ fn patterns(field: &str, raw: &Option<Vec<String>>, problems: &mut Vec<String>) 
 
 impl RawPolicy {
     /// Validate, pushing each problem with its field.
-    pub(crate) fn validate(&self, problems: &mut Vec<String>) -> Policy {
+    pub(crate) fn validate(&self, problems: &mut Vec<Problem>) -> Policy {
         let mut written = Vec::new();
         let mut note = |set: bool, name: &'static str| {
             if set {
@@ -168,30 +168,30 @@ impl RawPolicy {
                 Some(runtime) => project_peers.push(runtime),
                 None => {
                     let known: Vec<&str> = project_peer_runtimes().map(Runtime::name).collect();
-                    problems.push(format!("policy.project_peers: hookhost knows no project hook file of {p:?}; use {}", known.join(", ")));
+                    problems.push(Problem::at("policy.project_peers", format!("hookhost knows no project hook file of {p:?}; use {}", known.join(", "))));
                 }
             }
         }
         let mut max = MaxLimits::default();
         if let Some(m) = &self.max_limits {
             if m.fuel == Some(0) {
-                problems.push("policy.max_limits.fuel: must be greater than 0".into());
+                problems.push(Problem::at("policy.max_limits.fuel", "must be greater than 0"));
             }
             if let Some(mib) = m.memory_mib {
                 if mib == 0 || mib > MAX_MEMORY_MIB {
-                    problems.push(format!("policy.max_limits.memory_mib: {mib} is out of range; use 1..={MAX_MEMORY_MIB}"));
+                    problems.push(Problem::at("policy.max_limits.memory_mib", format!("{mib} is out of range; use 1..={MAX_MEMORY_MIB}")));
                 }
             }
             if let Some(ms) = m.timeout_ms {
                 if !TIMEOUT_RANGE_MS.contains(&ms) {
-                    problems.push(format!("policy.max_limits.timeout_ms: {ms} is out of range; use {}..={} milliseconds", TIMEOUT_RANGE_MS.start(), TIMEOUT_RANGE_MS.end()));
+                    problems.push(Problem::at("policy.max_limits.timeout_ms", format!("{ms} is out of range; use {}..={} milliseconds", TIMEOUT_RANGE_MS.start(), TIMEOUT_RANGE_MS.end())));
                 }
             }
             max = MaxLimits { fuel: m.fuel, memory_bytes: m.memory_mib.map(|m| (m as usize) << 20), timeout: m.timeout_ms.map(Duration::from_millis) };
         }
         if let Some(list) = &self.allowed_registries {
             if list.iter().any(|r| r.trim().is_empty()) {
-                problems.push("policy.allowed_registries: an entry is empty; name a registry of this file or a location".into());
+                problems.push(Problem::at("policy.allowed_registries", "an entry is empty; name a registry of this file or a location"));
             }
         }
         Policy {

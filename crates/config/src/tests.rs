@@ -54,6 +54,10 @@ executor = { plugin = "x.wasm", memory_mib = 0 }
     ] {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
     }
+    // Each problem carries its field apart from the message: a caller reads it, not the text.
+    let fields: Vec<&str> = err.problems.iter().map(|p| p.field.as_str()).collect();
+    assert_eq!(fields, ["hooks[0].event", "hooks[0].timeout_ms", "hooks[0].executor.plugin", "hooks[1].id", "hooks[1].matcher", "hooks[1].executor.memory_mib"]);
+    assert!(err.problems[3].message.starts_with("duplicate hook id \"user:a\""), "{:?}", err.problems[3]);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use super::*;
 use hookhost_types::spec::{PluginName, BUILTIN_PLUGINS, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT_MS, PEER_TIMEOUT_RANGE_MS};
-use hookhost_types::{EventName, HookId};
+use hookhost_types::{EventName, HookId, Problem};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -15,13 +15,13 @@ struct Group {
     hooks: Vec<RawHook>,
 }
 
-fn check_limits(at: &str, fuel: Option<u64>, memory_mib: Option<u64>, problems: &mut Vec<String>) {
+fn check_limits(at: &str, fuel: Option<u64>, memory_mib: Option<u64>, problems: &mut Vec<Problem>) {
     if fuel == Some(0) {
-        problems.push(format!("{at}.fuel: must be greater than 0 (default {DEFAULT_FUEL})"));
+        problems.push(Problem::at(format!("{at}.fuel"), format!("must be greater than 0 (default {DEFAULT_FUEL})")));
     }
     if let Some(m) = memory_mib {
         if m == 0 || m > MAX_MEMORY_MIB {
-            problems.push(format!("{at}.memory_mib: {m} is out of range; use 1..={MAX_MEMORY_MIB} (default {DEFAULT_MEMORY_MIB})"));
+            problems.push(Problem::at(format!("{at}.memory_mib"), format!("{m} is out of range; use 1..={MAX_MEMORY_MIB} (default {DEFAULT_MEMORY_MIB})")));
         }
     }
 }
@@ -30,7 +30,7 @@ use hookhost_types::text::is_plain_name as valid_name;
 
 impl RawConfig {
     /// Validate every hook, collecting all problems.
-    pub fn validate(self, base: &Path) -> Result<ConfigFile, Vec<String>> {
+    pub fn validate(self, base: &Path) -> Result<ConfigFile, Vec<Problem>> {
         let mut problems = Vec::new();
         let layer_mode = self.mode.unwrap_or_default();
         let defaults = Limits { fuel: self.limits.fuel.unwrap_or(DEFAULT_FUEL), memory_bytes: (self.limits.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB) as usize) << 20, ..Limits::default() };
@@ -39,7 +39,7 @@ impl RawConfig {
         let mut groups = Vec::new();
         for (i, cap) in self.capabilities.into_iter().enumerate() {
             if !valid_name(&cap.id) || cap.id == "user" {
-                problems.push(format!("capabilities[{i}].id: {:?} is not a valid capability id; use letters, digits, '_', '-' or '.' (and not \"user\")", cap.id));
+                problems.push(Problem::at(format!("capabilities[{i}].id"), format!("{:?} is not a valid capability id; use letters, digits, '_', '-' or '.' (and not \"user\")", cap.id)));
             }
             let path = cap.path.unwrap_or_else(|| format!("capabilities[{i}].hooks"));
             groups.push(Group { prefix: cap.id, path, hooks: cap.hooks });
@@ -55,7 +55,7 @@ impl RawConfig {
                 let at = raw.at.clone().unwrap_or_else(|| format!("{}[{index}]", group.path));
                 let id = format!("{}:{}", group.prefix, raw.id.clone().unwrap_or_else(|| default_name(&raw.event, index)));
                 if let Some(first) = seen.insert(id.clone(), at.clone()) {
-                    problems.push(format!("{at}.id: duplicate hook id {id:?} (also {first}); give each hook a distinct id"));
+                    problems.push(Problem::at(format!("{at}.id"), format!("duplicate hook id {id:?} (also {first}); give each hook a distinct id")));
                 }
                 let Some(spec) = hook(raw, &group.prefix, index, &at, base, defaults, layer_mode, &mut problems) else { continue };
                 if group.prefix != "user" && disabled.contains(spec.id.as_str()) {
@@ -73,7 +73,7 @@ impl RawConfig {
             None => DEFAULT_RESOLVE_TTL,
             Some(Ok(d)) => d,
             Some(Err(e)) => {
-                problems.push(format!("resolve_ttl: {e}"));
+                problems.push(Problem::at("resolve_ttl", e.to_string()));
                 DEFAULT_RESOLVE_TTL
             }
         };
@@ -125,7 +125,7 @@ fn default_name(event: &str, index: usize) -> String {
     format!("{}_{index}", event.replace(':', "_"))
 }
 
-fn grants(raw: &std::collections::BTreeMap<String, Vec<String>>, base: &Path, problems: &mut Vec<String>) -> Grants {
+fn grants(raw: &std::collections::BTreeMap<String, Vec<String>>, base: &Path, problems: &mut Vec<Problem>) -> Grants {
     let mut grants = Grants::default();
     for (plugin, caps) in raw {
         let key = match PluginName::parse(plugin, true) {
@@ -136,7 +136,7 @@ fn grants(raw: &std::collections::BTreeMap<String, Vec<String>>, base: &Path, pr
         for cap in caps {
             match cap.parse::<Capability>() {
                 Ok(cap) => grants.grant(key.clone(), cap),
-                Err(e) => problems.push(format!("grants.{plugin:?}: {e}")),
+                Err(e) => problems.push(Problem::at(format!("grants.{plugin:?}"), e.to_string())),
             }
         }
     }
@@ -147,9 +147,9 @@ fn grants(raw: &std::collections::BTreeMap<String, Vec<String>>, base: &Path, pr
 /// One hook; `default_mode`: the mode of a hook that names none (its file's, or its bundle
 /// reference's).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Path, defaults: Limits, default_mode: Mode, problems: &mut Vec<String>) -> Option<HookSpec> {
+pub(super) fn hook(raw: RawHook, prefix: &str, index: usize, at: &str, base: &Path, defaults: Limits, default_mode: Mode, problems: &mut Vec<Problem>) -> Option<HookSpec> {
     let before = problems.len();
-    let mut bad = |field: &str, msg: String| problems.push(format!("{at}.{field}: {msg}"));
+    let mut bad = |field: &str, msg: String| problems.push(Problem::at(format!("{at}.{field}"), msg.to_string()));
     let event = EventName::from_config(&raw.event);
     if event.is_none() {
         let known: Vec<_> = EventName::canonical_names().collect();

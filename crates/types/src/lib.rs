@@ -17,6 +17,7 @@ pub mod json;
 pub mod matcher;
 pub mod owner;
 pub mod paths;
+pub mod problem;
 pub mod runtime;
 pub mod spec;
 pub mod text;
@@ -27,6 +28,7 @@ pub use envelope::{EventError, HookEvent, Unreadable};
 pub use event::{EffectKind, EventName};
 pub use ids::{BadBundleName, BadDigest, BundleName, BundleRef, Digest, HookId};
 pub use matcher::{Matcher, MatcherSpec};
+pub use problem::Problem;
 pub use runtime::Runtime;
 pub use spec::{AuditFailure, Capability, Grants, HookSpec, Limits, NetHost, OnError, PluginName, PluginRef, UnknownCapability};
 

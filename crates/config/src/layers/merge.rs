@@ -4,7 +4,7 @@
 
 use super::{error, named, LayerKind, Merge};
 use crate::policy::{self, CapabilityPattern, Policy};
-use crate::{ConfigError, Plan, Setting};
+use crate::{ConfigError, Plan, Problem, Setting};
 use hookhost_types::spec::{Capability, Grants, HookSpec, PluginRef};
 use hookhost_types::{Digest, HookId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,7 +33,7 @@ impl Merge {
                     let Some(file) = pins.snapshot.get(path) else {
                         return Err(error(
                             &plan.source,
-                            format!("hook {}: its plugin {} is not among the project's approved files (a project's plugins must be inside {}): move it into the project and approve it again", h.id, path.display(), pins.root.display()),
+                            Problem::file(format!("hook {}: its plugin {} is not among the project's approved files (a project's plugins must be inside {}): move it into the project and approve it again", h.id, path.display(), pins.root.display())),
                         ));
                     };
                     let digest = Digest::from_hex(file.digest.trim_start_matches("sha256:")).expect("a digest the scan computed");
@@ -57,7 +57,7 @@ impl Merge {
         for (kind, plan) in &plans {
             for h in &plan.hooks {
                 if let Some((k, file)) = owner.get(&h.id) {
-                    return Err(error(&plan.source, format!("hook {:?} is also defined by {}; a lower layer cannot replace or reorder a higher layer's hook: give this one another id, or list the bundle in one layer only", h.id, named(*k, file))));
+                    return Err(error(&plan.source, Problem::file(format!("hook {:?} is also defined by {}; a lower layer cannot replace or reorder a higher layer's hook: give this one another id, or list the bundle in one layer only", h.id, named(*k, file)))));
                 }
                 owner.insert(h.id.clone(), (*kind, plan.source.clone()));
             }
@@ -71,7 +71,7 @@ impl Merge {
                 }
                 match owner.get(id.as_str()) {
                     Some((k, file)) if *k < kind => {
-                        return Err(error(&source, format!("disabled_contributions: {id:?} is a hook of {}; a lower layer cannot mute it (ask whoever manages that file)", named(*k, file))));
+                        return Err(error(&source, Problem::at("disabled_contributions", format!("{id:?} is a hook of {}; a lower layer cannot mute it (ask whoever manages that file)", named(*k, file)))));
                     }
                     Some((k, _)) if *k > kind => {
                         for (lk, plan) in plans.iter_mut().filter(|(lk, _)| lk == k) {
@@ -93,7 +93,7 @@ impl Merge {
                 let value = name.value(&plan.settings);
                 match written_by.get(name) {
                     Some((k, file, v)) if *v != value => {
-                        return Err(error(&plan.source, format!("{name}: {} sets it to {v:?}, {} to {value:?}; remove it from one of them", named(*k, file), named(*kind, &plan.source))));
+                        return Err(error(&plan.source, Problem::at(name.to_string(), format!("{} sets it to {v:?}, {} to {value:?}; remove it from one of them", named(*k, file), named(*kind, &plan.source)))));
                     }
                     Some(_) => {}
                     None => {

@@ -5,7 +5,7 @@
 use super::error;
 use crate::peer::Format;
 use crate::project;
-use crate::{ConfigError, ConfigFile, RawConfig, RawPeer};
+use crate::{ConfigError, ConfigFile, Problem, RawConfig, RawPeer};
 use std::path::{Path, PathBuf};
 
 /// Read an approved project's layer: its `.hookhost/hooks.toml` and the peer project files
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 pub(super) fn load_project(found: &project::Project, snapshot: &project::Snapshot, restrictions: &mut Vec<String>) -> Result<ConfigFile, ConfigError> {
     let (file, base, mut raw) = match &found.hooks_file {
         Some(path) => {
-            let text = snapshot.text(path).map_err(|e| error(path, format!("cannot read the project config ({e})")))?;
+            let text = snapshot.text(path).map_err(|e| error(path, Problem::file(format!("cannot read the project config ({e})"))))?;
             let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
             let raw: RawConfig = ConfigFile::raw(&text, path, Some(Format::Native))?;
             (path.clone(), base, raw)
@@ -23,7 +23,7 @@ pub(super) fn load_project(found: &project::Project, snapshot: &project::Snapsho
     // Its signing keys are part of what was approved: read from the same bytes.
     for key in raw.trust.iter_mut().flat_map(|t| t.keys.iter_mut()) {
         if let Some(rel) = key.public_key_file.take() {
-            let text = snapshot.text(&base.join(&rel)).map_err(|e| error(&file, format!("trust key {}: {e}", rel.display())))?;
+            let text = snapshot.text(&base.join(&rel)).map_err(|e| error(&file, Problem::file(format!("trust key {}: {e}", rel.display()))))?;
             key.public_key = Some(text);
         }
     }
@@ -57,13 +57,13 @@ pub(super) fn load_project(found: &project::Project, snapshot: &project::Snapsho
     let mut config = raw.validate(&base).map_err(|problems| ConfigError::new(file.clone(), problems))?;
     // A project hook's sandbox may read the project, nothing else of the machine.
     let root = std::fs::canonicalize(&found.root).unwrap_or_else(|_| found.root.clone());
-    let outside: Vec<String> = config
+    let outside: Vec<Problem> = config
         .hooks
         .iter()
         .filter_map(|h| {
             let dir = h.settings.get("project_dir").and_then(serde_json::Value::as_str)?;
             let real = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
-            (!real.starts_with(&root)).then(|| format!("hook {}: settings.project_dir {dir:?} is outside the project {}; a project's hooks may mount only the project itself: remove it or point it inside the project", h.id, root.display()))
+            (!real.starts_with(&root)).then(|| Problem::file(format!("hook {}: settings.project_dir {dir:?} is outside the project {}; a project's hooks may mount only the project itself: remove it or point it inside the project", h.id, root.display())))
         })
         .collect();
     if !outside.is_empty() {

@@ -13,7 +13,7 @@ pub(super) fn restrict_before_resolve(layers: &mut [Layer], restrictions: &mut V
                 if let Some(here) = high.config.registries.get(name).filter(|r| !same_registry(r, there)) {
                     return Err(error(
                         &low.config.source,
-                        format!("registries.{name}: {} says {}, {} says {}; a lower layer cannot redefine a registry: rename it here", named(high.kind, &high.config.source), show(here), named(low.kind, &low.config.source), show(there)),
+                        Problem::at(format!("registries.{name}"), format!("{} says {}, {} says {}; a lower layer cannot redefine a registry: rename it here", named(high.kind, &high.config.source), show(here), named(low.kind, &low.config.source), show(there))),
                     ));
                 }
             }
@@ -30,7 +30,7 @@ pub(super) fn restrict_before_resolve(layers: &mut [Layer], restrictions: &mut V
             list.iter()
                 .map(|entry| match managed.registries.get(entry) {
                     Some(r) => Ok(r.clone()),
-                    None => Registry::from_location(entry).map_err(|e| error(&managed.source, format!("policy.allowed_registries: {entry:?} is neither a registry of this file nor a location: {e}"))),
+                    None => Registry::from_location(entry).map_err(|e| error(&managed.source, Problem::at("policy.allowed_registries", format!("{entry:?} is neither a registry of this file nor a location: {e}")))),
                 })
                 .collect::<Result<_, _>>()?,
         ),

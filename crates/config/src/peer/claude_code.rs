@@ -1,6 +1,7 @@
 //! Claude Code's `settings.json` `hooks` (<https://code.claude.com/docs/en/hooks>): matcher
 //! groups per event, command and http handlers; its events table is `hookhost_types::runtime`'s.
 
+use hookhost_types::Problem;
 use super::{args_field, edit_adapter, exec_form, hooks_by_event, http_executor, ignored_keys, runtime_event, seconds, shell_executor, str_field};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
@@ -15,7 +16,7 @@ const CLAUDE_COMMAND_KEYS: &[&str] = &["type", "command", "args", "shell", "time
 const CLAUDE_HTTP_KEYS: &[&str] = &["type", "url", "headers", "allowedEnvVars", "timeout", "if", "async", "once", "statusMessage", "onFailure"];
 const CLAUDE_OTHER_KEYS: &[&str] = &["type", "prompt", "model", "timeout", "if", "async", "once", "statusMessage", "server", "tool", "input"];
 
-pub(super) fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
+pub(super) fn claude(doc: Value, problems: &mut Vec<Problem>) -> RawConfig {
     let mut raw = RawConfig::default();
     let Some(events) = hooks_by_event(&doc, Runtime::ClaudeCode, "PreToolUse", &mut raw, problems) else { return raw };
     // settings.json `env` is the session's environment, which its hooks inherit.
@@ -25,18 +26,18 @@ pub(super) fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         // Its events table: hookhost_types::runtime, claude_code.rs.
         let Some((event, on)) = runtime_event(&at, event_name, Runtime::ClaudeCode, Runtime::ClaudeCode.event(event_name), &mut raw.warnings) else { continue };
         let Some(groups) = groups.as_array() else {
-            problems.push(format!("{at}: must be a list of matcher groups"));
+            problems.push(Problem::at(at.to_string(), "must be a list of matcher groups"));
             continue;
         };
         for (i, group) in groups.iter().enumerate() {
             if !group.is_object() {
-                problems.push(format!("{at}[{i}]: must be a matcher group {{\"matcher\": ..., \"hooks\": [...]}}, not {}", hookhost_types::text::json_kind(group)));
+                problems.push(Problem::at(format!("{at}[{i}]"), format!("must be a matcher group {{\"matcher\": ..., \"hooks\": [...]}}, not {}", hookhost_types::text::json_kind(group))));
                 continue;
             }
             ignored_keys(&format!("{at}[{i}]"), group, &["matcher", "hooks"], &mut raw.warnings);
             let pattern = group.get("matcher").and_then(Value::as_str).map(str::to_string).filter(|p| !p.is_empty() && p != "*");
             let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
-                problems.push(format!("{at}[{i}].hooks: required, a list of hooks"));
+                problems.push(Problem::at(format!("{at}[{i}].hooks"), "required, a list of hooks"));
                 continue;
             };
             for (j, h) in handlers.iter().enumerate() {
@@ -51,7 +52,7 @@ pub(super) fn claude(doc: Value, problems: &mut Vec<String>) -> RawConfig {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h: &Value, env: &BTreeMap<String, String>, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<RawHook> {
+fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h: &Value, env: &BTreeMap<String, String>, raw: &mut RawConfig, problems: &mut Vec<Problem>) -> Option<RawHook> {
     let kind = match h.get("type").and_then(Value::as_str) {
         Some(kind) => kind.to_string(),
         None if h.get("command").is_some() => {
@@ -59,7 +60,7 @@ fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h:
             "command".into()
         }
         None => {
-            problems.push(format!("{at}.type: required (command, http, prompt or agent)"));
+            problems.push(Problem::at(format!("{at}.type"), "required (command, http, prompt or agent)"));
             return None;
         }
     };
@@ -110,7 +111,7 @@ fn claude_handler(at: &str, event: &EventName, on: On, pattern: Option<&str>, h:
         None | Some((_, Some("continue"))) => OnError::Warn,
         Some((_, Some("block"))) => OnError::Block,
         Some((v, _)) => {
-            problems.push(format!("{at}.onFailure: {v} is not \"block\" or \"continue\""));
+            problems.push(Problem::at(format!("{at}.onFailure"), format!("{v} is not \"block\" or \"continue\"")));
             OnError::Warn
         }
     };

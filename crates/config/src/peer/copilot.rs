@@ -3,6 +3,7 @@
 //! entries per event. An event key in camelCase gets Copilot's own payload; one in PascalCase
 //! (`PreToolUse`) gets the VS Code compatible one, which is Claude Code's wire format.
 
+use hookhost_types::Problem;
 use super::{edit_adapter, exec_form, hooks_by_event, http_executor, ignored_keys, runtime_event, seconds, shell_executor, string_map};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
@@ -32,12 +33,12 @@ fn command_key(h: &Value, windows: bool) -> Option<(&'static str, Option<&'stati
     None
 }
 
-pub(super) fn copilot(doc: Value, problems: &mut Vec<String>) -> RawConfig {
+pub(super) fn copilot(doc: Value, problems: &mut Vec<Problem>) -> RawConfig {
     let mut raw = RawConfig::default();
     match doc.get("version") {
         Some(v) if v.as_u64() == Some(1) => {}
-        Some(v) => problems.push(format!("version: {v} is not a version hookhost reads; GitHub Copilot CLI hook files are version 1")),
-        None => problems.push("version: required (1)".into()),
+        Some(v) => problems.push(Problem::at("version", format!("{v} is not a version hookhost reads; GitHub Copilot CLI hook files are version 1"))),
+        None => problems.push(Problem::at("version", "required (1)")),
     }
     let Some(events) = hooks_by_event(&doc, Runtime::Copilot, "preToolUse", &mut raw, problems) else { return raw };
     for (event_name, entries) in events {
@@ -50,7 +51,7 @@ pub(super) fn copilot(doc: Value, problems: &mut Vec<String>) -> RawConfig {
         };
         let Some((event, on)) = runtime_event(&at, event_name, Runtime::Copilot, row, &mut raw.warnings) else { continue };
         let Some(entries) = entries.as_array() else {
-            problems.push(format!("{at}: must be a list of hooks"));
+            problems.push(Problem::at(at.to_string(), "must be a list of hooks"));
             continue;
         };
         for (i, h) in entries.iter().enumerate() {
@@ -63,9 +64,9 @@ pub(super) fn copilot(doc: Value, problems: &mut Vec<String>) -> RawConfig {
     raw
 }
 
-fn entry(at: &str, event: &EventName, on: On, dialect: Runtime, h: &Value, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<RawHook> {
+fn entry(at: &str, event: &EventName, on: On, dialect: Runtime, h: &Value, raw: &mut RawConfig, problems: &mut Vec<Problem>) -> Option<RawHook> {
     if !h.is_object() {
-        problems.push(format!("{at}: must be a hook object, not {}", hookhost_types::text::json_kind(h)));
+        problems.push(Problem::at(at.to_string(), format!("must be a hook object, not {}", hookhost_types::text::json_kind(h))));
         return None;
     }
     ignored_keys(at, h, KEYS, &mut raw.warnings);
@@ -76,14 +77,14 @@ fn entry(at: &str, event: &EventName, on: On, dialect: Runtime, h: &Value, raw: 
             let working_dir = h.get("cwd").and_then(Value::as_str).map(str::to_string);
             if let Some(program) = h.get("exec") {
                 let Some(program) = program.as_str() else {
-                    problems.push(format!("{at}.exec: must be a string"));
+                    problems.push(Problem::at(format!("{at}.exec"), "must be a string"));
                     return None;
                 };
                 let args: Vec<String> = match h.get("args") {
                     None => Vec::new(),
                     Some(Value::Array(a)) if a.iter().all(Value::is_string) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
                     Some(_) => {
-                        problems.push(format!("{at}.args: must be a list of strings"));
+                        problems.push(Problem::at(format!("{at}.args"), "must be a list of strings"));
                         return None;
                     }
                 };
@@ -95,12 +96,12 @@ fn entry(at: &str, event: &EventName, on: On, dialect: Runtime, h: &Value, raw: 
                     if h.get("powershell").is_some() {
                         raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: "command".into(), why: "it has a powershell command only, which Copilot runs on Windows (and so does hookhost); give it a `bash` (or `command`) one for this machine".into() });
                     } else {
-                        problems.push(format!("{at}: a command hook needs `bash`, `command`, `powershell` or `exec`"));
+                        problems.push(Problem::at(at.to_string(), "a command hook needs `bash`, `command`, `powershell` or `exec`"));
                     }
                     return None;
                 };
                 let Some(command) = h.get(key).and_then(Value::as_str) else {
-                    problems.push(format!("{at}.{key}: must be a string"));
+                    problems.push(Problem::at(format!("{at}.{key}"), "must be a string"));
                     return None;
                 };
                 let mut exec = shell_executor(dialect, command.to_string(), env, working_dir);

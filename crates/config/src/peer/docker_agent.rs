@@ -1,6 +1,7 @@
 //! docker-agent's agent YAML (<https://docs.docker.com/ai/docker-agent/configuration/hooks/>):
 //! `hooks:` per agent, command and builtin hooks.
 
+use hookhost_types::Problem;
 use super::{args_field, exec_form, ignored_keys, seconds, shell_executor, str_field, string_map, valid_event_key};
 use crate::{NotRun, OnError, RawConfig, RawExecutor, RawHook};
 use hookhost_types::event::EventName;
@@ -15,16 +16,16 @@ fn docker_event(name: &str) -> EventName {
     Runtime::DockerAgent.canonical(name).or_else(|| EventName::from_any(name)).unwrap_or_else(|| EventName::Custom(name.to_string()))
 }
 
-pub(super) fn docker(doc: Value, problems: &mut Vec<String>) -> RawConfig {
+pub(super) fn docker(doc: Value, problems: &mut Vec<Problem>) -> RawConfig {
     let mut raw = RawConfig::default();
     let Some(agents) = doc.get("agents").and_then(Value::as_object) else {
-        problems.push("agents: must be a map of agent name to agent".into());
+        problems.push(Problem::at("agents", "must be a map of agent name to agent"));
         return raw;
     };
     for (agent, def) in agents {
         let Some(hooks) = def.get("hooks") else { continue };
         let Some(events) = hooks.as_object() else {
-            problems.push(format!("agents.{agent}.hooks: must be a map of event to hooks"));
+            problems.push(Problem::at(format!("agents.{agent}.hooks"), "must be a map of event to hooks"));
             continue;
         };
         for (event_name, entries) in events {
@@ -37,7 +38,7 @@ pub(super) fn docker(doc: Value, problems: &mut Vec<String>) -> RawConfig {
                 }
             }
             let Some(entries) = entries.as_array() else {
-                problems.push(format!("{at}: must be a list"));
+                problems.push(Problem::at(at.to_string(), "must be a list"));
                 continue;
             };
             for (i, entry) in entries.iter().enumerate() {
@@ -65,7 +66,7 @@ pub(super) fn docker(doc: Value, problems: &mut Vec<String>) -> RawConfig {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: Option<String>, n: usize, raw: &mut RawConfig, problems: &mut Vec<String>) -> Option<RawHook> {
+fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: Option<String>, n: usize, raw: &mut RawConfig, problems: &mut Vec<Problem>) -> Option<RawHook> {
     ignored_keys(at, h, &["type", "command", "timeout", "name", "working_dir", "env", "on_error", "args"], &mut raw.warnings);
     let kind = h.get("type").and_then(Value::as_str).unwrap_or("command");
     let executor = match kind {
@@ -75,7 +76,7 @@ fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: 
                 None => None,
                 Some(Value::String(dir)) => Some(dir.clone()),
                 Some(other) => {
-                    problems.push(format!("{at}.working_dir: must be a string, not {}", hookhost_types::text::json_kind(other)));
+                    problems.push(Problem::at(format!("{at}.working_dir"), format!("must be a string, not {}", hookhost_types::text::json_kind(other))));
                     None
                 }
             };
@@ -105,7 +106,7 @@ fn docker_handler(at: &str, agent: &str, event: &EventName, h: &Value, matcher: 
         Some("allow") | Some("ignore") => OnError::Allow,
         Some("warn") => OnError::Warn,
         Some(other) => {
-            problems.push(format!("{at}.on_error: {other:?} is not one of block, allow, warn"));
+            problems.push(Problem::at(format!("{at}.on_error"), format!("{other:?} is not one of block, allow, warn")));
             OnError::Warn
         }
         None => OnError::Warn,

@@ -1,10 +1,11 @@
 //! Reading a peer file's fields: each problem names where it is (`at`) and what to write.
 
+use hookhost_types::Problem;
 use super::*;
 
 /// A peer's `env` (or `working_dir`) as the adapter takes it: strings only; anything else is a
 /// problem naming it.
-pub(super) fn string_map(at: &str, key: &str, v: Option<&Value>, problems: &mut Vec<String>) -> BTreeMap<String, String> {
+pub(super) fn string_map(at: &str, key: &str, v: Option<&Value>, problems: &mut Vec<Problem>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     match v {
         None => {}
@@ -14,11 +15,11 @@ pub(super) fn string_map(at: &str, key: &str, v: Option<&Value>, problems: &mut 
                     Some(text) => {
                         out.insert(k.clone(), text.to_string());
                     }
-                    None => problems.push(format!("{at}.{key}.{k}: must be a string, not {}", hookhost_types::text::json_kind(v))),
+                    None => problems.push(Problem::at(format!("{at}.{key}.{k}"), format!("must be a string, not {}", hookhost_types::text::json_kind(v)))),
                 }
             }
         }
-        Some(other) => problems.push(format!("{at}.{key}: must be a map of strings, not {}", hookhost_types::text::json_kind(other))),
+        Some(other) => problems.push(Problem::at(format!("{at}.{key}"), format!("must be a map of strings, not {}", hookhost_types::text::json_kind(other)))),
     }
     out
 }
@@ -26,10 +27,10 @@ pub(super) fn string_map(at: &str, key: &str, v: Option<&Value>, problems: &mut 
 /// A peer's HTTP hook: the bash adapter's `url` mode (it POSTs the dialect's JSON through
 /// `wasi:http`, which the host lets out only under a `net:http:HOST[:PORT]` grant). `headers`
 /// values may name the variables `allowedEnvVars` lists (Claude Code); the host fills them.
-pub(super) fn http_executor(at: &str, dialect: Runtime, h: &Value, env: &BTreeMap<String, String>, problems: &mut Vec<String>) -> Option<RawExecutor> {
+pub(super) fn http_executor(at: &str, dialect: Runtime, h: &Value, env: &BTreeMap<String, String>, problems: &mut Vec<Problem>) -> Option<RawExecutor> {
     let url = str_field(at, h, "url", problems)?;
     if !(url.starts_with("http://") || url.starts_with("https://")) {
-        problems.push(format!("{at}.url: {url:?} must be an http:// or https:// URL"));
+        problems.push(Problem::at(format!("{at}.url"), format!("{url:?} must be an http:// or https:// URL")));
         return None;
     }
     let mut settings = AdapterSettings { url: Some(url), dialect: Some(dialect), env: env.clone(), ..Default::default() };
@@ -39,7 +40,7 @@ pub(super) fn http_executor(at: &str, dialect: Runtime, h: &Value, env: &BTreeMa
             settings.headers = map.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect();
         }
         Some(_) => {
-            problems.push(format!("{at}.headers: must be an object of strings"));
+            problems.push(Problem::at(format!("{at}.headers"), "must be an object of strings"));
             return None;
         }
     }
@@ -49,7 +50,7 @@ pub(super) fn http_executor(at: &str, dialect: Runtime, h: &Value, env: &BTreeMa
             settings.allowed_env_vars = names.iter().filter_map(Value::as_str).map(str::to_string).collect();
         }
         Some(_) => {
-            problems.push(format!("{at}.allowedEnvVars: must be a list of variable names"));
+            problems.push(Problem::at(format!("{at}.allowedEnvVars"), "must be a list of variable names"));
             return None;
         }
     }
@@ -74,24 +75,24 @@ pub(super) fn exec_form(exec: &mut RawExecutor, program: &str, args: &[String]) 
 }
 
 /// A peer's `args`: a list of strings, else a problem.
-pub(super) fn args_field(at: &str, h: &Value, problems: &mut Vec<String>) -> Option<Vec<String>> {
+pub(super) fn args_field(at: &str, h: &Value, problems: &mut Vec<Problem>) -> Option<Vec<String>> {
     let v = h.get("args")?;
     let list: Option<Vec<String>> = v.as_array().and_then(|a| a.iter().map(|i| i.as_str().map(str::to_string)).collect());
     if list.is_none() {
-        problems.push(format!("{at}.args: must be a list of strings"));
+        problems.push(Problem::at(format!("{at}.args"), "must be a list of strings"));
     }
     list
 }
 
 /// Seconds (a peer's timeout) to milliseconds, up to hookhost's ceiling for peer hooks (600 s,
 /// Claude Code's default); a longer one is capped with a warning.
-pub(super) fn seconds(at: &str, v: Option<&Value>, default_s: u64, problems: &mut Vec<String>, warnings: &mut Vec<String>) -> u64 {
+pub(super) fn seconds(at: &str, v: Option<&Value>, default_s: u64, problems: &mut Vec<Problem>, warnings: &mut Vec<String>) -> u64 {
     let s = match v {
         None => default_s as f64,
         Some(v) => match v.as_f64() {
             Some(s) if s > 0.0 => s,
             _ => {
-                problems.push(format!("{at}.timeout: must be a positive number of seconds"));
+                problems.push(Problem::at(format!("{at}.timeout"), "must be a positive number of seconds"));
                 default_s as f64
             }
         },
@@ -104,24 +105,24 @@ pub(super) fn seconds(at: &str, v: Option<&Value>, default_s: u64, problems: &mu
     ms
 }
 
-pub(super) fn str_field(at: &str, h: &Value, key: &str, problems: &mut Vec<String>) -> Option<String> {
+pub(super) fn str_field(at: &str, h: &Value, key: &str, problems: &mut Vec<Problem>) -> Option<String> {
     match h.get(key) {
         Some(Value::String(s)) => Some(s.clone()),
         None => {
-            problems.push(format!("{at}.{key}: required"));
+            problems.push(Problem::at(format!("{at}.{key}"), "required"));
             None
         }
         Some(_) => {
-            problems.push(format!("{at}.{key}: must be a string"));
+            problems.push(Problem::at(format!("{at}.{key}"), "must be a string"));
             None
         }
     }
 }
 
-pub(super) fn unknown_keys(at: &str, h: &Value, known: &[&str], problems: &mut Vec<String>) {
+pub(super) fn unknown_keys(at: &str, h: &Value, known: &[&str], problems: &mut Vec<Problem>) {
     if let Some(obj) = h.as_object() {
         for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
-            problems.push(format!("{at}.{key}: unknown field; known fields are {}", known.join(", ")));
+            problems.push(Problem::at(format!("{at}.{key}"), format!("unknown field; known fields are {}", known.join(", "))));
         }
     }
 }

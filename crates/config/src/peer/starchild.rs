@@ -1,5 +1,6 @@
 //! Starchild's hooks YAML (Starchild's agent-hooks guide): a `hooks` list of command and http hooks.
 
+use hookhost_types::Problem;
 use super::{http_executor, ignored_keys, seconds, shell_executor, str_field, valid_event_key};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
@@ -8,7 +9,7 @@ use hookhost_types::runtime::Runtime;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-pub(super) fn starchild(doc: Value, problems: &mut Vec<String>) -> RawConfig {
+pub(super) fn starchild(doc: Value, problems: &mut Vec<Problem>) -> RawConfig {
     let mut raw = RawConfig::default();
     for (i, h) in doc.get("hooks").and_then(Value::as_array).cloned().unwrap_or_default().iter().enumerate() {
         let at = format!("hooks[{i}]");
