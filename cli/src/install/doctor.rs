@@ -8,8 +8,8 @@
 
 use super::json::Json;
 use super::runtimes::{self, Places, Runtime, Scope};
-use hookhost::Runtime as R;
-use super::{on_path, parse_json, read, trust};
+use super::steps::{self, settings};
+use super::on_path;
 use crate::{usage, HostArgs};
 use anyhow::Result;
 use serde::Serialize;
@@ -73,18 +73,6 @@ fn install_fix(runtime: Runtime, scope: Scope) -> String {
         Scope::Project => format!("hookhost install --runtime {} --scope project", runtime.name()),
         Scope::Managed => format!("sudo hookhost install --runtime {} --scope managed", runtime.name()),
     }
-}
-
-/// A TOML settings file as the runtime would read it: empty when it is missing or does not parse
-/// (the runtime then sees none of its settings either).
-fn toml_file(path: &Path) -> toml_edit::DocumentMut {
-    read(path).ok().flatten().unwrap_or_default().parse().unwrap_or_default()
-}
-
-/// A JSON settings file, when it exists and parses.
-fn settings(path: &Path) -> Option<Json> {
-    let text = read(path).ok()??;
-    parse_json(path, Some(&text)).ok()
 }
 
 pub(crate) async fn doctor(args: DoctorArgs) -> Result<ExitCode> {
@@ -241,112 +229,19 @@ fn check_programs(report: &mut Report, runtime: Runtime, scope: Scope, handlers:
 
 /// The runtime's trust step is done and current.
 fn check_trust(report: &mut Report, runtime: Runtime, scope: Scope, places: &Places, file: &Path, doc: &Json) {
-    let fix = install_fix(runtime, scope);
     if scope == Scope::Managed {
         // Managed hooks run without a trust step in every runtime.
         return;
     }
-    match runtime.shared() {
-        R::ClaudeCode => {}
-        R::Codex => {
-            let path = runtimes::codex_home(places).join("config.toml");
-            let cfg = toml_file(&path);
-            let state = cfg.get("hooks").and_then(|h| h.get("state"));
-            let mut stale = Vec::new();
-            let entries = trust::codex_entries(file, doc);
-            for (key, hash) in &entries {
-                let t = state.and_then(|s| s.get(key));
-                if t.and_then(|t| t.get("enabled")).and_then(|v| v.as_bool()) == Some(false) {
-                    stale.push(format!("{key} (switched off)"));
-                } else if t.and_then(|t| t.get("trusted_hash")).and_then(|v| v.as_str()) != Some(hash.as_str()) {
-                    stale.push(key.clone());
-                }
-            }
-            report.add(runtime.name(), Some(scope), "trusted", if stale.is_empty() {
-                Ok(format!("{} hooks trusted in {}", entries.len(), path.display()))
-            } else {
-                Err((format!("Codex skips these hookhost hooks without a word: no current trusted_hash in {}: {}", path.display(), stale.join(", ")), fix.clone()))
-            });
-            if scope == Scope::Project {
-                let key = places.project.display().to_string();
-                let level = cfg.get("projects").and_then(|p| p.get(&key)).and_then(|t| t.get("trust_level")).and_then(|v| v.as_str());
-                report.add(runtime.name(), Some(scope), "project trusted", if level == Some("trusted") {
-                    Ok(format!("{key} is a trusted project"))
-                } else {
-                    Err((format!("Codex reads no .codex/ file of {key} (trust_level {level:?} in {})", path.display()), fix))
-                });
-            }
-        }
-        R::GeminiCli | R::Copilot if scope == Scope::Project => {
-            let trusted = if runtime.shared() == R::GeminiCli {
-                let path = places.home.join(".gemini").join("trustedFolders.json");
-                (settings(&path).and_then(|d| trust::gemini_rule(&d, &places.project)).is_some_and(|(_, t)| t), path)
-            } else {
-                let path = places.home.join(".copilot").join("config.json");
-                (settings(&path).is_some_and(|d| trust::copilot_trusts(&d, &places.project)), path)
-            };
-            report.add(runtime.name(), Some(scope), "folder trusted", if trusted.0 {
-                Ok(format!("{} is trusted ({})", places.project.display(), trusted.1.display()))
-            } else {
-                Err((format!("{} reads no project hooks in {}: it is not a trusted folder in {}", runtime.title(), places.project.display(), trusted.1.display()), fix))
-            });
-        }
-        // Folder trust is a project's; install does not wire the rest.
-        R::GeminiCli | R::Copilot | R::Everruns | R::DockerAgent | R::Starchild => {}
+    for (check, outcome) in steps::of(runtime).check_trust(runtime, scope == Scope::Project, places, file, doc, &install_fix(runtime, scope)) {
+        report.add(runtime.name(), Some(scope), check, outcome);
     }
 }
 
 /// Nothing of higher precedence switches the runtime's hooks off. Hooks in the managed
 /// settings (`wired_managed`) are out of reach of a user's or a repository's switch.
 fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_managed: bool) {
-    let mut off = Vec::new();
-    match runtime.shared() {
-        R::ClaudeCode => {
-            let managed = runtime.hooks_file(Scope::Managed, places).unwrap_or_default();
-            for path in [places.home.join(".claude/settings.json"), places.project.join(".claude/settings.json"), places.project.join(".claude/settings.local.json"), managed.clone()] {
-                let Some(doc) = settings(&path) else { continue };
-                let is_managed = path == managed;
-                if doc.get("disableAllHooks").and_then(Json::as_bool) == Some(true) && (is_managed || !wired_managed) {
-                    off.push(format!("{} says \"disableAllHooks\": true (every hook not in managed settings is off)", path.display()));
-                }
-                if is_managed && !wired_managed && doc.get("allowManagedHooksOnly").and_then(Json::as_bool) == Some(true) {
-                    off.push(format!("{} says \"allowManagedHooksOnly\": true (only managed hooks run, and hookhost is not one)", path.display()));
-                }
-            }
-        }
-        R::Codex => {
-            if let Ok(hooks) = runtime.hooks_file(Scope::Managed, places) {
-                let req = hooks.with_file_name("requirements.toml");
-                let cfg = toml_file(&req);
-                if cfg.get("allow_managed_hooks_only").and_then(|v| v.as_bool()) == Some(true) && !wired_managed {
-                    off.push(format!("{} says allow_managed_hooks_only = true (only managed hooks run, and hookhost is not one)", req.display()));
-                }
-            }
-            // Yours, and a trusted project's own .codex/config.toml (it outranks yours).
-            for path in [runtimes::codex_home(places).join("config.toml"), places.project.join(".codex").join("config.toml")] {
-                let cfg = toml_file(&path);
-                if cfg.get("features").and_then(|f| f.get("hooks")).and_then(|v| v.as_bool()) == Some(false) && !wired_managed {
-                    off.push(format!("{} says [features] hooks = false", path.display()));
-                }
-            }
-        }
-        R::GeminiCli => {
-            for path in [places.home.join(".gemini/settings.json"), places.project.join(".gemini/settings.json")] {
-                let Some(doc) = settings(&path) else { continue };
-                if doc.get("hooksConfig").and_then(|h| h.get("enabled")).and_then(Json::as_bool) == Some(false) {
-                    off.push(format!("{} says \"hooksConfig\": {{\"enabled\": false}}", path.display()));
-                }
-            }
-        }
-        R::Copilot => {
-            let path = places.home.join(".copilot/config.json");
-            if settings(&path).and_then(|d| d.get("disableAllHooks").and_then(Json::as_bool)) == Some(true) {
-                off.push(format!("{} says \"disableAllHooks\": true", path.display()));
-            }
-        }
-        // Not wired by install (no `Install` in their profiles).
-        R::Everruns | R::DockerAgent | R::Starchild => {}
-    }
+    let off = steps::of(runtime).switched_off(runtime, places, wired_managed);
     report.add(runtime.name(), None, "hooks not switched off", if off.is_empty() {
         Ok("no setting switches hooks off".into())
     } else {
@@ -354,28 +249,9 @@ fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_
     });
 }
 
-/// A destructive tool call as `runtime` sends it.
-fn probe_event(runtime: Runtime, cwd: &Path) -> String {
-    let cwd = cwd.display().to_string();
-    let v = match runtime.shared() {
-        R::ClaudeCode => serde_json::json!({"session_id": "hookhost-doctor", "transcript_path": "", "cwd": cwd, "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
-        R::Codex => serde_json::json!({"session_id": "hookhost-doctor", "turn_id": "t", "cwd": cwd, "model": "probe", "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
-        R::GeminiCli => serde_json::json!({"session_id": "hookhost-doctor", "cwd": cwd, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /"}}),
-        R::Copilot => serde_json::json!({"sessionId": "hookhost-doctor", "timestamp": 0, "cwd": cwd, "toolName": "bash", "toolArgs": "{\"command\":\"rm -rf /\"}"}),
-        R::Everruns | R::DockerAgent | R::Starchild => unreachable!("{runtime:?} is not wired by install"),
-    };
-    v.to_string()
-}
-
 /// Whether `stdout` is `runtime`'s deny.
 fn is_deny(runtime: Runtime, stdout: &str) -> bool {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(stdout.trim()) else { return false };
-    match runtime.shared() {
-        R::ClaudeCode | R::Codex => v["hookSpecificOutput"]["permissionDecision"] == "deny",
-        R::GeminiCli => v["decision"] == "deny" || v["decision"] == "block",
-        R::Copilot => v["permissionDecision"] == "deny",
-        R::Everruns | R::DockerAgent | R::Starchild => false,
-    }
+    serde_json::from_str::<serde_json::Value>(stdout.trim()).is_ok_and(|v| steps::of(runtime).denies(&v))
 }
 
 /// Run the wired handler as the runtime would (its command through the shell, in the project,
@@ -385,10 +261,14 @@ fn live_probe(runtime: Runtime, handler: &Json, places: &Places) -> Result<Strin
     if handler.get("type").and_then(Json::as_str) == Some("http") {
         return Ok(format!("an http hook to {} (probe it with `hookhost-send --output {}`)", handler.get("url").and_then(Json::as_str).unwrap_or("?"), runtime.protocol()));
     }
-    let Some(cmd) = handler.get("command").or_else(|| handler.get("bash")).and_then(Json::as_str) else {
-        return Err(("the handler has no command".into(), fix));
+    // A handler with a command per shell (Copilot's `bash`) runs that one through sh; a plain
+    // `command` runs in the platform's shell.
+    let (cmd, per_shell) = match (handler.get("command").and_then(Json::as_str), handler.get("bash").and_then(Json::as_str)) {
+        (Some(cmd), _) => (cmd, false),
+        (None, Some(cmd)) => (cmd, true),
+        (None, None) => return Err(("the handler has no command".into(), fix)),
     };
-    let mut shell = if cfg!(windows) && runtime.shared() != R::Copilot {
+    let mut shell = if cfg!(windows) && !per_shell {
         let mut c = Command::new("cmd");
         c.arg("/C").arg(cmd);
         c
@@ -400,7 +280,7 @@ fn live_probe(runtime: Runtime, handler: &Json, places: &Places) -> Result<Strin
     let child = shell.current_dir(&places.project).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
     let mut child = child.map_err(|e| (format!("cannot start `{cmd}`: {e}"), fix.clone()))?;
     if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(probe_event(runtime, &places.project).as_bytes());
+        let _ = stdin.write_all(steps::of(runtime).probe(&places.project.display().to_string()).to_string().as_bytes());
     }
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {

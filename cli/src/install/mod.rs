@@ -2,7 +2,7 @@
 //! runtime's own hook configuration, merged with what is there, with the runtime's trust step
 //! done, and every change recorded so that uninstall takes back exactly what install added.
 //!
-//! What install writes (per runtime: [`runtimes`]; the trust steps: [`trust`]):
+//! What install writes (per runtime: [`runtimes`]; the trust steps: [`steps`]):
 //! - the runtime's hooks file at the scope, each event hookhost handles wired to the absolute
 //!   path of this `hookhost` (or `hookhost-send`, or Claude Code's http hook to `hookhost
 //!   serve`); other hooks, keys and their order are left as they were;
@@ -19,7 +19,7 @@ pub(crate) mod doctor;
 mod files;
 mod json;
 pub(crate) mod runtimes;
-mod trust;
+mod steps;
 mod uninstall;
 
 use files::*;
@@ -28,7 +28,6 @@ pub(crate) use uninstall::*;
 use crate::usage;
 use anyhow::Result;
 use json::Json;
-use hookhost::Runtime as R;
 use runtimes::{Places, Runtime, Scope, Target, Wiring};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -108,16 +107,16 @@ pub(crate) struct UninstallArgs {
 enum Role {
     /// The runtime's hooks file.
     Hooks,
-    /// Codex's `config.toml` (`[hooks.state]`, `[projects]`).
-    CodexTrust,
-    /// Gemini CLI's `trustedFolders.json`.
-    GeminiTrust,
-    /// Copilot's `config.json` (`trusted_folders`).
-    CopilotTrust,
+    /// The runtime's record of what it trusts (Codex's `config.toml`, Gemini CLI's
+    /// `trustedFolders.json`, Copilot's `config.json`): undone by its [`steps`].
+    #[serde(alias = "codex-trust", alias = "gemini-trust", alias = "copilot-trust")]
+    Trust,
     /// hookhost's own managed config (`--managed-config`): a file install put in place whole.
     ManagedConfig,
-    /// Codex's `requirements.toml` (`allow_managed_hooks_only`).
-    CodexRequirements,
+    /// A file beside the runtime's managed hooks holding its "managed hooks only" setting
+    /// (Codex's `requirements.toml`).
+    #[serde(alias = "codex-requirements")]
+    ManagedOnly,
 }
 
 /// One file install would change.
@@ -163,75 +162,16 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
     let old = parse_json(&hooks_path, before.as_deref())?;
     let mut doc = old.clone();
     runtimes::wire(runtime, &mut doc, target).map_err(|e| format!("{}: {e}; fix it, or add the entries docs/INTEGRATIONS.md shows by hand", hooks_path.display()))?;
+    let steps = steps::of(runtime);
     let mut added = vec![];
-    if managed_only && runtime.shared() == R::ClaudeCode && doc.get("allowManagedHooksOnly").and_then(Json::as_bool) != Some(true) {
-        doc.set("allowManagedHooksOnly", Json::Bool(true));
-        added.push("allowManagedHooksOnly".to_string());
-        notes.push(format!("{} runs only managed hooks from now on: no user or repository hook (and no disableAllHooks) changes what runs", runtime.title()));
-    }
+    let beside = if managed_only { steps.allow_managed_hooks_only(&hooks_path, &mut doc, &mut added, &mut notes)? } else { None };
     let after = rendered(&doc, &old, before.as_deref());
     edits.push(Edit { path: hooks_path.clone(), before, after, role: Role::Hooks, added });
-    if scope == Scope::Managed {
-        // A managed hook needs no trust step in any runtime: that is what managed means.
-        if managed_only && runtime.shared() == R::Codex {
-            // Codex's requirements beside its system hooks.json: only managed hooks are
-            // discovered (checked with Codex 0.169's hooks/list: a project's hooks are not listed).
-            let path = hooks_path.with_file_name("requirements.toml");
-            let before = read(&path)?;
-            let mut req = parse_toml(&path, before.as_deref())?;
-            let mut added = vec![];
-            if req.get("allow_managed_hooks_only").and_then(|v| v.as_bool()) != Some(true) {
-                req.insert("allow_managed_hooks_only", toml_edit::value(true));
-                added.push("allow_managed_hooks_only".to_string());
-                notes.push("Codex runs only managed hooks from now on: no user or project hooks.json adds to them".into());
-            }
-            if !added.is_empty() {
-                edits.push(Edit { path, before, after: req.to_string(), role: Role::CodexRequirements, added });
-            }
-        }
-        return Ok((edits, notes));
-    }
-    let project = (scope == Scope::Project).then_some(places.project.as_path());
-    match runtime.shared() {
-        R::ClaudeCode => {}
-        R::Codex => {
-            let path = runtimes::codex_home(places).join("config.toml");
-            let before = read(&path)?;
-            let mut cfg = parse_toml(&path, before.as_deref())?;
-            let entries = trust::codex_entries(&hooks_path, &doc);
-            let (added, warnings) = trust::codex_trust(&mut cfg, &entries, project).map_err(|e| format!("{}: {e}", path.display()))?;
-            notes.extend(warnings);
-            if added.iter().any(|a| a.starts_with("state:")) {
-                notes.push(format!("trust: Codex will run hookhost's {} hooks of {} (their trusted_hash under [hooks.state] in {}; Codex asks again if they change)", entries.len(), hooks_path.display(), path.display()));
-            }
-            if let Some(p) = added.iter().find_map(|a| a.strip_prefix("project:")) {
-                notes.push(format!("trust: Codex will read the project {p}'s .codex/ files (trust_level = \"trusted\" in {})", path.display()));
-            }
-            if !added.is_empty() {
-                edits.push(Edit { path, before, after: cfg.to_string(), role: Role::CodexTrust, added });
-            }
-        }
-        R::GeminiCli | R::Copilot => {
-            let Some(project) = project else { return Ok((edits, notes)) };
-            let (path, role) = if runtime.shared() == R::GeminiCli {
-                (places.home.join(".gemini").join("trustedFolders.json"), Role::GeminiTrust)
-            } else {
-                (places.home.join(".copilot").join("config.json"), Role::CopilotTrust)
-            };
-            let before = read(&path)?;
-            let old = parse_json(&path, before.as_deref())?;
-            let mut cfg = old.clone();
-            let (added, warnings) = if runtime.shared() == R::GeminiCli { trust::gemini_trust(&mut cfg, project) } else { trust::copilot_trust(&mut cfg, project) }.map_err(|e| format!("{}: {e}", path.display()))?;
-            notes.extend(warnings);
-            for folder in &added {
-                notes.push(format!("trust: {} will treat {folder} as a trusted folder (its project settings and hooks are read; {})", runtime.title(), path.display()));
-            }
-            if !added.is_empty() {
-                edits.push(Edit { path, after: cfg.render(before.as_deref()), before, role, added });
-            }
-        }
-        // Not wired by install (no `Install` in their profiles).
-        R::Everruns | R::DockerAgent | R::Starchild => {}
+    edits.extend(beside);
+    // A managed hook needs no trust step in any runtime: that is what managed means.
+    if scope != Scope::Managed {
+        let project = (scope == Scope::Project).then_some(places.project.as_path());
+        edits.extend(steps.trust(&hooks_path, &doc, places, project, &mut notes)?);
     }
     Ok((edits, notes))
 }
@@ -261,8 +201,11 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     if args.scope != Scope::Managed && (args.root.is_some() || args.allow_managed_hooks_only || args.managed_config.is_some()) {
         return Err(usage("--root, --allow-managed-hooks-only and --managed-config go with --scope managed"));
     }
-    if args.allow_managed_hooks_only && (args.runtime.is_empty() || args.runtime.iter().any(|r| !matches!(r.shared(), R::ClaudeCode | R::Codex))) {
-        return Err(usage("--allow-managed-hooks-only is a setting of Claude Code and Codex: name them with --runtime claude-code / --runtime codex"));
+    if args.allow_managed_hooks_only && (args.runtime.is_empty() || args.runtime.iter().any(|&r| steps::of(r).managed_only_setting().is_none())) {
+        let with: Vec<Runtime> = Runtime::all().iter().copied().filter(|&r| steps::of(r).managed_only_setting().is_some()).collect();
+        let titles: Vec<&str> = with.iter().map(|r| r.title()).collect();
+        let flags: Vec<String> = with.iter().map(|r| format!("--runtime {}", r.name())).collect();
+        return Err(usage(format!("--allow-managed-hooks-only is a setting of {}: name them with {}", titles.join(" and "), flags.join(" / "))));
     }
     if args.scope == Scope::Managed && args.root.is_none() && !args.dry_run {
         is_administrator().map_err(usage)?;
@@ -350,7 +293,7 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
             match e.role {
                 Role::Hooks => say!("{who}: wired {} events in {} ({})", events.unwrap_or_default(), e.path.display(), wiring_name(args.wiring)),
                 Role::ManagedConfig => say!("{who}: installed the managed config {}", e.path.display()),
-                Role::CodexRequirements => say!("{who}: set allow_managed_hooks_only in {}", e.path.display()),
+                Role::ManagedOnly => say!("{who}: set {} in {}", e.added.join(", "), e.path.display()),
                 _ => say!("{who}: recorded the trust in {}", e.path.display()),
             }
         }

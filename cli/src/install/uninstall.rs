@@ -20,30 +20,14 @@ pub(super) fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<S
             let old = parse_json(&rec.path, Some(current))?;
             let mut doc = old.clone();
             runtimes::unwire(runtime, &mut doc);
-            if rec.added.iter().any(|a| a == "allowManagedHooksOnly") {
-                doc.remove("allowManagedHooksOnly");
-            }
-            Ok(Some(rendered(&doc, &old, Some(current))))
-        }
-        Role::CodexTrust => {
-            let mut doc = parse_toml(&rec.path, Some(current))?;
-            trust::codex_untrust(&mut doc, &rec.added);
-            Ok(Some(doc.to_string()))
-        }
-        Role::ManagedConfig => Ok(Some(current.to_string())),
-        Role::CodexRequirements => {
-            let mut doc = parse_toml(&rec.path, Some(current))?;
+            // The keys install set in the document itself (Claude Code's allowManagedHooksOnly).
             for key in &rec.added {
                 doc.remove(key);
             }
-            Ok(Some(doc.to_string()))
-        }
-        Role::GeminiTrust | Role::CopilotTrust => {
-            let old = parse_json(&rec.path, Some(current))?;
-            let mut doc = old.clone();
-            trust::untrust_folder(&mut doc, &rec.added, rec.role == Role::CopilotTrust);
             Ok(Some(rendered(&doc, &old, Some(current))))
         }
+        Role::ManagedConfig => Ok(Some(current.to_string())),
+        role @ (Role::Trust | Role::ManagedOnly) => steps::of(runtime).undo(role, &rec.path, current, &rec.added).map(Some),
     }
 }
 

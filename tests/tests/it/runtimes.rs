@@ -19,6 +19,9 @@
 //!   shape;
 //! - its **install wiring** where its profile has `install`: each wired event is one of its
 //!   events, its project file one of the files it reads hooks from.
+//!   Its install steps (trust, switches, doctor's probe: `cli/src/install/steps/<runtime>.rs`)
+//!   are the CLI's: its exhaustive `steps::of` and `every_installable_runtime_has_its_steps`
+//!   hold every installable runtime to them.
 
 use hookhost::protocol::{render, Protocol};
 use hookhost::{EventName, HookEvent, Outcome, Runtime};
