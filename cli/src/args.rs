@@ -150,9 +150,9 @@ pub(crate) enum Command {
         /// The directory to write `hooks.wit` into, or `-` for stdout.
         #[arg(default_value = "wit")]
         dir: PathBuf,
-        /// The contract version to write: 0.1.0 (the SDKs' and templates') or 0.2.0 (adds
-        /// `context.runtime`).
-        #[arg(long, default_value = "0.1.0")]
+        /// The contract version to write: the newest by default (what the SDKs and templates
+        /// build against), or an older one hookhost still serves (0.1.0 lacks `context.runtime`).
+        #[arg(long, default_value = hookhost::types::NEWEST.version)]
         version: String,
     },
     /// Start a hook project: the example guard hook (block destructive commands, rewrite a

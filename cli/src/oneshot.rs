@@ -10,11 +10,10 @@ use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
-use hookhost::types::{Contract, CONTRACTS};
+use hookhost::types::{Contract, CONTRACTS, NEWEST};
 
-/// The contract the SDK, its built-ins and `hookhost new`'s templates build against: the first
-/// (the move to the newest is pending: wit/PENDING_CHANGES.md).
-pub(crate) const SDK_CONTRACT: Contract = CONTRACTS[0];
+/// The contract the SDK, its built-ins and `hookhost new`'s templates build against: the newest.
+pub(crate) const SDK_CONTRACT: Contract = NEWEST;
 
 /// `hookhost wit DIR`: write `DIR/hooks.wit` (creating DIR), or print it for `-`.
 pub(crate) fn write_wit(dir: &Path, version: &str) -> Result<ExitCode> {

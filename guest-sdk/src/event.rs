@@ -19,6 +19,10 @@ pub struct Context {
     pub ts: String,
     /// The agent's working directory.
     pub cwd: Option<String>,
+    /// The agent runtime that sent the event, by hookhost's name for it (`claude-code`,
+    /// `codex`, `gemini-cli`, …), when the host knows it (`hookhost run --output RUNTIME`,
+    /// `serve`'s `/v1/hooks/RUNTIME`); `None` otherwise. Since contract 0.2.0.
+    pub runtime: Option<String>,
     /// The hook's settings from the host configuration (`{}` when none).
     pub settings: Value,
     /// Event data fields the contract does not name (an object, empty when none).
@@ -35,6 +39,7 @@ impl Default for Context {
             org_id: None,
             ts: "1970-01-01T00:00:00Z".into(),
             cwd: None,
+            runtime: None,
             settings: Value::Object(Default::default()),
             extra: Value::Object(Default::default()),
         }

@@ -215,9 +215,9 @@ pub const BUILTIN_SOURCES: &[&str] = &[
     "crates/types",
     "guest-sdk/Cargo.toml",
     "guest-sdk/src",
-    // The contract the guests' bindings read (`guest-sdk` builds against `wit/0.1.0/`); the
-    // other versions under `wit/` are the host's.
-    "wit/0.1.0/hooks.wit",
+    // The contract the guests' bindings read (`guest-sdk` builds against the newest,
+    // `wit/0.2.0/`); the older versions under `wit/` are the host's.
+    "wit/0.2.0/hooks.wit",
     "rust-toolchain.toml",
     "host/guest-build/src/lib.rs",
     "host/precompile/src/preinit.rs",

@@ -6,7 +6,7 @@ use hookhost_types::HookEvent;
 /// Read from the outer component's import section, nested modules stepped over.
 #[test]
 fn imports_process_reads_the_outer_imports_only() {
-    assert_eq!(process_import(crate::builtin::get("bash-adapter").unwrap().0).as_deref(), Some("hookhost:hooks/process@0.1.0"));
+    assert_eq!(process_import(crate::builtin::get("bash-adapter").unwrap().0).as_deref(), Some("hookhost:hooks/process@0.2.0"));
     assert_eq!(process_import(crate::builtin::get("guard-destructive").unwrap().0), None);
     assert_eq!(process_import(b"\0asm\x0d\0\x01\0garbage"), None, "bytes that do not parse say no");
 }
@@ -21,7 +21,7 @@ fn what_hookhost_links_and_what_it_refuses() {
     assert_eq!(unsupported("hookhost:hooks/secrets@0.1.0"), Some("it is not an interface of a hook contract this hookhost serves"));
     assert_eq!(unsupported("acme:probe/telemetry"), Some("hookhost does not provide it"));
     let adapter = outer_imports(crate::builtin::get("bash-adapter").unwrap().0).unwrap();
-    assert!(adapter.iter().any(|i| i == wit::v0_1::PROCESS_IMPORT) && adapter.iter().all(|i| unsupported(i).is_none()), "{adapter:?}");
+    assert!(adapter.iter().any(|i| i == wit::v0_2::PROCESS_IMPORT) && adapter.iter().all(|i| unsupported(i).is_none()), "{adapter:?}");
 }
 
 /// A loader links WASI only once a plugin imports it: the lean built-ins load (and run)

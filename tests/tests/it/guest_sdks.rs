@@ -20,7 +20,7 @@ fn python_helpers_build_the_generated_types() {
         return;
     }
     let bindings = tempfile::tempdir().unwrap();
-    ok(Command::new("componentize-py").arg("-d").arg(root().join("wit/0.1.0")).args(["-w", "hook", "bindings"]).arg(bindings.path()), "componentize-py bindings");
+    ok(Command::new("componentize-py").arg("-d").arg(root().join(format!("wit/{}", hookhost_types::NEWEST.version))).args(["-w", "hook", "bindings"]).arg(bindings.path()), "componentize-py bindings");
     let sdk = root().join("guest-sdk/python");
     let path = std::env::join_paths([bindings.path(), sdk.as_path()]).unwrap();
     ok(Command::new("python3").args(["-m", "unittest", "discover", "-s", "tests", "-v"]).current_dir(&sdk).env("PYTHONPATH", path), "python3 -m unittest");

@@ -68,7 +68,7 @@ async fn a_plugin_importing_process_needs_the_grant() {
     assert_eq!(
         text,
         format!(
-            "user:p: plugin {0} needs the capability process:exec (it imports hookhost:hooks/process@0.1.0), which is not granted; if you trust it, add `[grants]` \"{0}\" = [\"process:exec\"]` to the config",
+            "user:p: plugin {0} needs the capability process:exec (it imports hookhost:hooks/process@0.2.0), which is not granted; if you trust it, add `[grants]` \"{0}\" = [\"process:exec\"]` to the config",
             fixtures::PROCESS_USER
         )
     );
