@@ -105,6 +105,17 @@ fn trust_folder(path: std::path::PathBuf, title: &str, project: &Path, notes: &m
     Ok((!added.is_empty()).then(|| Edit { path, after: cfg.render(before.as_deref()), before, role: Role::Trust, added }))
 }
 
+/// Undo [`trust_folder`]: `remove` takes the `added` folders out of the file's document.
+fn untrust_folder(title: &str, role: Role, path: &Path, current: &str, added: &[String], remove: impl Fn(&mut Json, &[String])) -> Result<String, String> {
+    if role != Role::Trust {
+        return Err(format!("{}: install records no {role:?} file for {title}; nothing was changed", path.display()));
+    }
+    let old = super::parse_json(path, Some(current))?;
+    let mut doc = old.clone();
+    remove(&mut doc, added);
+    Ok(super::rendered(&doc, &old, Some(current)))
+}
+
 /// `doctor`'s folder-trust check (Gemini CLI, Copilot): whether `trusted` holds for the project
 /// in the file at `path`.
 fn check_folder(runtime: Runtime, places: &Places, path: &Path, trusted: bool, fix: &str) -> Vec<Finding> {

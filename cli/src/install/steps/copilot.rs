@@ -2,10 +2,10 @@
 //! (`"trusted_folders": [...]` in `~/.copilot/config.json`); `disableAllHooks` there switches
 //! hooks off (docs.github.com, Copilot CLI "hooks reference" and "configuration").
 
-use super::{check_folder, settings, trust_folder, within, Finding, Steps};
+use super::{check_folder, settings, trust_folder, untrust_folder, within, Finding, Steps};
 use crate::install::json::Json;
 use crate::install::runtimes::{Places, Runtime};
-use crate::install::{parse_json, rendered, Edit, Role};
+use crate::install::{Edit, Role};
 use std::path::{Path, PathBuf};
 
 pub(super) struct Copilot;
@@ -21,18 +21,14 @@ impl Steps for Copilot {
     }
 
     fn undo(&self, role: Role, path: &Path, current: &str, added: &[String]) -> Result<String, String> {
-        if role != Role::Trust {
-            return Err(format!("{}: install records no {role:?} file for GitHub Copilot CLI; nothing was changed", path.display()));
-        }
-        let old = parse_json(path, Some(current))?;
-        let mut doc = old.clone();
-        if let Some(Json::Array(list)) = doc.get_mut("trusted_folders") {
-            list.retain(|d| !d.as_str().is_some_and(|d| added.iter().any(|a| a == d)));
-            if list.is_empty() {
-                doc.remove("trusted_folders");
+        untrust_folder("GitHub Copilot CLI", role, path, current, added, |doc, added| {
+            if let Some(Json::Array(list)) = doc.get_mut("trusted_folders") {
+                list.retain(|d| !d.as_str().is_some_and(|d| added.iter().any(|a| a == d)));
+                if list.is_empty() {
+                    doc.remove("trusted_folders");
+                }
             }
-        }
-        Ok(rendered(&doc, &old, Some(current)))
+        })
     }
 
     fn check_trust(&self, runtime: Runtime, project: bool, places: &Places, _file: &Path, _doc: &Json, fix: &str) -> Vec<Finding> {

@@ -2,10 +2,10 @@
 //! (`~/.gemini/trustedFolders.json`, `{"<path>": "TRUST_FOLDER"}`); `hooksConfig.enabled = false`
 //! switches hooks off (Gemini CLI's `docs/hooks/reference.md` and `docs/cli/trusted-folders.md`).
 
-use super::{check_folder, settings, trust_folder, within, Finding, Steps};
+use super::{check_folder, settings, trust_folder, untrust_folder, within, Finding, Steps};
 use crate::install::json::Json;
 use crate::install::runtimes::{Places, Runtime};
-use crate::install::{parse_json, rendered, Edit, Role};
+use crate::install::{Edit, Role};
 use std::path::{Path, PathBuf};
 
 pub(super) struct GeminiCli;
@@ -22,17 +22,13 @@ impl Steps for GeminiCli {
     }
 
     fn undo(&self, role: Role, path: &Path, current: &str, added: &[String]) -> Result<String, String> {
-        if role != Role::Trust {
-            return Err(format!("{}: install records no {role:?} file for Gemini CLI; nothing was changed", path.display()));
-        }
-        let old = parse_json(path, Some(current))?;
-        let mut doc = old.clone();
-        for key in added {
-            if doc.get(key).and_then(Json::as_str) == Some("TRUST_FOLDER") {
-                doc.remove(key);
+        untrust_folder("Gemini CLI", role, path, current, added, |doc, added| {
+            for key in added {
+                if doc.get(key).and_then(Json::as_str) == Some("TRUST_FOLDER") {
+                    doc.remove(key);
+                }
             }
-        }
-        Ok(rendered(&doc, &old, Some(current)))
+        })
     }
 
     fn check_trust(&self, runtime: Runtime, project: bool, places: &Places, _file: &Path, _doc: &Json, fix: &str) -> Vec<Finding> {
