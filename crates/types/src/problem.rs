@@ -27,17 +27,6 @@ impl Problem {
     pub fn file(message: impl Into<String>) -> Problem {
         Problem { field: String::new(), message: message.into() }
     }
-
-    /// The same problem, its field inside `outer` (`hooks[2]` + `.matcher` →
-    /// `hooks[2].matcher`), for a part validated on its own.
-    pub fn within(mut self, outer: &str) -> Problem {
-        self.field = match (outer.is_empty(), self.field.is_empty()) {
-            (true, _) => self.field,
-            (false, true) => outer.to_string(),
-            (false, false) => format!("{outer}.{}", self.field),
-        };
-        self
-    }
 }
 
 /// Problems as a bulleted list, one per line, each line starting `\n  - `: what follows a
@@ -65,10 +54,8 @@ mod tests {
     fn renders_field_then_message_and_nests() {
         let p = Problem::at("fuel", "must be greater than 0");
         assert_eq!(p.to_string(), "fuel: must be greater than 0");
-        assert_eq!(p.clone().within("hooks[2].executor").to_string(), "hooks[2].executor.fuel: must be greater than 0");
         assert_eq!(Problem::file("invalid JSON: EOF").to_string(), "invalid JSON: EOF");
-        assert_eq!(Problem::file("no hook file").within("include[0]").field, "include[0]");
-        assert_eq!(p.within("").field, "fuel");
+        assert_eq!(p.field, "fuel");
         assert_eq!(super::bulleted(&[Problem::file("a"), Problem::at("b", "c")]), "\n  - a\n  - b: c");
     }
 }
