@@ -1,7 +1,7 @@
 //! The command line: every command, its flags and their help, as clap reads them. What each
 //! command does is `main.rs: run` and the modules it names.
 
-use crate::{cli_bundle, coverage, install, loadtest, new, serve};
+use crate::{cli_bundle, coverage, install, loadtest, mcp, new, serve};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -235,6 +235,10 @@ pub(crate) enum Command {
     /// /v1/hooks/<protocol> (a runtime's own HTTP hook), GET /healthz, GET /metrics. Reloads on
     /// SIGHUP and when the config file changes; stops gracefully on SIGTERM.
     Serve(serve::ServeArgs),
+    /// Serve hooks as an MCP server on stdio: the tool a runtime's MCP-tool hooks call (Claude
+    /// Code's `type: "mcp_tool"`), one process for the session instead of one per event. Wired
+    /// by `hookhost install --wiring mcp`.
+    Mcp(mcp::McpArgs),
     /// Load-test `hookhost serve`: spawn it on a free loopback port and drive it with concurrent
     /// keep-alive clients (good and hostile hooks, reloads during the run, malformed requests),
     /// checking every answer and the daemon's memory and file descriptors. Exit 1 on any

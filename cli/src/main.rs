@@ -31,6 +31,7 @@ mod install;
 mod cli_bundle;
 mod loading;
 mod loadtest;
+mod mcp;
 mod new;
 mod oneshot;
 mod scenario;
@@ -132,6 +133,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Lock { host } => cli_bundle::lock(&host).await,
         Command::Update { host, yes, dry_run } => cli_bundle::update(&host, yes, dry_run).await,
         Command::Serve(args) => serve::serve(args).await,
+        Command::Mcp(args) => mcp::mcp(args).await,
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Doctor(args) => install::doctor::doctor(args).await,

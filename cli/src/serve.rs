@@ -49,8 +49,10 @@ use listen::bind_unix;
 use listen::{listen_at, token_for, Listen};
 use metrics::Metrics;
 use routes::*;
-use signals::*;
-use stamps::{config_stamp, project_root, project_stamp, settled_stamp};
+pub(crate) use routes::{answer_in, runtime_protocol, Unanswered};
+pub(crate) use signals::{Signal, Signals};
+pub(crate) use stamps::config_stamp;
+use stamps::{project_root, project_stamp, settled_stamp};
 
 /// The loopback port `serve` listens on by default.
 pub const DEFAULT_PORT: u16 = 7807;
@@ -98,7 +100,9 @@ struct Loaded {
     stamp: String,
 }
 
-struct App {
+pub(crate) struct App {
+    /// Who this is in messages (`hookhost serve`, `hookhost mcp`).
+    who: &'static str,
     /// The managed and user layers, with the project of the daemon's own working directory:
     /// what an event without a `cwd` runs (as `hookhost run` in that directory would).
     host: RwLock<Arc<Host>>,
@@ -163,6 +167,48 @@ impl Pending {
 }
 
 impl App {
+    /// Load the chain as `hookhost run` would in this directory and hold it: the daemon's state
+    /// (`hookhost serve`, `hookhost mcp`). `token`: what every request must carry (serve over TCP).
+    pub(crate) async fn start(who: &'static str, args: &HostArgs, request_timeout: Duration, token: Option<String>) -> anyhow::Result<Arc<App>> {
+        let host = crate::load(args).await?;
+        let own_project = if args.no_project { None } else { std::env::current_dir().ok().and_then(|d| project_root(&d)) };
+        // SAFETY: geteuid cannot fail.
+        #[cfg(unix)]
+        let uid = unsafe { libc::geteuid() };
+        // No unix-socket peers to compare.
+        #[cfg(not(unix))]
+        let uid = 0;
+        Ok(Arc::new(App {
+            who,
+            host: RwLock::new(Arc::new(host)),
+            projects: Mutex::default(),
+            roots: Mutex::default(),
+            own_project,
+            args: args.clone(),
+            metrics: Mutex::default(),
+            token,
+            request_timeout,
+            pending: Mutex::new(Pending::default()),
+            uid,
+        }))
+    }
+
+    /// What the config's files are now, to compare on the next [`App::tick`].
+    pub(crate) fn stamp(&self) -> Option<String> {
+        config_stamp(&self.args)
+    }
+
+    /// Once a second: reload when the config's files changed since `stamp` (which moves on),
+    /// else forget the projects whose files changed (they load again when next asked for).
+    pub(crate) async fn tick(&self, stamp: &mut Option<String>) {
+        if config_stamp(&self.args) != *stamp {
+            *stamp = settled_stamp(&self.args).await;
+            reload(self, "the config file changed").await;
+        } else {
+            self.forget_changed_projects();
+        }
+    }
+
     fn host(&self) -> Arc<Host> {
         self.host.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
@@ -277,18 +323,18 @@ fn router(app: Arc<App>, args: &ServeArgs) -> Router {
 }
 
 /// Load the config anew; swap it in only when it loads whole. Project hosts load again too.
-async fn reload(app: &App, why: &str) {
+pub(crate) async fn reload(app: &App, why: &str) {
     match crate::load(&app.args).await {
         Ok(host) => {
             *app.host.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(host);
             app.projects.lock().unwrap_or_else(|p| p.into_inner()).clear();
             app.metrics.lock().unwrap_or_else(|p| p.into_inner()).reloads.entry("ok").and_modify(|n| *n += 1).or_insert(1);
             tracing::info!("config reloaded ({why})");
-            eprintln!("hookhost serve: config reloaded ({why})");
+            eprintln!("{}: config reloaded ({why})", app.who);
         }
         Err(e) => {
             app.metrics.lock().unwrap_or_else(|p| p.into_inner()).reloads.entry("failed").and_modify(|n| *n += 1).or_insert(1);
-            eprintln!("hookhost serve: the config did not reload ({why}), the previous one keeps serving: {e:#}");
+            eprintln!("{}: the config did not reload ({why}), the previous one keeps serving: {e:#}", app.who);
         }
     }
 }
@@ -298,27 +344,8 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
 
     let listen = listen_at(&args.listen)?;
     let token = token_for(&args, &listen)?;
-    let host = crate::load(&args.host).await?;
     let request_timeout = Duration::from_secs(args.request_timeout.clamp(1, 3600));
-    let own_project = if args.host.no_project { None } else { std::env::current_dir().ok().and_then(|d| project_root(&d)) };
-    // SAFETY: geteuid cannot fail.
-    #[cfg(unix)]
-    let uid = unsafe { libc::geteuid() };
-    // No unix-socket peers to compare.
-    #[cfg(not(unix))]
-    let uid = 0;
-    let app = Arc::new(App {
-        host: RwLock::new(Arc::new(host)),
-        projects: Mutex::default(),
-        roots: Mutex::default(),
-        own_project,
-        args: args.host.clone(),
-        metrics: Mutex::default(),
-        token,
-        request_timeout,
-        pending: Mutex::new(Pending::default()),
-        uid,
-    });
+    let app = App::start("hookhost serve", &args.host, request_timeout, token).await?;
     let routes = router(app.clone(), &args);
     // HTTP/1.1 only. A client that sends nothing, never finishes its headers (slowloris), or
     // keeps a connection idle between requests is dropped after this long.
@@ -351,7 +378,7 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
     eprintln!("hookhost serve: listening on {shown}");
 
     let mut tick = tokio::time::interval(Duration::from_secs(1));
-    let mut stamp = config_stamp(&args.host);
+    let mut stamp = app.stamp();
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let connections = Arc::new(tokio::sync::Semaphore::new(args.max_connections.max(1)));
     // Accept errors (out of file descriptors) back off rather than spin.
@@ -394,18 +421,13 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<std::process::ExitC
             signal = signals.next() => match signal {
                 Signal::Reload => {
                     reload(&app, "SIGHUP").await;
-                    stamp = config_stamp(&args.host);
+                    stamp = app.stamp();
                     continue;
                 }
                 Signal::Stop => break,
             },
             _ = tick.tick() => {
-                if config_stamp(&args.host) != stamp {
-                    stamp = settled_stamp(&args.host).await;
-                    reload(&app, "the config file changed").await;
-                } else {
-                    app.forget_changed_projects();
-                }
+                app.tick(&mut stamp).await;
                 continue;
             }
         };

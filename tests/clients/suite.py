@@ -48,7 +48,7 @@ CLIENT_TIMEOUT = 120
 
 class Scenario:
     def __init__(self, name, prompt, check, config=None, managed=None, flag=None, files=None, about="",
-                 reaches_model=True, evidence=None, managed_scope=False, clients=None, tamper=None):
+                 reaches_model=True, evidence=None, managed_scope=False, clients=None, tamper=None, wiring=None):
         self.name, self.prompt, self.check = name, prompt, check
         # Texts of which one must show that hookhost's answer was read and acted on (in what
         # reached the model, the client's output or its own log), or the hook event the client
@@ -60,6 +60,7 @@ class Scenario:
         # is an overlay: the machine's /etc is not touched) instead of --scope project.
         self.managed_scope = managed_scope
         self.clients = clients  # the clients it runs on (None: all)
+        self.wiring = wiring  # the one wiring it is about (None: it runs under the wirings that list it)
         # Changed after install, before the client starts (what doctor must catch).
         self.tamper = tamper
         # Whether the client must call the model at all (a blocked prompt never gets there).
@@ -242,6 +243,22 @@ def check_doctor_was_right(run):
     return p
 
 
+def server_gone(run):
+    """`hookhost mcp` listed with a program that is not there: Claude Code cannot start it."""
+    path = run.home / ".claude.json"
+    path.write_text(path.read_text().replace(str(run.suite.bin / "hookhost"), "/nonexistent/hookhost"))
+
+
+def check_server_gone(run):
+    p = []
+    expect(not (run.proj / "ran.txt").exists(),
+           "with hookhost's MCP server gone, Claude Code ran the command (its hooks' onFailure must block)", p)
+    out = run.doctor.stdout
+    expect(run.doctor.returncode == 1 and "/nonexistent/hookhost does not exist" in out and "fix: " in out,
+           f"hookhost doctor did not name the missing server program and its fix (exit {run.doctor.returncode}):\n{out}", p)
+    return p
+
+
 def check_user_config_left_out(run):
     p = []
     expect((run.proj / "ran.txt").exists(),
@@ -334,18 +351,23 @@ SCENARIOS = [
              reaches_model=False),
     Scenario("fail-open", "Mark it. RUN<<touch ran.txt>>", check_failure_open, managed=BROKEN_CONFIG,
              flag="--fail-open", about="with --fail-open, hookhost's own failure is the runtime's non-blocking error"),
+    Scenario("mcp-server-gone", "Mark it. RUN<<touch ran.txt>>", check_server_gone, tamper=server_gone,
+             clients=("claude-code",), wiring="mcp", reaches_model=False,
+             about="the MCP server the hooks call cannot start: every action is blocked (onFailure: block), and doctor says why"),
 ]
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 87
+EXPECTED_RUNS = 95
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
 WIRINGS = {
-    "command": [s.name for s in SCENARIOS],
+    "command": [s.name for s in SCENARIOS if s.wiring is None],
     "send": ["block", "pass", "redact-command", "redact-output", "protect-hooks", "protect-hooks-edit"],
     "http": ["block", "pass", "redact-command", "redact-output"],
+    # Claude Code's MCP tool hooks calling `hookhost mcp`, the server it starts for the session.
+    "mcp": ["block", "pass", "redact-command", "redact-output", "protect-hooks", "fail-closed", "fail-open", "mcp-server-gone"],
 }
 
 
@@ -364,7 +386,7 @@ class Run:
         self.log.touch()
         # The command wiring is installed in the user's settings, the daemon's wirings in the
         # project's: both scopes, against every client.
-        self.scope = "user" if wiring == "command" else "project"
+        self.scope = "user" if wiring in ("command", "noop-command") else "project"
         self.stdout = self.stderr = ""
 
     def model_requests(self):
@@ -414,8 +436,12 @@ class Run:
         client's own namespace instead ([`Run.in_namespace`])."""
         if self.scenario.managed_scope:
             return
+        # A no-op baseline (--latency) is hookhost's own wiring with the program swapped for one
+        # that answers nothing at once: the same events, the same hook shape.
+        noop = self.wiring.startswith("noop-")
+        wiring = self.wiring[len("noop-"):] if noop else self.wiring
         argv = [str(self.suite.bin / "hookhost"), "install", "--runtime", self.client.name, "--scope", self.scope,
-                "--wiring", self.wiring]
+                "--wiring", wiring]
         if self.scenario.flag:
             argv.append(self.scenario.flag)
         if self.wiring == "http":
@@ -424,11 +450,35 @@ class Run:
         if done.returncode != 0:
             raise RuntimeError(f"hookhost install failed (exit {done.returncode}): {done.stdout}{done.stderr}")
         self.install_output = done.stdout
+        if noop:
+            self.make_noop(wiring)
+            return
         if self.scenario.config is None and self.scenario.managed is None:
             done = subprocess.run([str(self.suite.bin / "hookhost"), "doctor", "--runtime", self.client.name],
                                   cwd=self.proj, env=self.env(), capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"hookhost doctor failed on install's wiring (exit {done.returncode}):\n{done.stdout}{done.stderr}")
+
+    def make_noop(self, wiring):
+        """hookhost's wiring, its program swapped for a no-op: `true` as the command, or
+        noop_mcp.py as the MCP server."""
+        hookhost = str(self.suite.bin / "hookhost")
+        if wiring == "command":
+            path = self.hooks_path()
+            doc = json.loads(path.read_text())
+            for groups in doc["hooks"].values():
+                for g in groups:
+                    for h in g["hooks"]:
+                        h["command"] = "true"
+            path.write_text(json.dumps(doc, indent=2))
+        else:
+            path = self.home / ".claude.json"
+            doc = json.loads(path.read_text())
+            doc["projects"][str(self.proj)]["mcpServers"]["hookhost"] = {
+                "type": "stdio", "command": sys.executable, "args": [str(HERE / "noop_mcp.py")]}
+            path.write_text(json.dumps(doc, indent=2))
+        if hookhost in path.read_text():
+            raise RuntimeError(f"the no-op baseline still runs hookhost: {path}")
 
     def hooks_path(self):
         """The hooks file install writes for this run's client and scope."""
@@ -557,7 +607,7 @@ class Client:
 class ClaudeCode(Client):
     name = "claude-code"
     hooks_files = {"user": ".claude/settings.json", "project": ".claude/settings.json"}
-    wirings = ("command", "send", "http")
+    wirings = ("command", "send", "http", "mcp")
 
     def prepare(self, run):
         run.install()
@@ -587,13 +637,19 @@ class ClaudeCode(Client):
         # A command hook's line carries its duration; an http hook's is the POST line to the
         # response line (the log's millisecond timestamps).
         out = [int(ms) for ms in re.findall(r"Hooks: \S+ \[.*?\] finished with status \d+ \((\d+)ms\)", text)]
-        posted = None
+        posted = called = None
         for line in text.splitlines():
             if "Hooks: HTTP hook POST to " in line:
                 posted = iso_ms(line.split(" ", 1)[0])
             elif "Hooks: HTTP hook response status" in line and posted is not None:
                 out.append(iso_ms(line.split(" ", 1)[0]) - posted)
                 posted = None
+            # An MCP tool hook's: the call line to the line saying its answer was read.
+            elif "Hooks: mcp_tool calling " in line:
+                called = iso_ms(line.split(" ", 1)[0])
+            elif "Successfully parsed and validated hook JSON output" in line and called is not None:
+                out.append(iso_ms(line.split(" ", 1)[0]) - called)
+                called = None
         return out
 
 
@@ -886,7 +942,13 @@ def main():
     ap.add_argument("--scenario", help="comma-separated scenarios to run")
     ap.add_argument("--jobs", type=int, default=3)
     ap.add_argument("--keep", action="store_true", help="keep the runs' directories")
+    ap.add_argument("--latency", type=int, metavar="N",
+                    help="instead of the scenarios: Claude Code's `pass` N times under each wiring and under "
+                         "no-op baselines (a command that answers nothing, an MCP server that does), and what "
+                         "each wiring adds per hook over its baseline, as Claude Code measured it (use --jobs 1)")
     args = ap.parse_args()
+    if args.latency:
+        return latency(args)
 
     suite = Suite(args)
     clients = [c(suite) for c in CLIENTS if not args.only or c.name in args.only.split(",")]
@@ -948,6 +1010,39 @@ def main():
     print(f"\n{total - bad}/{total} scenario runs held, in {time.monotonic() - started:.0f} s"
           + (f"; the failed runs are kept under {suite.work}" if bad else ""))
     return 1 if bad else 0
+
+
+def latency(args):
+    """`--latency N`: per-hook time, as Claude Code's debug log shows it, of each wiring against
+    a no-op of the same kind."""
+    suite = Suite(args)
+    client = ClaudeCode(suite)
+    order = ["noop-command", "command", "send", "http", "noop-mcp", "mcp"]
+    runs = [Run(suite, client, wiring, BY_NAME["pass"]) for _ in range(args.latency) for wiring in order]
+    suite.prewarm()
+    suite.start_daemons()
+    failed = 0
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for run, problems in zip(runs, pool.map(lambda r: r.execute(), runs)):
+                if problems:
+                    failed += 1
+                    print(f"FAIL {run.wiring}: {problems}")
+    finally:
+        suite.stop()
+    print(f"Per-hook latency in Claude Code ({args.latency} sessions per wiring, 4 hooks each; its own millisecond timestamps):")
+    medians = {}
+    for wiring in order:
+        ms = [v for r in runs if r.wiring == wiring for v in getattr(r, "latencies", [])]
+        if not ms:
+            print(f"  {wiring:13} (no timings)")
+            failed += 1
+            continue
+        medians[wiring] = statistics.median(ms)
+        base = {"command": "noop-command", "send": "noop-command", "http": "noop-command", "mcp": "noop-mcp"}.get(wiring)
+        added = f"   +{medians[wiring] - medians[base]:.1f} ms over {base}" if base in medians else ""
+        print(f"  {wiring:13} median {medians[wiring]:5.1f} ms   mean {statistics.mean(ms):5.1f} ms   {len(ms)} calls{added}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

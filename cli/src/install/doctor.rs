@@ -9,6 +9,7 @@
 use super::json::Json;
 use super::runtimes::{self, Places, Runtime, Scope};
 use super::steps::{self, settings};
+use super::mcp_server;
 use super::on_path;
 use crate::{usage, HostArgs};
 use anyhow::Result;
@@ -17,6 +18,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
+
+mod probe;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct DoctorArgs {
@@ -173,11 +176,21 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
             Err((format!("{} has no hookhost entry for {}", file.display(), missing.join(", ")), install_fix(runtime, scope)))
         });
         let handlers: Vec<&Json> = ours.iter().flat_map(|(_, h)| h.iter().map(|(_, _, h)| *h)).collect();
-        check_programs(report, runtime, scope, &handlers, places);
+        let mut programs: Vec<String> = handlers.iter().filter_map(|h| h.get("command").or_else(|| h.get("bash")).and_then(Json::as_str)).map(runtimes::first_word).collect();
+        // MCP tool hooks: the server they call must be listed, and be this hookhost.
+        let server = if handlers.iter().any(|h| h.get("type").and_then(Json::as_str) == Some("mcp_tool")) {
+            let found = mcp_server_of(runtime, scope, places);
+            report.add(name, Some(scope), "MCP server listed", found.as_ref().map(|(path, _)| format!("`{}` (hookhost mcp) in {}", crate::mcp::SERVER, path.display())).map_err(|e| (e.clone(), install_fix_wiring(runtime, scope, "mcp"))));
+            found.ok().map(|(_, entry)| entry)
+        } else {
+            None
+        };
+        programs.extend(server.as_ref().and_then(mcp_server::command).map(|(program, _)| program));
+        check_programs(report, runtime, scope, programs, places);
         check_trust(report, runtime, scope, places, &file, &doc);
         if probe {
             if let Some((_, h)) = ours.iter().find(|(e, h)| *e == runtime.tool_event() && !h.is_empty()) {
-                report.add(name, Some(scope), "live probe", live_probe(runtime, h[0].2, places));
+                report.add(name, Some(scope), "live probe", live_probe(runtime, h[0].2, server.as_ref(), places));
             }
         }
     }
@@ -189,9 +202,27 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
     }
 }
 
+/// `hookhost mcp` among the runtime's MCP servers where hooks at `scope` find it (a project's
+/// own list, else the user's), with the file it is in; or what is wrong.
+fn mcp_server_of(runtime: Runtime, scope: Scope, places: &Places) -> Result<(PathBuf, Json), String> {
+    let path = mcp_server::servers_file(runtime, places).ok_or_else(|| format!("{} has no MCP tool hooks", runtime.title()))?;
+    let doc = settings(&path).ok_or_else(|| format!("{} is missing or not readable JSON, so {} starts no `{}` server for its MCP tool hooks to call", path.display(), runtime.title(), crate::mcp::SERVER))?;
+    let project = (scope == Scope::Project).then_some(places.project.as_path());
+    let entry = project.and_then(|p| mcp_server::entry(runtime, &doc, Some(p))).or_else(|| mcp_server::entry(runtime, &doc, None));
+    match entry {
+        Some(e) if mcp_server::is_ours(&e) => Ok((path, e)),
+        Some(_) => Err(format!("the MCP server `{}` in {} is not `hookhost mcp`: the hooks would call another program", crate::mcp::SERVER, path.display())),
+        None => Err(format!("{} lists no MCP server `{}`: {}'s MCP tool hooks have nothing to call, and block every tool call", path.display(), crate::mcp::SERVER, runtime.title())),
+    }
+}
+
+/// How to wire `runtime` at `scope` with a given wiring.
+fn install_fix_wiring(runtime: Runtime, scope: Scope, wiring: &str) -> String {
+    format!("{} --wiring {wiring}", install_fix(runtime, scope))
+}
+
 /// The wired programs exist, run, and are this version.
-fn check_programs(report: &mut Report, runtime: Runtime, scope: Scope, handlers: &[&Json], places: &Places) {
-    let mut programs: Vec<String> = handlers.iter().filter_map(|h| h.get("command").or_else(|| h.get("bash")).and_then(Json::as_str)).map(runtimes::first_word).collect();
+fn check_programs(report: &mut Report, runtime: Runtime, scope: Scope, mut programs: Vec<String>, places: &Places) {
     programs.sort();
     programs.dedup();
     for program in programs {
@@ -250,16 +281,18 @@ fn check_switches(report: &mut Report, runtime: Runtime, places: &Places, wired_
 }
 
 /// Whether `stdout` is `runtime`'s deny.
-fn is_deny(runtime: Runtime, stdout: &str) -> bool {
+pub(super) fn is_deny(runtime: Runtime, stdout: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(stdout.trim()).is_ok_and(|v| steps::of(runtime).denies(&v))
 }
 
 /// Run the wired handler as the runtime would (its command through the shell, in the project,
 /// the event on stdin) and read the answer.
-fn live_probe(runtime: Runtime, handler: &Json, places: &Places) -> Result<String, (String, String)> {
+fn live_probe(runtime: Runtime, handler: &Json, server: Option<&Json>, places: &Places) -> Result<String, (String, String)> {
     let fix = "run the command above by hand with the event on stdin; `hookhost check` shows whether the chain loads and what it holds".to_string();
-    if handler.get("type").and_then(Json::as_str) == Some("http") {
-        return Ok(format!("an http hook to {} (probe it with `hookhost-send --output {}`)", handler.get("url").and_then(Json::as_str).unwrap_or("?"), runtime.protocol()));
+    match handler.get("type").and_then(Json::as_str) {
+        Some("http") => return Ok(format!("an http hook to {} (probe it with `hookhost-send --output {}`)", handler.get("url").and_then(Json::as_str).unwrap_or("?"), runtime.protocol())),
+        Some("mcp_tool") => return probe::mcp_tool(runtime, handler, server, places),
+        _ => {}
     }
     // A handler with a command per shell (Copilot's `bash`) runs that one through sh; a plain
     // `command` runs in the platform's shell.

@@ -18,6 +18,7 @@
 pub(crate) mod doctor;
 mod files;
 mod json;
+pub(crate) mod mcp_server;
 pub(crate) mod runtimes;
 mod steps;
 mod uninstall;
@@ -61,7 +62,9 @@ pub(crate) struct InstallArgs {
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// command: `hookhost run` per event; send: `hookhost-send` per event, to `hookhost serve`
-    /// when it runs (in-process when not); http: Claude Code's http hook to `hookhost serve`.
+    /// when it runs (in-process when not); http: Claude Code's http hook to `hookhost serve`;
+    /// mcp: Claude Code's MCP tool hooks calling `hookhost mcp`, a server it starts once per
+    /// session (also listed in ~/.claude.json).
     #[arg(long, value_enum, default_value = "command")]
     pub wiring: Wiring,
     /// The project for --scope project (default: the working directory).
@@ -117,6 +120,8 @@ enum Role {
     /// (Codex's `requirements.toml`).
     #[serde(alias = "codex-requirements")]
     ManagedOnly,
+    /// The runtime's list of MCP servers, holding `hookhost mcp` (`--wiring mcp`).
+    McpServer,
 }
 
 /// One file install would change.
@@ -168,6 +173,9 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
     let after = rendered(&doc, &old, before.as_deref());
     edits.push(Edit { path: hooks_path.clone(), before, after, role: Role::Hooks, added });
     edits.extend(beside);
+    if scope != Scope::Managed {
+        edits.extend(mcp_server::edit(runtime, scope, places, target)?);
+    }
     // A managed hook needs no trust step in any runtime: that is what managed means.
     if scope != Scope::Managed {
         let project = (scope == Scope::Project).then_some(places.project.as_path());
@@ -230,6 +238,9 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     };
     for r in &runtimes {
         r.takes(args.wiring).map_err(|e| usage(format!("--wiring {}: {e}", wiring_name(args.wiring))))?;
+        if (args.wiring, args.scope) == (Wiring::Mcp, Scope::Managed) {
+            r.mcp().map_err(usage)?.managed.map_err(|e| usage(format!("--wiring mcp --scope managed: {e}")))?;
+        }
     }
     // Every runtime's plan first: a file that cannot be read or edited stops the install before
     // anything is written.
@@ -294,6 +305,8 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
                 Role::Hooks => say!("{who}: wired {} events in {} ({})", events.unwrap_or_default(), e.path.display(), wiring_name(args.wiring)),
                 Role::ManagedConfig => say!("{who}: installed the managed config {}", e.path.display()),
                 Role::ManagedOnly => say!("{who}: set {} in {}", e.added.join(", "), e.path.display()),
+                Role::McpServer if args.wiring == Wiring::Mcp => say!("{who}: listed the MCP server `{}` (hookhost mcp) in {}", crate::mcp::SERVER, e.path.display()),
+                Role::McpServer => say!("{who}: took the MCP server `{}` out of {} (hooks no longer call it)", crate::mcp::SERVER, e.path.display()),
                 _ => say!("{who}: recorded the trust in {}", e.path.display()),
             }
         }
@@ -315,6 +328,7 @@ fn wiring_name(w: Wiring) -> &'static str {
         Wiring::Command => "command",
         Wiring::Send => "send",
         Wiring::Http => "http",
+        Wiring::Mcp => "mcp",
     }
 }
 

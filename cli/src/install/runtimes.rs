@@ -11,7 +11,7 @@
 
 use super::json::Json;
 use hookhost_types::paths::Os;
-use hookhost_types::runtime::{Install, Layout, Payload};
+use hookhost_types::runtime::{Install, Layout, McpHooks, Payload};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -56,6 +56,9 @@ pub(crate) enum Wiring {
     Send,
     /// The runtime's own HTTP hook straight to `hookhost serve` (Claude Code only).
     Http,
+    /// The runtime's hooks call the `hook` tool of `hookhost mcp`, an MCP server it starts
+    /// once per session (Claude Code's `mcp_tool` hooks).
+    Mcp,
 }
 
 impl Runtime {
@@ -129,7 +132,20 @@ impl Runtime {
         match wiring {
             Wiring::Command | Wiring::Send => Ok(()),
             Wiring::Http => self.install().http.map_err(str::to_string),
+            Wiring::Mcp => self.mcp().map(|_| ()),
         }
+    }
+
+    /// How its hooks call an MCP tool, or why they cannot.
+    pub(crate) fn mcp(self) -> Result<&'static McpHooks, String> {
+        self.install().mcp.as_ref().map_err(|e| e.to_string())
+    }
+
+    /// Whether a failure of hookhost's on `event` (the runtime's own name) must block: what
+    /// `hookhost run` does by default, for a wiring whose failures the runtime itself handles
+    /// (an MCP tool hook's `onFailure`).
+    fn gates_an_action(self, event: &str) -> bool {
+        self.0.canonical(event).is_some_and(|e| e.gates_an_action())
     }
 
     /// The runtime's managed hooks file on `os`: where its administrator's settings live (a
@@ -277,6 +293,27 @@ impl Target {
             h.set("allowedEnvVars", Json::Array(vec![Json::str("HOOKHOST_TOKEN")]));
             return h;
         }
+        if self.wiring == Wiring::Mcp {
+            h.set("type", Json::str("mcp_tool"));
+            h.set("server", Json::str(crate::mcp::SERVER));
+            h.set("tool", Json::str(crate::mcp::TOOL));
+            let mut input = Json::obj();
+            if let Ok(mcp) = runtime.mcp() {
+                for (field, placeholder) in mcp.template(event) {
+                    input.set(&field, Json::str(placeholder.as_str().unwrap_or_default()));
+                }
+            }
+            h.set("input", input);
+            // hookhost not answering (its server not connected, a crash, a tool error): the
+            // runtime blocks where `hookhost run` would.
+            let block = match self.failure_flag {
+                Some("--fail-open") => false,
+                Some(_) => true,
+                None => runtime.gates_an_action(event),
+            };
+            h.set("onFailure", Json::str(if block { "block" } else { "continue" }));
+            return h;
+        }
         h.set("type", Json::str("command"));
         h.set(runtime.command_key(), Json::str(self.command(runtime, event)));
         if !runtime.grouped() && cfg!(windows) {
@@ -313,11 +350,13 @@ pub(crate) fn first_word(cmd: &str) -> String {
 }
 
 /// Whether a handler is one of hookhost's: a command whose program is `hookhost` or
-/// `hookhost-send` answering in a runtime's protocol, or an http hook to hookhost serve's
-/// `/v1/hooks/` route.
+/// `hookhost-send` answering in a runtime's protocol, an http hook to hookhost serve's
+/// `/v1/hooks/` route, or an MCP tool hook calling `hookhost mcp`'s tool.
 pub(crate) fn is_ours(handler: &Json) -> bool {
-    if handler.get("type").and_then(Json::as_str) == Some("http") {
-        return handler.get("url").and_then(Json::as_str).is_some_and(|u| u.contains("/v1/hooks/"));
+    match handler.get("type").and_then(Json::as_str) {
+        Some("http") => return handler.get("url").and_then(Json::as_str).is_some_and(|u| u.contains("/v1/hooks/")),
+        Some("mcp_tool") => return handler.get("server").and_then(Json::as_str) == Some(crate::mcp::SERVER) && handler.get("tool").and_then(Json::as_str) == Some(crate::mcp::TOOL),
+        _ => {}
     }
     ["command", "bash"].iter().filter_map(|k| handler.get(k).and_then(Json::as_str)).any(|cmd| {
         let program = first_word(cmd);

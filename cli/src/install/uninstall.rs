@@ -27,6 +27,12 @@ pub(super) fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<S
             Ok(Some(rendered(&doc, &old, Some(current))))
         }
         Role::ManagedConfig => Ok(Some(current.to_string())),
+        Role::McpServer => {
+            let old = parse_json(&rec.path, Some(current))?;
+            let mut doc = old.clone();
+            mcp_server::remove(runtime, &mut doc, rec.project.as_deref());
+            Ok(Some(rendered(&doc, &old, Some(current))))
+        }
         role @ (Role::Trust | Role::ManagedOnly) => steps::of(runtime).undo(role, &rec.path, current, &rec.added).map(Some),
     }
 }

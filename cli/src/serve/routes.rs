@@ -33,7 +33,7 @@ pub(super) fn unreadable(app: &App, route: &str, why: &str) -> Response {
 /// What running `event` came to: its outcome, or — when the chain did not finish within the
 /// request's time — `Err` with the reason (the caller answers an event that can block with a
 /// block, never a pass).
-pub(super) async fn decide(app: &App, event: &HookEvent) -> (Arc<Host>, Result<Outcome, String>) {
+pub(crate) async fn decide(app: &App, event: &HookEvent) -> (Arc<Host>, Result<Outcome, String>) {
     let host = match app.host_for(event).await {
         Ok(h) => h,
         // The project's chain cannot load (its layers, or the user's after a bad edit that a
@@ -99,37 +99,65 @@ pub(super) async fn runtime_hook_named(State(app): State<Arc<App>>, UrlPath((nam
 
 pub(super) async fn answer_runtime(app: Arc<App>, name: String, event_name: Option<String>, body: Bytes) -> Response {
     let route = format!("/v1/hooks/{name}");
-    let Some((protocol, runtime)) = Protocol::parse(&name).and_then(|p| match p {
-        Protocol::Runtime(runtime) => Some((p, runtime)),
-        Protocol::Json => None,
-    }) else {
+    let Some((protocol, runtime)) = runtime_protocol(&name) else {
         app.count("/v1/hooks/unknown", StatusCode::NOT_FOUND);
         let names: Vec<&str> = Protocol::all().filter(|p| *p != Protocol::Json).map(Protocol::name).collect();
         return json_error(StatusCode::NOT_FOUND, &format!("no protocol {name:?}; use one of {} (or POST /v1/events)", names.join(", ")));
     };
-    let event = match read_event(&body, Some(runtime), event_name.as_deref()) {
+    match answer_in(&app, protocol, runtime, event_name.as_deref(), &body).await {
+        Ok(body) => {
+            app.count(&route, StatusCode::OK);
+            (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+        }
+        Err(Unanswered::Unreadable(why)) => unreadable(&app, &route, &why),
+        Err(Unanswered::Late(why)) => json_error(StatusCode::REQUEST_TIMEOUT, &why),
+    }
+}
+
+/// A runtime's protocol by its name (`claude-code`), with the runtime.
+pub(crate) fn runtime_protocol(name: &str) -> Option<(Protocol, Runtime)> {
+    Protocol::parse(name).and_then(|p| match p {
+        Protocol::Runtime(runtime) => Some((p, runtime)),
+        Protocol::Json => None,
+    })
+}
+
+/// Why a runtime's event got no answer of its own: hookhost's failure, which the runtime reads
+/// as its non-blocking error (an event that can block is answered with a block instead, and
+/// never comes to this).
+pub(crate) enum Unanswered {
+    /// The event could not be read.
+    Unreadable(String),
+    /// The chain did not finish in time.
+    Late(String),
+}
+
+/// A runtime's own hook payload in, the answer its command hook would print out (`{}` for
+/// nothing to say): what the http route and `hookhost mcp` answer. The event's background
+/// hooks start once the answer is decided.
+pub(crate) async fn answer_in(app: &App, protocol: Protocol, runtime: Runtime, event_name: Option<&str>, body: &[u8]) -> Result<String, Unanswered> {
+    let event = match HookEvent::read(body, Some(runtime), event_name) {
         Ok(e) => e,
         // Read in part (nested too deep): the event's own block where it gates an action.
-        Err((Some(event), why)) if event.name.gates_an_action() => {
-            let reply = hookhost::protocol::failure(protocol, Some(&event), &why, OnFailure::Closed);
-            app.count(&route, StatusCode::OK);
-            return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], reply.stdout).into_response();
-        }
-        Err((_, why)) => return unreadable(&app, &route, &why),
+        Err(e) => match e.event.map(|e| *e) {
+            Some(event) if event.name.gates_an_action() => {
+                let reply = hookhost::protocol::failure(protocol, Some(&event), &e.error.to_string(), OnFailure::Closed);
+                return Ok(reply.stdout);
+            }
+            _ => return Err(Unanswered::Unreadable(e.error.to_string())),
+        },
     };
-    let (host, outcome) = decide(&app, &event).await;
+    let (host, outcome) = decide(app, &event).await;
     let reply = match outcome {
         Ok(outcome) => hookhost::protocol::render(protocol, &event, &outcome),
         Err(why) if event.name.can_block() => hookhost::protocol::failure(protocol, Some(&event), &why, OnFailure::Always),
-        Err(why) => return json_error(StatusCode::REQUEST_TIMEOUT, &why),
+        Err(why) => return Err(Unanswered::Late(why)),
     };
     for note in &reply.notes {
         tracing::warn!("{note}");
     }
-    app.count(&route, StatusCode::OK);
     background(host, event);
-    let body = if reply.stdout.is_empty() { "{}".to_string() } else { reply.stdout };
-    (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+    Ok(if reply.stdout.is_empty() { "{}".to_string() } else { reply.stdout })
 }
 
 pub(super) async fn metrics(State(app): State<Arc<App>>) -> Response {

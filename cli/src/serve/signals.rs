@@ -1,7 +1,7 @@
 //! The signals the daemon heeds: reload and stop.
 
 /// What the daemon is told from outside.
-pub(super) enum Signal {
+pub(crate) enum Signal {
     /// Load the config again (SIGHUP).
     #[cfg_attr(not(unix), allow(dead_code))]
     Reload,
@@ -11,7 +11,7 @@ pub(super) enum Signal {
 
 /// The signals the daemon heeds: on unix SIGHUP, SIGTERM and SIGINT; elsewhere Ctrl-C stops it
 /// (and it reloads when its config file changes, as everywhere).
-pub(super) struct Signals {
+pub(crate) struct Signals {
     #[cfg(unix)]
     hangup: tokio::signal::unix::Signal,
     #[cfg(unix)]
@@ -22,7 +22,7 @@ pub(super) struct Signals {
 
 impl Signals {
     /// Set up before anyone is told the daemon is up.
-    pub(super) fn new() -> std::io::Result<Signals> {
+    pub(crate) fn new() -> std::io::Result<Signals> {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{signal, SignalKind};
@@ -33,7 +33,7 @@ impl Signals {
     }
 
     /// The next signal (cancel-safe: nothing is lost when another event wins a `select!`).
-    pub(super) async fn next(&mut self) -> Signal {
+    pub(crate) async fn next(&mut self) -> Signal {
         #[cfg(unix)]
         {
             tokio::select! {

@@ -46,7 +46,7 @@ pub(super) fn project_stamp(root: &std::path::Path) -> String {
 /// daemon's own project's files and the project approvals — their contents' digest. (An mtime
 /// is not enough: the kernel's coarse clock can give a truncation and the write that follows it
 /// the same time, and a daemon that reloaded between them would keep the empty file.)
-pub(super) fn config_stamp(args: &HostArgs) -> Option<String> {
+pub(crate) fn config_stamp(args: &HostArgs) -> Option<String> {
     let mut files = vec![hookhost::types::paths::managed_config().0];
     files.extend(args.config.clone().or_else(hookhost::types::paths::user_config));
     if !args.no_project {

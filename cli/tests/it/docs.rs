@@ -122,6 +122,38 @@ fn each_snippet_is_what_install_writes() {
     }
 }
 
+/// The MCP wiring's two snippets in INTEGRATIONS.md are what `hookhost install --wiring mcp`
+/// writes: the server in `~/.claude.json` (the binary read as `/usr/local/bin/hookhost`) and the
+/// `PreToolUse` hook.
+#[test]
+fn the_mcp_snippets_are_what_install_writes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let text = std::fs::read_to_string(root.join("docs/INTEGRATIONS.md")).unwrap();
+    let at = &text[text.find("## No process at all: Claude Code's MCP tool hooks").expect("the MCP section")..];
+    let snippets: Vec<serde_json::Value> = at
+        .split("```json\n")
+        .skip(1)
+        .take(2)
+        .map(|s| serde_json::from_str(&s[..s.find("```").unwrap()]).unwrap_or_else(|e| panic!("{e}: {s}")))
+        .collect();
+    let bin = Path::new(env!("CARGO_BIN_EXE_hookhost")).canonicalize().unwrap().display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"))
+        .args(["install", "--runtime", "claude-code", "--wiring", "mcp"])
+        .current_dir(dir.path())
+        .env("HOME", &home)
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let servers: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(home.join(".claude.json")).unwrap().replace(&bin, "/usr/local/bin/hookhost")).unwrap();
+    assert_eq!(snippets[0], servers, "docs/INTEGRATIONS.md's MCP server snippet is not what install writes");
+    let settings: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(home.join(".claude/settings.json")).unwrap()).unwrap();
+    assert_eq!(snippets[1]["hooks"]["PreToolUse"], settings["hooks"]["PreToolUse"], "docs/INTEGRATIONS.md's MCP hook snippet is not what install writes");
+}
+
 /// The dev profile optimises everything but the workspace's own crates, which `Cargo.toml`
 /// names one by one (a `package."*"` table would outrank `build-override`): a new member left
 /// off that list would quietly compile at opt-level 3.

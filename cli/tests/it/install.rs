@@ -372,3 +372,102 @@ fn doctor_sees_a_codex_requirement_that_leaves_user_hooks_out() {
     desk.ok(&["install", "--runtime", "codex", "--scope", "managed", "--root", root.to_str().unwrap()]);
     assert!(desk.ok(&["doctor", "--runtime", "codex", "--no-probe", "--root", root.to_str().unwrap()]).contains("everything checked holds"));
 }
+
+/// The MCP tool hooks of Claude Code's settings: (event, onFailure) of each of hookhost's.
+fn mcp_hooks(settings: &serde_json::Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (event, groups) in settings["hooks"].as_object().into_iter().flatten() {
+        for h in groups.as_array().into_iter().flatten().flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default()) {
+            if h["type"] == "mcp_tool" && h["server"] == "hookhost" && h["tool"] == "hook" {
+                out.push((event.clone(), h["onFailure"].as_str().unwrap_or_default().to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_mcp_wiring_lists_the_server_and_each_hook_calls_it_failing_closed() {
+    let desk = Desk::new();
+    let state = desk.home.join(".claude.json");
+    let before = "{\n  \"numStartups\": 4,\n  \"mcpServers\": {\n    \"mine\": {\"type\": \"stdio\", \"command\": \"mine-server\"}\n  },\n  \"projects\": {}\n}\n";
+    desk.write(&state, before);
+
+    let out = desk.ok(&["install", "--runtime", "claude-code", "--wiring", "mcp"]);
+    assert!(out.contains("wired 5 events") && out.contains("listed the MCP server `hookhost`"), "{out}");
+    let v = desk.json(&state);
+    assert_eq!(v["numStartups"], 4);
+    assert_eq!(v["mcpServers"]["mine"]["command"], "mine-server", "the user's own server stays");
+    assert_eq!(v["mcpServers"]["hookhost"], serde_json::json!({"type": "stdio", "command": hookhost_bin(), "args": ["mcp", "--runtime", "claude-code"]}));
+    let settings = desk.json(&desk.home.join(".claude/settings.json"));
+    // Not answering blocks where `hookhost run` would block: the events that gate an action.
+    let mut hooks = mcp_hooks(&settings);
+    hooks.sort();
+    let want = [("PermissionRequest", "block"), ("PostToolUse", "continue"), ("PreToolUse", "block"), ("Stop", "continue"), ("UserPromptSubmit", "block")];
+    assert_eq!(hooks, want.map(|(e, f)| (e.to_string(), f.to_string())));
+    // The template names the event's own input fields, each as Claude Code's ${field}.
+    let input = &settings["hooks"]["PostToolUse"][0]["hooks"][0]["input"];
+    assert_eq!(input["tool_response"], "${tool_response}");
+    assert_eq!(input["hook_event_name"], "${hook_event_name}");
+    assert!(input.get("prompt").is_none(), "{input}");
+    // Twice: nothing changes.
+    let wired = std::fs::read(&state).unwrap();
+    assert!(desk.ok(&["install", "--runtime", "claude-code", "--wiring", "mcp"]).contains("nothing changed"));
+    assert_eq!(std::fs::read(&state).unwrap(), wired);
+
+    // doctor starts the listed server as Claude Code would and calls it with the hook's own template.
+    let out = desk.ok(&["doctor", "--runtime", "claude-code"]);
+    assert!(out.contains("ok   claude-code (user) MCP server listed: `hookhost` (hookhost mcp)"), "{out}");
+    assert!(out.contains(&format!("ok   claude-code (user) live probe: `{} mcp --runtime claude-code` denies `rm -rf /` through the hook's MCP tool call", hookhost_bin())), "{out}");
+    // The server's entry gone: doctor fails, naming the fix.
+    let mut edited = desk.json(&state);
+    edited["mcpServers"].as_object_mut().unwrap().remove("hookhost");
+    std::fs::write(&state, edited.to_string()).unwrap();
+    let out = desk.hookhost(&["doctor", "--runtime", "claude-code"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("lists no MCP server `hookhost`") && stdout.contains("fix: hookhost install --runtime claude-code --wiring mcp"), "{stdout}");
+    desk.ok(&["install", "--runtime", "claude-code", "--wiring", "mcp"]);
+
+    // Back to command hooks: the server is taken out too (nothing would call it).
+    let out = desk.ok(&["install", "--runtime", "claude-code"]);
+    assert!(out.contains("took the MCP server `hookhost` out of"), "{out}");
+    assert!(desk.json(&state)["mcpServers"].get("hookhost").is_none());
+    assert!(mcp_hooks(&desk.json(&desk.home.join(".claude/settings.json"))).is_empty());
+
+    // A project: the server in that project's own list (Claude Code's local scope).
+    desk.ok(&["install", "--runtime", "claude-code", "--wiring", "mcp", "--scope", "project", "--fail-closed"]);
+    let v = desk.json(&state);
+    let key = desk.proj.display().to_string();
+    assert_eq!(v["projects"][&key]["mcpServers"]["hookhost"]["args"], serde_json::json!(["mcp", "--runtime", "claude-code", "--fail-closed"]));
+    assert!(mcp_hooks(&desk.json(&desk.proj.join(".claude/settings.json"))).iter().all(|(_, f)| f == "block"), "--fail-closed blocks on every event");
+
+    // Uninstall: hookhost's entries go, what Claude Code and the user keep there stays.
+    let mut touched = desk.json(&state);
+    touched["numStartups"] = 5.into();
+    std::fs::write(&state, serde_json::to_string_pretty(&touched).unwrap()).unwrap();
+    desk.ok(&["uninstall"]);
+    let v = desk.json(&state);
+    assert_eq!(v["numStartups"], 5);
+    assert_eq!(v["mcpServers"]["mine"]["command"], "mine-server");
+    assert!(v["mcpServers"].get("hookhost").is_none() && v["projects"][&key]["mcpServers"].get("hookhost").is_none(), "{v:#}");
+}
+
+#[test]
+fn the_mcp_wiring_is_refused_where_it_cannot_work() {
+    let desk = Desk::new();
+    let out = desk.hookhost(&["install", "--runtime", "codex", "--wiring", "mcp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--wiring mcp: Codex hooks are commands only"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = desk.hookhost(&["install", "--runtime", "claude-code", "--wiring", "mcp", "--scope", "managed", "--root", desk.home.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--wiring mcp --scope managed: Claude Code's managed MCP file (managed-mcp.json) takes exclusive control"), "{}", String::from_utf8_lossy(&out.stderr));
+    // Someone else's server named hookhost is not overwritten.
+    let state = desk.home.join(".claude.json");
+    desk.write(&state, "{\"mcpServers\": {\"hookhost\": {\"command\": \"/opt/other/server\"}}}\n");
+    let out = desk.hookhost(&["install", "--runtime", "claude-code", "--wiring", "mcp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already lists an MCP server named \"hookhost\" that is not `hookhost mcp`"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), "{\"mcpServers\": {\"hookhost\": {\"command\": \"/opt/other/server\"}}}\n", "nothing was written");
+    assert!(!desk.home.join(".claude/settings.json").exists(), "nothing was written");
+}

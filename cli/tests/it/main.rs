@@ -13,6 +13,7 @@ mod hook_examples;
 mod coverage;
 mod install;
 mod layering;
+mod mcp;
 mod org;
 mod output_protocols;
 mod properties;

@@ -226,4 +226,32 @@ mod tests {
         assert_eq!(Runtime::Copilot.canonical("agentStop"), Some(E::Stop));
         assert_eq!(Runtime::Copilot.canonical("errorOccurred"), None);
     }
+
+    #[test]
+    fn an_mcp_hook_template_covers_every_wired_event_and_reads_back() {
+        for r in Runtime::ALL {
+            let Some(Ok(mcp)) = r.profile().install.as_ref().map(|i| i.mcp.as_ref()) else { continue };
+            for (event, _) in r.profile().install.as_ref().unwrap().events {
+                assert!(mcp.events.iter().any(|(e, _)| e == event), "{r}: the wired event {event} has no mcp fields");
+            }
+        }
+        let mcp = Runtime::ClaudeCode.profile().install.as_ref().unwrap().mcp.as_ref().unwrap();
+        let template = mcp.template("PreToolUse");
+        assert_eq!(template["tool_input"], "${tool_input}");
+        assert_eq!(template["hook_event_name"], "${hook_event_name}");
+        assert!(!template.contains_key("prompt"));
+        // As Claude Code fills it: objects as JSON text, booleans as text, a missing field "".
+        let filled = serde_json::json!({
+            "hook_event_name": "PreToolUse", "session_id": "s1", "agent_id": "", "cwd": "/p",
+            "tool_name": "Bash", "tool_input": "{\"command\":\"rm -rf /\"}", "stop_hook_active": "true",
+            "tool_response": "plain text, not JSON", "prompt": {"already": "json"},
+        });
+        let payload = mcp.payload(filled.as_object().unwrap().clone());
+        assert_eq!(payload["tool_input"], serde_json::json!({"command": "rm -rf /"}));
+        assert_eq!(payload["stop_hook_active"], true);
+        assert_eq!(payload["tool_response"], "plain text, not JSON", "kept as text when it is not JSON");
+        assert_eq!(payload["prompt"], serde_json::json!({"already": "json"}));
+        assert!(!payload.contains_key("agent_id"), "an empty value is a field the input did not have");
+        assert_eq!(payload["hook_event_name"], "PreToolUse");
+    }
 }

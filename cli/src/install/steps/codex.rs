@@ -71,7 +71,7 @@ impl Steps for Codex {
                     doc.remove(key);
                 }
             }
-            Role::Hooks | Role::ManagedConfig => return Err(format!("{}: not a Codex trust or requirements file; nothing was changed", path.display())),
+            Role::Hooks | Role::ManagedConfig | Role::McpServer => return Err(format!("{}: not a Codex trust or requirements file; nothing was changed", path.display())),
         }
         Ok(doc.to_string())
     }

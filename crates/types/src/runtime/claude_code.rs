@@ -3,7 +3,7 @@
 //! models (the rest pass through as `custom:<Name>` with their payload), and what a matcher
 //! is tested on.
 
-use super::{event, Answer, EnvValue, Fields, Install, Layout, Managed, MatchOn as On, Naming, Payload, ProjectHooks, Profile, Rewrite, Runtime};
+use super::{event, Answer, McpHooks, EnvValue, Fields, Install, Layout, Managed, MatchOn as On, Naming, Payload, ProjectHooks, Profile, Rewrite, Runtime};
 use crate::event::EventName as E;
 
 pub(super) const PROFILE: Profile = Profile {
@@ -69,7 +69,29 @@ pub(super) const PROFILE: Profile = Profile {
         events: &[("PreToolUse", None), ("PermissionRequest", None), ("UserPromptSubmit", None), ("PostToolUse", None), ("Stop", None)],
         layout: Layout::Groups,
         http: Ok(()),
+        mcp: Ok(MCP),
     }),
+};
+
+/// Its `mcp_tool` hooks (from 2.1.118; the hooks reference, "MCP tool hooks"): the arguments
+/// are a template whose `${path}` strings it fills from the hook input — an object as JSON
+/// text, a missing field as "" — and the tool's text answer is read as a command hook's
+/// stdout. The fields are its "Hook input" per event; its MCP servers are `mcpServers` in
+/// `~/.claude.json` (`projects.<path>.mcpServers` for one project: its "local" scope).
+const MCP: McpHooks = McpHooks {
+    common: &["hook_event_name", "session_id", "transcript_path", "cwd", "permission_mode", "agent_id", "agent_type"],
+    events: &[
+        ("PreToolUse", &["tool_name", "tool_input", "tool_use_id"]),
+        ("PermissionRequest", &["tool_name", "tool_input", "permission_suggestions"]),
+        ("PostToolUse", &["tool_name", "tool_input", "tool_response", "tool_use_id"]),
+        ("UserPromptSubmit", &["prompt"]),
+        ("Stop", &["stop_hook_active", "last_assistant_message"]),
+    ],
+    structured: &["tool_input", "tool_response", "permission_suggestions", "stop_hook_active"],
+    servers_file: ".claude.json",
+    project_servers: ("projects", "mcpServers"),
+    // Its managed-mcp.json takes every MCP server out of the user's hands.
+    managed: Err("Claude Code's managed MCP file (managed-mcp.json) takes exclusive control of MCP servers — a user could then add none of their own — so managed hooks are wired with --wiring command or send"),
 };
 
 /// Its hooks' input ("Hook input"): what Codex sends too.

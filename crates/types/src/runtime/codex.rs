@@ -45,5 +45,6 @@ pub(super) const PROFILE: Profile = Profile {
         events: &[("PreToolUse", None), ("PermissionRequest", None), ("UserPromptSubmit", None), ("PostToolUse", None), ("Stop", None)],
         layout: Layout::Groups,
         http: Err("Codex has no http hooks: use --wiring send (a thin client per event) or command"),
+        mcp: Err("Codex hooks are commands only: use --wiring send (a thin client per event) or command"),
     }),
 };

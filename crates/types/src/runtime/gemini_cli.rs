@@ -58,5 +58,6 @@ pub(super) const PROFILE: Profile = Profile {
         events: &[("BeforeTool", Some(".*")), ("AfterTool", Some(".*")), ("BeforeAgent", None), ("AfterAgent", None)],
         layout: Layout::Groups,
         http: Err("Gemini CLI has no http hooks: use --wiring send (a thin client per event) or command"),
+        mcp: Err("Gemini CLI hooks are commands only: use --wiring send (a thin client per event) or command"),
     }),
 };

@@ -197,6 +197,61 @@ pub struct Install {
     pub layout: Layout,
     /// Whether `hookhost serve` can be its http hook, or why not.
     pub http: Result<(), &'static str>,
+    /// Whether its hooks can call a tool of `hookhost mcp` (a server it keeps connected: no
+    /// process per event), and how; or why not.
+    pub mcp: Result<McpHooks, &'static str>,
+}
+
+/// A runtime whose hooks can call a tool of an MCP server it has connected (Claude Code's
+/// `type: "mcp_tool"` handler). The tool's arguments are a template the runtime fills from its
+/// hook input, one `${field}` at a time, every value as text (JSON text for an object);
+/// [`McpHooks::payload`] puts the hook input back together from them.
+#[derive(Debug)]
+pub struct McpHooks {
+    /// The input fields every event's template names.
+    pub common: &'static [&'static str],
+    /// The fields each wired event adds.
+    pub events: &'static [(&'static str, &'static [&'static str])],
+    /// The fields whose values are not strings (objects, booleans), handed over as JSON text.
+    pub structured: &'static [&'static str],
+    /// Where it lists the MCP servers of its user, in the home (`.claude.json`).
+    pub servers_file: &'static str,
+    /// Where in that file one project's servers are, the project's path between the two parts
+    /// (`projects` / `mcpServers`: a server of the user in that project only).
+    pub project_servers: (&'static str, &'static str),
+    /// Why its managed settings cannot list hookhost's server, if they cannot.
+    pub managed: Result<(), &'static str>,
+}
+
+impl McpHooks {
+    /// The fields `event`'s template names (an event not listed: the common ones).
+    pub fn fields(&self, event: &str) -> impl Iterator<Item = &'static str> + '_ {
+        let extra = self.events.iter().find(|(e, _)| *e == event).map_or(&[][..], |(_, f)| f);
+        self.common.iter().chain(extra).copied()
+    }
+
+    /// The tool's arguments for `event`: each field as the runtime's `${field}` placeholder.
+    pub fn template(&self, event: &str) -> Map<String, Value> {
+        self.fields(event).map(|f| (f.to_string(), Value::String(format!("${{{f}}}")))).collect()
+    }
+
+    /// The hook input the runtime filled `template` from, out of the tool's arguments: an
+    /// empty value is a field the input did not have; a structured field's text is parsed
+    /// (kept as text when it does not parse: a field of another type than expected). Arguments
+    /// already JSON (a client that sends them so) are taken as they are.
+    pub fn payload(&self, arguments: Map<String, Value>) -> Map<String, Value> {
+        arguments
+            .into_iter()
+            .filter_map(|(key, value)| match value {
+                Value::String(s) if s.is_empty() => None,
+                Value::String(s) if self.structured.contains(&key.as_str()) => {
+                    let parsed = serde_json::from_str(&s).unwrap_or(Value::String(s));
+                    Some((key, parsed))
+                }
+                other => Some((key, other)),
+            })
+            .collect()
+    }
 }
 
 /// A runtime's managed hooks file per OS (`Err`: why there is none).

@@ -1,0 +1,274 @@
+//! `hookhost mcp`: hookhost as an MCP server on stdio, for a runtime whose hooks can call a tool
+//! of a server it keeps connected (Claude Code's `type: "mcp_tool"` hooks) — one process for the
+//! session instead of one per event.
+//!
+//! It serves one tool, `hook`: its arguments are the runtime's hook input as the runtime's
+//! template fills it ([`hookhost_types::runtime::McpHooks`]), its answer the text the runtime's
+//! command hook would print (`{}` when there is nothing to say), which the runtime reads the
+//! same way. The chain is the one `hookhost serve` runs — the managed, user and project layers
+//! (each event's own project by its `cwd`), audit, background hooks — reloaded when its files
+//! change or on SIGHUP. hookhost's own failure is a tool error (`isError`), which the runtime
+//! treats as its hook's `onFailure` says: `hookhost install --wiring mcp` writes `block` on the
+//! events that gate an action.
+//!
+//! The protocol: MCP's lifecycle (`initialize`, `notifications/initialized`, `ping`) and tools
+//! (`tools/list`, `tools/call`), from the MCP specification, revision 2025-11-25
+//! (<https://modelcontextprotocol.io/specification/2025-11-25>); the earlier revisions a client
+//! may ask for are answered the same way.
+
+use crate::serve::{answer_in, config_stamp, runtime_protocol, App, Signal, Signals, Unanswered};
+use crate::HostArgs;
+use anyhow::Result;
+use hookhost::protocol::{OnFailure, Protocol};
+use hookhost::Runtime;
+use hookhost_types::runtime::McpHooks;
+use serde_json::{json, Map, Value};
+use std::process::ExitCode;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+
+pub(crate) mod rpc;
+
+use rpc::{Line, Message};
+
+/// The MCP revisions this server speaks, newest first: a client asking for one of them gets
+/// it, any other the newest (the specification's version negotiation).
+const REVISIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The one tool's name.
+pub(crate) const TOOL: &str = "hook";
+
+/// The server's name in the runtime's MCP settings (`mcp__hookhost__…`).
+pub(crate) const SERVER: &str = "hookhost";
+
+#[derive(clap::Args)]
+pub(crate) struct McpArgs {
+    #[command(flatten)]
+    pub host: HostArgs,
+    /// The runtime whose hooks call the tool: its hook input in, its hook answer out.
+    #[arg(long, value_name = "RUNTIME", default_value = "claude-code")]
+    pub runtime: String,
+    /// Seconds one call may take; an event that can block is blocked after that.
+    #[arg(long, default_value_t = 30)]
+    pub request_timeout: u64,
+    /// Calls decided at once; more wait.
+    #[arg(long, default_value_t = 64)]
+    pub max_concurrent: usize,
+    /// hookhost's own failure (a config that does not load, an event it cannot read) blocks
+    /// every event. Without it, it blocks the events that gate an action and is a tool error
+    /// (the runtime's non-blocking error) on the others.
+    #[arg(long, conflicts_with = "fail_open")]
+    pub fail_closed: bool,
+    /// hookhost's own failure is a tool error on every event: the tool runs unchecked.
+    #[arg(long)]
+    pub fail_open: bool,
+}
+
+/// The longest line read: an event at its size limit, written as a template's JSON text
+/// (escaped once more), with room for the envelope.
+const MAX_LINE: usize = 4 * hookhost::MAX_EVENT_BYTES;
+
+/// The runtime named by `--runtime`, with its MCP hook template: one whose hooks can call a tool.
+fn runtime_of(name: &str) -> Result<(Protocol, Runtime, &'static McpHooks)> {
+    let known = || Runtime::ALL.into_iter().filter(|r| r.profile().install.as_ref().is_some_and(|i| i.mcp.is_ok())).map(|r| r.name()).collect::<Vec<_>>().join(", ");
+    let (protocol, runtime) = runtime_protocol(name).ok_or_else(|| crate::usage(format!("--runtime {name:?}: not a runtime hookhost answers; the runtimes whose hooks can call an MCP tool: {}", known())))?;
+    match runtime.profile().install.as_ref().map(|i| &i.mcp) {
+        Some(Ok(mcp)) => Ok((protocol, runtime, mcp)),
+        Some(Err(why)) => Err(crate::usage(format!("--runtime {name}: {why}"))),
+        None => Err(crate::usage(format!("--runtime {name}: its hooks cannot call an MCP tool; those that can: {}", known()))),
+    }
+}
+
+pub(crate) async fn mcp(args: McpArgs) -> Result<ExitCode> {
+    let (protocol, runtime, template) = runtime_of(&args.runtime)?;
+    let request_timeout = Duration::from_secs(args.request_timeout.clamp(1, 3600));
+    // A chain that does not load is not the end of the session: every call is answered with
+    // hookhost's failure (a block where it gates an action) until the files are fixed.
+    let chain = load(&args.host, request_timeout).await;
+    let on_failure = OnFailure::from_flags(args.fail_open, args.fail_closed);
+    let server = Arc::new(Server { chain: RwLock::new(chain), protocol, runtime, template, on_failure });
+    let mut signals = Signals::new()?;
+    // Every answer goes through one writer, a whole line at a time.
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(256);
+    let writer = tokio::spawn(async move {
+        let mut out = tokio::io::stdout();
+        while let Some(line) = rx.recv().await {
+            if out.write_all(line.as_bytes()).await.is_err() || out.write_all(b"\n").await.is_err() || out.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let calls = Arc::new(tokio::sync::Semaphore::new(args.max_concurrent.max(1)));
+    let mut input = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut stamp = config_stamp(&args.host);
+    let mut tasks = tokio::task::JoinSet::new();
+    loop {
+        let line = tokio::select! {
+            line = rpc::read_line(&mut input, MAX_LINE) => line,
+            signal = signals.next() => match signal {
+                Signal::Reload => {
+                    match server.app() {
+                        Ok(app) => crate::serve::reload(&app, "SIGHUP").await,
+                        Err(_) => server.retry(&args.host, request_timeout).await,
+                    }
+                    stamp = config_stamp(&args.host);
+                    continue;
+                }
+                Signal::Stop => break,
+            },
+            _ = tick.tick() => {
+                match server.app() {
+                    Ok(app) => app.tick(&mut stamp).await,
+                    Err(_) if config_stamp(&args.host) != stamp => {
+                        stamp = config_stamp(&args.host);
+                        server.retry(&args.host, request_timeout).await;
+                    }
+                    Err(_) => {}
+                }
+                continue;
+            }
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
+        };
+        let text = match line {
+            Ok(Line::Text(text)) if text.iter().all(u8::is_ascii_whitespace) => continue,
+            Ok(Line::Text(text)) => text,
+            Ok(Line::TooLong(n)) => {
+                let _ = tx.send(rpc::error(&Value::Null, rpc::INVALID_REQUEST, &format!("a message of {n} bytes is over the {MAX_LINE}-byte limit"))).await;
+                continue;
+            }
+            // The client closed its end: the session is over.
+            Ok(Line::End) => break,
+            Err(e) => {
+                eprintln!("hookhost mcp: cannot read stdin: {e}");
+                break;
+            }
+        };
+        match rpc::parse(&text) {
+            Message::Request { id, method, params } if method == "tools/call" => {
+                let server = server.clone();
+                let tx = tx.clone();
+                let permit = calls.clone().acquire_owned().await.expect("never closed");
+                tasks.spawn(async move {
+                    let answer = server.call(&id, params).await;
+                    let _ = tx.send(answer).await;
+                    drop(permit);
+                });
+            }
+            Message::Request { id, method, params } => {
+                let _ = tx.send(server.answer(&id, &method, &params)).await;
+            }
+            // `notifications/initialized`, `notifications/cancelled` (a hook's answer is quick
+            // and harmless to finish), and anything else a client tells: nothing to answer.
+            Message::Notification | Message::Response => {}
+            Message::Invalid(code, why) => {
+                let _ = tx.send(rpc::error(&Value::Null, code, &why)).await;
+            }
+        }
+    }
+    // Calls in flight finish (each within the request timeout) and are answered.
+    while tasks.join_next().await.is_some() {}
+    drop(tx);
+    let _ = writer.await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The chain, loaded; or why it did not load.
+async fn load(args: &HostArgs, request_timeout: Duration) -> Result<Arc<App>, String> {
+    App::start("hookhost mcp", args, request_timeout, None).await.map_err(|e| {
+        eprintln!("hookhost mcp: error: {e:#}");
+        format!("{e:#}")
+    })
+}
+
+struct Server {
+    chain: RwLock<Result<Arc<App>, String>>,
+    protocol: Protocol,
+    runtime: Runtime,
+    template: &'static McpHooks,
+    on_failure: OnFailure,
+}
+
+impl Server {
+    fn app(&self) -> Result<Arc<App>, String> {
+        self.chain.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Load the chain again after it failed to.
+    async fn retry(&self, args: &HostArgs, request_timeout: Duration) {
+        let chain = load(args, request_timeout).await;
+        if chain.is_ok() {
+            eprintln!("hookhost mcp: config loaded");
+        }
+        *self.chain.write().unwrap_or_else(|p| p.into_inner()) = chain;
+    }
+
+    /// hookhost's failure to decide `body`'s event, as the runtime's hook reads it: the
+    /// event's block where the failure policy blocks it (text), else a tool error.
+    fn failure(&self, body: &[u8], why: &str) -> (String, bool) {
+        let event = hookhost::HookEvent::read(body, Some(self.runtime), None).ok();
+        let reply = hookhost::protocol::failure(self.protocol, event.as_ref(), why, self.on_failure);
+        if reply.code == 0 && !reply.stdout.is_empty() {
+            (reply.stdout, false)
+        } else {
+            (format!("hookhost: error: {why}"), true)
+        }
+    }
+
+    /// Every request but `tools/call`.
+    fn answer(&self, id: &Value, method: &str, params: &Value) -> String {
+        match method {
+            "initialize" => {
+                let asked = params.get("protocolVersion").and_then(Value::as_str);
+                let revision = asked.filter(|a| REVISIONS.contains(a)).unwrap_or(REVISIONS[0]);
+                rpc::result(id, json!({
+                    "protocolVersion": revision,
+                    "capabilities": { "tools": { "listChanged": false } },
+                    "serverInfo": { "name": SERVER, "title": "hookhost", "version": env!("CARGO_PKG_VERSION") },
+                    "instructions": format!("hookhost's hooks for {}: its `{TOOL}` tool is called by the runtime's hooks, not by the model.", self.runtime.title()),
+                }))
+            }
+            "ping" => rpc::result(id, json!({})),
+            "tools/list" => rpc::result(id, json!({ "tools": [self.tool()] })),
+            other => rpc::error(id, rpc::METHOD_NOT_FOUND, &format!("hookhost mcp has no method {other:?} (it serves tools/list and tools/call of its `{TOOL}` tool)")),
+        }
+    }
+
+    /// The `hook` tool as `tools/list` describes it.
+    fn tool(&self) -> Value {
+        let fields: Map<String, Value> = self.template.common.iter().chain(self.template.events.iter().flat_map(|(_, f)| f.iter())).map(|f| (f.to_string(), json!({}))).collect();
+        json!({
+            "name": TOOL,
+            "title": format!("hookhost ({} hooks)", self.runtime.title()),
+            "description": format!("Decides one {} hook event with hookhost's hooks and answers as its command hook would. Called by {}'s mcp_tool hooks (hookhost install --wiring mcp); its arguments are the hook input's fields.", self.runtime.title(), self.runtime.title()),
+            "inputSchema": { "type": "object", "properties": fields, "additionalProperties": true },
+            "annotations": { "readOnlyHint": true, "idempotentHint": true, "openWorldHint": false },
+            // MCP Apps' tool visibility: for the host application (its hooks), not the model.
+            "_meta": { "ui": { "visibility": ["app"] } },
+        })
+    }
+
+    /// `tools/call`: the event decided, answered as the runtime's command hook would print it.
+    async fn call(&self, id: &Value, params: Value) -> String {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
+        if name != TOOL {
+            return rpc::error(id, rpc::INVALID_PARAMS, &format!("unknown tool {name:?}: hookhost mcp serves `{TOOL}`"));
+        }
+        let arguments = match params.get("arguments") {
+            Some(Value::Object(map)) => map.clone(),
+            None | Some(Value::Null) => Map::new(),
+            Some(_) => return rpc::error(id, rpc::INVALID_PARAMS, "the tool's arguments must be an object: the hook input's fields"),
+        };
+        let payload = Value::Object(self.template.payload(arguments));
+        let body = serde_json::to_vec(&payload).unwrap_or_default();
+        let (text, failed) = match self.app() {
+            Err(why) => self.failure(&body, &why),
+            Ok(app) => match answer_in(&app, self.protocol, self.runtime, None, &body).await {
+                Ok(text) => (text, false),
+                Err(Unanswered::Unreadable(why) | Unanswered::Late(why)) => self.failure(&body, &why),
+            },
+        };
+        rpc::result(id, json!({ "content": [{ "type": "text", "text": text }], "isError": failed }))
+    }
+}

@@ -1,0 +1,228 @@
+//! `hookhost mcp`: the MCP server a runtime's MCP tool hooks call, spoken to over its stdio as
+//! Claude Code speaks to it — the handshake, the tool list, a hook's template filled as Claude
+//! Code fills it, and every bad message a client could send. (Claude Code itself calling it:
+//! tests/clients, the `mcp` wiring.)
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Server {
+    fn start(args: &[&str], dir: &Path) -> Server {
+        let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
+        cmd.arg("mcp").args(args).current_dir(dir).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Server { child, stdin, lines }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn next(&self) -> Value {
+        let line = self.lines.recv_timeout(Duration::from_secs(60)).expect("an answer within 60 s");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// A request and its answer.
+    fn ask(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        let answer = self.next();
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    }
+
+    fn initialize(&mut self) {
+        let answer = self.ask(0, "initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}));
+        assert_eq!(answer["result"]["protocolVersion"], "2025-11-25");
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    /// The `hook` tool called with a hook input, as Claude Code fills the template: every value
+    /// as text, objects as JSON text. (isError, text)
+    fn hook(&mut self, id: u64, input: Value) -> (bool, String) {
+        let arguments: serde_json::Map<String, Value> = input
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(if let Value::String(s) = v { s.clone() } else { v.to_string() })))
+            .collect();
+        let answer = self.ask(id, "tools/call", json!({"name": "hook", "arguments": arguments}));
+        let result = &answer["result"];
+        (result["isError"] == true, result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {answer}")).to_string())
+    }
+
+    /// Close stdin (the client went away) and wait for the server to end.
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        for _ in 0..600 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        panic!("hookhost mcp did not end within 30 s of its stdin closing");
+    }
+}
+
+fn pre_tool(cwd: &Path, command: &str) -> Value {
+    json!({"hook_event_name": "PreToolUse", "session_id": "s1", "transcript_path": "", "cwd": cwd.display().to_string(), "permission_mode": "default",
+           "agent_id": "", "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "t1"})
+}
+
+fn deny_reason(text: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    (v["hookSpecificOutput"]["permissionDecision"] == "deny").then(|| v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or_default().to_string())
+}
+
+#[test]
+fn it_answers_claude_codes_mcp_tool_hooks_as_its_command_hooks_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(&["--no-project"], dir.path());
+    // Version negotiation: a revision it speaks is kept, another gets its newest.
+    let older = server.ask(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+    assert_eq!(older["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(older["result"]["serverInfo"]["name"], "hookhost");
+    assert_eq!(older["result"]["capabilities"]["tools"]["listChanged"], false);
+    let unknown = server.ask(2, "initialize", json!({"protocolVersion": "1999-01-01"}));
+    assert_eq!(unknown["result"]["protocolVersion"], "2025-11-25");
+    server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert_eq!(server.ask(3, "ping", json!({}))["result"], json!({}));
+
+    // One tool, kept from the model (MCP Apps' visibility: the host's hooks only).
+    let tools = server.ask(4, "tools/list", json!({}));
+    let list = tools["result"]["tools"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{tools}");
+    assert_eq!(list[0]["name"], "hook");
+    assert_eq!(list[0]["_meta"]["ui"]["visibility"], json!(["app"]));
+    assert_eq!(list[0]["inputSchema"]["type"], "object");
+
+    // A destructive command: Claude Code's deny, with the guard's reason; a harmless one: `{}`.
+    let (failed, text) = server.hook(5, pre_tool(dir.path(), "rm -rf ~"));
+    assert!(!failed, "{text}");
+    assert!(deny_reason(&text).is_some_and(|r| r.contains("recursive delete of ~")), "{text}");
+    assert_eq!(server.hook(6, pre_tool(dir.path(), "ls -la")), (false, "{}".to_string()));
+    // A secret in a command: allowed only rewritten (Claude Code's updatedInput).
+    let (_, text) = server.hook(7, pre_tool(dir.path(), "echo ghp_0123456789abcdefghijABCDEFGHIJ0123 > out.txt"));
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["updatedInput"]["command"], "echo [REDACTED:github-token] > out.txt", "{text}");
+
+    // What a client can get wrong: each its JSON-RPC error, and the server goes on.
+    let wrong_tool = server.ask(8, "tools/call", json!({"name": "other", "arguments": {}}));
+    assert_eq!(wrong_tool["error"]["code"], -32602, "{wrong_tool}");
+    let not_object = server.ask(9, "tools/call", json!({"name": "hook", "arguments": "rm -rf /"}));
+    assert_eq!(not_object["error"]["code"], -32602, "{not_object}");
+    assert_eq!(server.ask(10, "resources/list", json!({}))["error"]["code"], -32601);
+    server.send("{this is not json");
+    let parse = server.next();
+    assert_eq!((parse["id"].clone(), parse["error"]["code"].clone()), (Value::Null, json!(-32700)), "{parse}");
+    server.send(r#"[{"jsonrpc":"2.0","id":11,"method":"ping"}]"#);
+    assert_eq!(server.next()["error"]["code"], -32600, "a batch is not MCP");
+    // A line over the limit is dropped whole, not held.
+    server.send(&format!("{{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\",\"pad\":\"{}\"}}", "x".repeat(4 * hookhost::MAX_EVENT_BYTES)));
+    let long = server.next();
+    assert!(long["error"]["message"].as_str().unwrap().contains("over the"), "{long}");
+    // An event it cannot read (no event name) that gates nothing it knows: a tool error, which
+    // Claude Code treats as the hook's onFailure says.
+    let (failed, text) = server.hook(13, json!({"session_id": "s1", "tool_name": "Bash"}));
+    assert!(failed && text.starts_with("hookhost: error:"), "{text}");
+    assert_eq!(server.hook(14, pre_tool(dir.path(), "rm -rf /")).0, false, "still serving");
+
+    // Calls at once are each answered, under their own id.
+    for id in 100..140u64 {
+        let arguments: serde_json::Map<String, Value> = pre_tool(dir.path(), if id % 2 == 0 { "rm -rf /" } else { "ls" }).as_object().unwrap().iter().map(|(k, v)| (k.clone(), Value::String(if let Value::String(s) = v { s.clone() } else { v.to_string() }))).collect();
+        server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "hook", "arguments": arguments}}).to_string());
+    }
+    let mut seen = std::collections::BTreeMap::new();
+    for _ in 100..140 {
+        let answer = server.next();
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap().to_string();
+        seen.insert(answer["id"].as_u64().unwrap(), deny_reason(&text).is_some());
+    }
+    assert_eq!(seen.len(), 40);
+    assert!(seen.iter().all(|(id, denied)| *denied == (id % 2 == 0)), "{seen:?}");
+
+    assert!(server.finish().success(), "the session ended (stdin closed): exit 0");
+}
+
+#[test]
+fn a_config_that_does_not_load_blocks_what_gates_an_action_until_it_is_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hooks.toml");
+    std::fs::write(&config, "[[hooks]\nnot toml\n").unwrap();
+    let path = config.display().to_string();
+    let mut server = Server::start(&["--no-project", "--config", &path], dir.path());
+    server.initialize();
+    // The server is up and says why it cannot decide: Claude Code's deny before a tool...
+    let (failed, text) = server.hook(1, pre_tool(dir.path(), "ls"));
+    assert!(!failed, "{text}");
+    assert!(deny_reason(&text).is_some_and(|r| r.contains("hookhost could not decide") && r.contains("hooks.toml")), "{text}");
+    // ... and a tool error (Claude Code's non-blocking error) on a tool's result.
+    let post = json!({"hook_event_name": "PostToolUse", "session_id": "s1", "cwd": dir.path().display().to_string(), "tool_name": "Bash",
+                      "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a"}});
+    let (failed, text) = server.hook(2, post);
+    assert!(failed && text.contains("hookhost: error:"), "{text}");
+
+    // Fixed: the next calls are decided by the chain it loads, without a restart.
+    std::fs::write(&config, include_str!("../../../crates/config/src/default.toml")).unwrap();
+    let mut decided = None;
+    for id in 3..120 {
+        std::thread::sleep(Duration::from_millis(250));
+        let (_, text) = server.hook(id, pre_tool(dir.path(), "ls"));
+        if text == "{}" {
+            decided = Some(id);
+            break;
+        }
+    }
+    assert!(decided.is_some(), "the fixed config was never loaded");
+    let (_, text) = server.hook(200, pre_tool(dir.path(), "rm -rf /"));
+    assert!(deny_reason(&text).is_some_and(|r| r.contains("recursive delete")), "{text}");
+    assert!(server.finish().success());
+}
+
+#[test]
+fn with_fail_open_its_own_failure_is_a_tool_error_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hooks.toml");
+    std::fs::write(&config, "[[hooks]\nnot toml\n").unwrap();
+    let path = config.display().to_string();
+    let mut server = Server::start(&["--no-project", "--config", &path, "--fail-open"], dir.path());
+    server.initialize();
+    let (failed, text) = server.hook(1, pre_tool(dir.path(), "rm -rf /"));
+    assert!(failed && text.starts_with("hookhost: error:"), "{text}");
+    assert!(server.finish().success());
+}
+
+#[test]
+fn a_runtime_whose_hooks_cannot_call_a_tool_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(["mcp", "--runtime", "codex"]).current_dir(dir.path()).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--runtime codex: Codex hooks are commands only"), "{err}");
+    let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(["mcp", "--runtime", "nope"]).current_dir(dir.path()).stdin(Stdio::null()).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the runtimes whose hooks can call an MCP tool: claude-code"), "{}", String::from_utf8_lossy(&out.stderr));
+}
