@@ -16,7 +16,7 @@
 //! (<https://modelcontextprotocol.io/specification/2025-11-25>); the earlier revisions a client
 //! may ask for are answered the same way.
 
-use crate::serve::{answer_in, config_stamp, runtime_protocol, App, Signal, Signals, Unanswered};
+use crate::serve::{answer_in, runtime_protocol, Signals, Unanswered};
 use crate::HostArgs;
 use anyhow::Result;
 use hookhost::protocol::{OnFailure, Protocol};
@@ -24,12 +24,15 @@ use hookhost::Runtime;
 use hookhost_types::runtime::McpHooks;
 use serde_json::{json, Map, Value};
 use std::process::ExitCode;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 
+mod chain;
+pub(crate) mod proxy;
 pub(crate) mod rpc;
 
+use chain::Chain;
 use rpc::{Line, Message};
 
 /// The MCP revisions this server speaks, newest first: a client asking for one of them gets
@@ -43,7 +46,10 @@ pub(crate) const TOOL: &str = "hook";
 pub(crate) const SERVER: &str = "hookhost";
 
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub(crate) struct McpArgs {
+    #[command(subcommand)]
+    pub command: Option<McpCommand>,
     #[command(flatten)]
     pub host: HostArgs,
     /// The runtime whose hooks call the tool: its hook input in, its hook answer out.
@@ -65,6 +71,15 @@ pub(crate) struct McpArgs {
     pub fail_open: bool,
 }
 
+#[derive(clap::Subcommand)]
+pub(crate) enum McpCommand {
+    /// Stand between an MCP client and an MCP server (`-- SERVER-COMMAND...`): every
+    /// `tools/call` is a pre-tool event (a block never reaches the server; a rewrite changes the
+    /// arguments), its result a post-tool event (redaction; a block withholds it); everything
+    /// else passes through as it came. Put it in the client's MCP settings in place of the server.
+    Proxy(proxy::ProxyArgs),
+}
+
 /// The longest line read: an event at its size limit, written as a template's JSON text
 /// (escaped once more), with room for the envelope.
 const MAX_LINE: usize = 4 * hookhost::MAX_EVENT_BYTES;
@@ -81,13 +96,16 @@ fn runtime_of(name: &str) -> Result<(Protocol, Runtime, &'static McpHooks)> {
 }
 
 pub(crate) async fn mcp(args: McpArgs) -> Result<ExitCode> {
+    if let Some(McpCommand::Proxy(proxy)) = args.command {
+        return proxy::proxy(proxy).await;
+    }
     let (protocol, runtime, template) = runtime_of(&args.runtime)?;
     let request_timeout = Duration::from_secs(args.request_timeout.clamp(1, 3600));
     // A chain that does not load is not the end of the session: every call is answered with
     // hookhost's failure (a block where it gates an action) until the files are fixed.
-    let chain = load(&args.host, request_timeout).await;
+    let chain = Chain::start(&args.host, request_timeout).await;
     let on_failure = OnFailure::from_flags(args.fail_open, args.fail_closed);
-    let server = Arc::new(Server { chain: RwLock::new(chain), protocol, runtime, template, on_failure });
+    let server = Arc::new(Server { chain, protocol, runtime, template, on_failure });
     let mut signals = Signals::new()?;
     // Every answer goes through one writer, a whole line at a time.
     let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(256);
@@ -102,31 +120,13 @@ pub(crate) async fn mcp(args: McpArgs) -> Result<ExitCode> {
     let calls = Arc::new(tokio::sync::Semaphore::new(args.max_concurrent.max(1)));
     let mut input = tokio::io::BufReader::new(tokio::io::stdin());
     let mut tick = tokio::time::interval(Duration::from_secs(1));
-    let mut stamp = config_stamp(&args.host);
     let mut tasks = tokio::task::JoinSet::new();
     loop {
         let line = tokio::select! {
             line = rpc::read_line(&mut input, MAX_LINE) => line,
-            signal = signals.next() => match signal {
-                Signal::Reload => {
-                    match server.app() {
-                        Ok(app) => crate::serve::reload(&app, "SIGHUP").await,
-                        Err(_) => server.retry(&args.host, request_timeout).await,
-                    }
-                    stamp = config_stamp(&args.host);
-                    continue;
-                }
-                Signal::Stop => break,
-            },
+            signal = signals.next() => if server.chain.on(signal).await { break } else { continue },
             _ = tick.tick() => {
-                match server.app() {
-                    Ok(app) => app.tick(&mut stamp).await,
-                    Err(_) if config_stamp(&args.host) != stamp => {
-                        stamp = config_stamp(&args.host);
-                        server.retry(&args.host, request_timeout).await;
-                    }
-                    Err(_) => {}
-                }
+                server.chain.tick().await;
                 continue;
             }
             Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
@@ -161,7 +161,7 @@ pub(crate) async fn mcp(args: McpArgs) -> Result<ExitCode> {
             }
             // `notifications/initialized`, `notifications/cancelled` (a hook's answer is quick
             // and harmless to finish), and anything else a client tells: nothing to answer.
-            Message::Notification | Message::Response => {}
+            Message::Notification | Message::Response { .. } => {}
             Message::Invalid(code, why) => {
                 let _ = tx.send(rpc::error(&Value::Null, code, &why)).await;
             }
@@ -174,16 +174,8 @@ pub(crate) async fn mcp(args: McpArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The chain, loaded; or why it did not load.
-async fn load(args: &HostArgs, request_timeout: Duration) -> Result<Arc<App>, String> {
-    App::start("hookhost mcp", args, request_timeout, None).await.map_err(|e| {
-        eprintln!("hookhost mcp: error: {e:#}");
-        format!("{e:#}")
-    })
-}
-
 struct Server {
-    chain: RwLock<Result<Arc<App>, String>>,
+    chain: Chain,
     protocol: Protocol,
     runtime: Runtime,
     template: &'static McpHooks,
@@ -191,19 +183,6 @@ struct Server {
 }
 
 impl Server {
-    fn app(&self) -> Result<Arc<App>, String> {
-        self.chain.read().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    /// Load the chain again after it failed to.
-    async fn retry(&self, args: &HostArgs, request_timeout: Duration) {
-        let chain = load(args, request_timeout).await;
-        if chain.is_ok() {
-            eprintln!("hookhost mcp: config loaded");
-        }
-        *self.chain.write().unwrap_or_else(|p| p.into_inner()) = chain;
-    }
-
     /// hookhost's failure to decide `body`'s event, as the runtime's hook reads it: the
     /// event's block where the failure policy blocks it (text), else a tool error.
     fn failure(&self, body: &[u8], why: &str) -> (String, bool) {
@@ -262,7 +241,7 @@ impl Server {
         };
         let payload = Value::Object(self.template.payload(arguments));
         let body = serde_json::to_vec(&payload).unwrap_or_default();
-        let (text, failed) = match self.app() {
+        let (text, failed) = match self.chain.app() {
             Err(why) => self.failure(&body, &why),
             Ok(app) => match answer_in(&app, self.protocol, self.runtime, None, &body).await {
                 Ok(text) => (text, false),

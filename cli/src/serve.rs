@@ -49,7 +49,7 @@ use listen::bind_unix;
 use listen::{listen_at, token_for, Listen};
 use metrics::Metrics;
 use routes::*;
-pub(crate) use routes::{answer_in, runtime_protocol, Unanswered};
+pub(crate) use routes::{answer_in, background, decide, runtime_protocol, Unanswered};
 pub(crate) use signals::{Signal, Signals};
 pub(crate) use stamps::config_stamp;
 use stamps::{project_root, project_stamp, settled_stamp};

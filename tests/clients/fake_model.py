@@ -128,10 +128,20 @@ def anthropic_script(body):
     return Script(tools, user_texts(msgs, skip_types=("tool_result",)), has_result)
 
 
+# A tool inside a Responses `namespace` tool (Codex groups an MCP server's tools as namespace
+# `mcp__<server>`), by the name the prompt scripts (`mcp__fs__write_file`): (namespace, name).
+NAMESPACED = {}
+
+
 def responses_script(body):
     tools, freeform = {}, []
     for t in body.get("tools", []) or []:
-        if isinstance(t, dict) and t.get("name"):
+        if isinstance(t, dict) and t.get("type") == "namespace":
+            for inner in t.get("tools", []) or []:
+                full = f"{t['name']}__{inner.get('name')}"
+                tools[full] = inner.get("parameters")
+                NAMESPACED[full] = (t["name"], inner.get("name"))
+        elif isinstance(t, dict) and t.get("name"):
             tools[t["name"]] = t.get("parameters")
             if t.get("type") == "custom":
                 freeform.append(t["name"])
@@ -299,6 +309,8 @@ class Handler(BaseHTTPRequestHandler):
         if step[0] == "tool":
             item = {"type": "function_call", "id": f"fc_{seq:04d}", "call_id": f"call_{seq:04d}", "name": step[1],
                     "arguments": json.dumps(step[2]), "status": "completed"}
+            if step[1] in NAMESPACED:
+                item["namespace"], item["name"] = NAMESPACED[step[1]]
         elif step[0] == "freeform":
             item = {"type": "custom_tool_call", "id": f"ctc_{seq:04d}", "call_id": f"call_{seq:04d}", "name": step[1],
                     "input": step[2], "status": "completed"}

@@ -259,6 +259,31 @@ def check_server_gone(run):
     return p
 
 
+def check_proxy_block(run):
+    p = []
+    expect(not (run.proj / ".claude" / "settings.json").exists(),
+           "the MCP server wrote the hook settings: the call went through the proxy unblocked", p)
+    expect(run.model_saw("hook configuration is protected"), "the model was not told why the MCP call was refused", p)
+    return p
+
+
+def check_proxy_pass(run):
+    p = []
+    notes = run.proj / "notes.txt"
+    expect(notes.exists() and notes.read_text() == "hello from the model",
+           f"the MCP server did not write notes.txt through the proxy ({notes.read_text() if notes.exists() else 'missing'!r})", p)
+    expect(len(run.model_requests()) >= 2, "the MCP tool's result never came back to the model", p)
+    return p
+
+
+def check_proxy_redact(run):
+    p = []
+    expect(len(run.model_requests()) >= 2, "the MCP tool's result never came back to the model", p)
+    expect(not run.model_saw(SECRET), "the secret in the file the MCP server read reached the model", p)
+    expect(run.model_saw(REDACTED), "the model did not get the redacted file in its place", p)
+    return p
+
+
 def check_user_config_left_out(run):
     p = []
     expect((run.proj / "ran.txt").exists(),
@@ -351,6 +376,19 @@ SCENARIOS = [
              reaches_model=False),
     Scenario("fail-open", "Mark it. RUN<<touch ran.txt>>", check_failure_open, managed=BROKEN_CONFIG,
              flag="--fail-open", about="with --fail-open, hookhost's own failure is the runtime's non-blocking error"),
+    # `hookhost mcp proxy` as the client's MCP server, in front of the reference filesystem
+    # server: no hookhost hook wired in the client at all.
+    Scenario("mcp-proxy-block", "Loosen the hooks. "
+             'TOOL<<mcp__fs__write_file {"path": "{{PROJECT}}/.claude/settings.json", "content": "{}"}>>',
+             check_proxy_block, wiring="proxy", clients=("claude-code", "codex"),
+             about="an MCP tool call the policy blocks never reaches the MCP server, and the model is told why"),
+    Scenario("mcp-proxy-pass", "Write the note. "
+             'TOOL<<mcp__fs__write_file {"path": "{{PROJECT}}/notes.txt", "content": "hello from the model"}>>',
+             check_proxy_pass, wiring="proxy", clients=("claude-code", "codex"),
+             about="a harmless MCP tool call goes through the proxy and its result back"),
+    Scenario("mcp-proxy-redact", "Show the file. TOOL<<mcp__fs__read_text_file {\"path\": \"{{PROJECT}}/secret.txt\"}>>",
+             check_proxy_redact, wiring="proxy", clients=("claude-code", "codex"), files={"secret.txt": f"token={SECRET}\n"},
+             about="a secret in an MCP tool's result never reaches the model"),
     Scenario("mcp-server-gone", "Mark it. RUN<<touch ran.txt>>", check_server_gone, tamper=server_gone,
              clients=("claude-code",), wiring="mcp", reaches_model=False,
              about="the MCP server the hooks call cannot start: every action is blocked (onFailure: block), and doctor says why"),
@@ -358,7 +396,7 @@ SCENARIOS = [
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 95
+EXPECTED_RUNS = 101
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
@@ -368,6 +406,8 @@ WIRINGS = {
     "http": ["block", "pass", "redact-command", "redact-output"],
     # Claude Code's MCP tool hooks calling `hookhost mcp`, the server it starts for the session.
     "mcp": ["block", "pass", "redact-command", "redact-output", "protect-hooks", "fail-closed", "fail-open", "mcp-server-gone"],
+    # No hookhost hook in the client: `hookhost mcp proxy` as its MCP server.
+    "proxy": ["mcp-proxy-block", "mcp-proxy-pass", "mcp-proxy-redact"],
 }
 
 
@@ -458,6 +498,11 @@ class Run:
                                   cwd=self.proj, env=self.env(), capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"hookhost doctor failed on install's wiring (exit {done.returncode}):\n{done.stdout}{done.stderr}")
+
+    def proxy_argv(self):
+        """`hookhost mcp proxy` in front of the reference filesystem server, limited to the project."""
+        return [str(self.suite.bin / "hookhost"), "mcp", "proxy", "--name", "fs", "--",
+                self.client.bin("mcp-server-filesystem"), str(self.proj)]
 
     def make_noop(self, wiring):
         """hookhost's wiring, its program swapped for a no-op: `true` as the command, or
@@ -607,9 +652,15 @@ class Client:
 class ClaudeCode(Client):
     name = "claude-code"
     hooks_files = {"user": ".claude/settings.json", "project": ".claude/settings.json"}
-    wirings = ("command", "send", "http", "mcp")
+    wirings = ("command", "send", "http", "mcp", "proxy")
 
     def prepare(self, run):
+        if run.wiring == "proxy":
+            # The proxy as one of the project's MCP servers (Claude Code's local scope).
+            argv = run.proxy_argv()
+            self.write(run.home / ".claude.json", {"projects": {str(run.proj): {"mcpServers": {
+                "fs": {"type": "stdio", "command": argv[0], "args": argv[1:]}}}}})
+            return
         run.install()
 
     def transcripts(self, run):
@@ -622,13 +673,16 @@ class ClaudeCode(Client):
     def argv(self, run, prompt):
         # Root may not skip permissions; allowing the shell and the edit tools is what a user
         # does for these commands.
-        return [self.bin("claude"), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash,Write,Edit",
+        return [self.bin("claude"), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash,Write,Edit,mcp__fs",
                 "--debug-file", str(run.dir / "claude-debug.log")]
 
     def env(self, run, env):
         env["ANTHROPIC_BASE_URL"] = run.base_url
         env["ANTHROPIC_API_KEY"] = "fake"
         env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+        if run.wiring == "proxy":
+            # MCP tools offered to the model at once, not deferred behind its tool search.
+            env["ENABLE_TOOL_SEARCH"] = "false"
         return env
 
     def latencies(self, run):
@@ -655,6 +709,7 @@ class ClaudeCode(Client):
 
 class Codex(Client):
     name = "codex"
+    wirings = ("command", "send", "proxy")
     hooks_files = {"user": ".codex/hooks.json", "project": ".codex/hooks.json"}
 
     def prepare(self, run):
@@ -674,6 +729,18 @@ env_key = "HOOKHOST_FAKE_KEY"
 [otel]
 metrics_exporter = {{ otlp-http = {{ endpoint = "{run.base_url}/v1/metrics", protocol = "json" }} }}
 '''
+        if run.wiring == "proxy":
+            # The proxy as Codex's MCP server ([mcp_servers.<name>]); no hookhost hook at all.
+            argv = run.proxy_argv()
+            # Its MCP tools offered to the model at once, not behind its tool search (the fake
+            # model calls what it is offered): a model its metadata does not know has no tool
+            # search.
+            config = config.replace('model = "gpt-5.5"', 'model = "hookhost-fake"', 1)
+            # `required`: Codex waits for it to start before the first turn (not waiting, a
+            # slow start leaves its tools out of that turn).
+            config += f'\n[mcp_servers.fs]\ncommand = {json.dumps(argv[0])}\nargs = {json.dumps(argv[1:])}\nrequired = true\n'
+            self.write(codex_home / "config.toml", config)
+            return
         self.write(codex_home / "config.toml", config)
         # install trusts the project and each hook (the trusted_hash it computes); Codex's own
         # view of them must agree: every hook of the project listed as trusted.

@@ -66,7 +66,7 @@ pub(crate) enum Message {
     /// A notification: a method and no id; never answered.
     Notification,
     /// A response (a result or an error for an id).
-    Response,
+    Response { id: Value },
     /// Not a message: answered with this error (id null).
     Invalid(i64, String),
 }
@@ -86,7 +86,7 @@ pub(crate) fn parse(text: &[u8]) -> Message {
         (Some(method), Some(id)) if id.is_string() || id.is_number() => Message::Request { id, method, params: map.remove("params").unwrap_or(Value::Null) },
         (Some(_), Some(_)) => Message::Invalid(INVALID_REQUEST, "a request's id must be a string or a number".into()),
         (Some(_), None) => Message::Notification,
-        (None, Some(_)) if map.contains_key("result") || map.contains_key("error") => Message::Response,
+        (None, Some(id)) if map.contains_key("result") || map.contains_key("error") => Message::Response { id },
         (None, _) => Message::Invalid(INVALID_REQUEST, "a message must have a method (or be a response)".into()),
     }
 }
@@ -128,7 +128,7 @@ mod tests {
     fn messages_are_told_apart() {
         assert!(matches!(parse(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), Message::Request { method, .. } if method == "ping"));
         assert!(matches!(parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Message::Notification));
-        assert!(matches!(parse(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Message::Response));
+        assert!(matches!(parse(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Message::Response { .. }));
         assert!(matches!(parse(b"{not json"), Message::Invalid(PARSE_ERROR, _)));
         assert!(matches!(parse(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), Message::Invalid(INVALID_REQUEST, _)));
         assert!(matches!(parse(br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#), Message::Invalid(INVALID_REQUEST, _)));

@@ -9,7 +9,7 @@ pub(super) fn json_error(status: StatusCode, message: &str) -> Response {
 
 /// Run the event's background hooks once the response is on its way (no task at all when the
 /// event has none: most requests).
-pub(super) fn background(host: Arc<Host>, event: HookEvent) {
+pub(crate) fn background(host: Arc<Host>, event: HookEvent) {
     if !host.has_background(&event.name) {
         return;
     }

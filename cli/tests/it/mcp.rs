@@ -226,3 +226,121 @@ fn a_runtime_whose_hooks_cannot_call_a_tool_is_refused_by_name() {
     let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(["mcp", "--runtime", "nope"]).current_dir(dir.path()).stdin(Stdio::null()).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("the runtimes whose hooks can call an MCP tool: claude-code"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// `hookhost mcp proxy` in front of a real MCP server — `hookhost mcp` itself, whose audit log
+/// shows which calls reached it. (In front of the reference filesystem server, with Claude Code
+/// and Codex as the clients: tests/clients, the `proxy` wiring.)
+mod proxy {
+    use super::*;
+
+    const SECRET: &str = "ghp_0123456789abcdefghijABCDEFGHIJ0123";
+
+    struct Setup {
+        dir: tempfile::TempDir,
+        audit: std::path::PathBuf,
+    }
+
+    /// The proxy's policy (`proxy_hooks`) and the server's: a hook whose reason carries a
+    /// secret, so the server's answers hold one.
+    fn setup(proxy_hooks: &str) -> (Setup, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let audit = dir.path().join("upstream-audit.jsonl");
+        let upstream = dir.path().join("upstream.toml");
+        std::fs::write(&upstream, format!(
+            "[[hooks]]\nid = \"leaky\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = \"builtin:bash-adapter\", settings = {{ dialect = \"claude-code\", command = {} }} }}\n",
+            toml_string(&format!("echo '{{\"hookSpecificOutput\":{{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"the key is {SECRET}\"}}}}'"))
+        )).unwrap();
+        let own = dir.path().join("proxy.toml");
+        std::fs::write(&own, proxy_hooks).unwrap();
+        let bin = env!("CARGO_BIN_EXE_hookhost").to_string();
+        let args = ["proxy", "--name", "up", "--no-project", "--config", own.to_str().unwrap(), "--", &bin, "mcp", "--no-project", "--config", upstream.to_str().unwrap(), "--audit", audit.to_str().unwrap()]
+            .map(String::from)
+            .to_vec();
+        (Setup { dir, audit }, args)
+    }
+
+    fn toml_string(s: &str) -> String {
+        serde_json::to_string(s).unwrap()
+    }
+
+    /// Sessions of the calls that reached the server.
+    fn reached(audit: &Path) -> Vec<String> {
+        let text = std::fs::read_to_string(audit).unwrap_or_default();
+        let mut out: Vec<String> = text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).filter_map(|r| r["session_id"].as_str().map(String::from)).collect();
+        out.dedup();
+        out
+    }
+
+    const POLICY: &str = r#"
+[[hooks]]
+id = "no_forbidden_sessions"
+event = "pre_tool_use"
+matcher = { tool_name_glob = "mcp__up__*", args_jsonpath = "$.session_id", match_regex = "^forbidden$" }
+executor = { plugin = "builtin:bash-adapter", settings = { dialect = "claude-code", command = "echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"that session is not allowed\"}}'" } }
+
+[[hooks]]
+id = "mask_results"
+event = "post_tool_use"
+executor = { plugin = "builtin:redact-secrets" }
+"#;
+
+    #[test]
+    fn it_passes_the_protocol_through_blocks_before_the_server_and_redacts_after_it() {
+        let (setup, args) = setup(POLICY);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut proxy = Server::start(&args, setup.dir.path());
+        // The server's own handshake, answered by the server.
+        let init = proxy.ask(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+        assert_eq!(init["result"]["serverInfo"]["name"], "hookhost", "{init}");
+        assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+        proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(proxy.ask(2, "ping", json!({}))["result"], json!({}));
+        let unknown = proxy.ask(3, "resources/list", json!({}));
+        assert!(unknown["error"]["message"].as_str().unwrap().contains("hookhost mcp has no method"), "the server's own error, passed through: {unknown}");
+        let tools = proxy.ask(4, "tools/list", json!({}));
+        assert_eq!(tools["result"]["tools"][0]["name"], "hook", "listed unfiltered: {tools}");
+        // A string id, as some clients send.
+        proxy.send(&json!({"jsonrpc": "2.0", "id": "five", "method": "ping"}).to_string());
+        assert_eq!(proxy.next()["id"], "five");
+
+        // Blocked: a tool error naming the reason, and the server never saw the call.
+        let call = |session: &str| json!({"name": "hook", "arguments": {"hook_event_name": "PreToolUse", "session_id": session, "tool_name": "Bash", "tool_input": "{\"command\":\"ls\"}"}});
+        let blocked = proxy.ask(6, "tools/call", call("forbidden"));
+        assert_eq!(blocked["result"]["isError"], true, "{blocked}");
+        let text = blocked["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("mcp__up__hook was blocked by hookhost: that session is not allowed"), "{text}");
+        // Let through: the server's answer, its secret masked on the way back.
+        let answered = proxy.ask(7, "tools/call", call("allowed"));
+        let text = answered["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("the key is [REDACTED:github-token]") && !answered.to_string().contains(SECRET), "{answered}");
+        assert_eq!(answered["result"]["isError"], false);
+        assert_eq!(reached(&setup.audit), ["allowed"], "only the allowed call reached the server");
+
+        // The client goes: the proxy and its server end.
+        assert!(proxy.finish().success());
+    }
+
+    #[test]
+    fn with_filter_tools_a_tool_blocked_whatever_its_arguments_is_not_listed() {
+        let (setup, mut args) = setup("[[hooks]]\nid = \"no_up\"\nevent = \"pre_tool_use\"\nmatcher = { tool_name = \"mcp__up__hook\" }\nexecutor = { plugin = \"builtin:bash-adapter\", settings = { dialect = \"claude-code\", command = \"echo '{\\\"decision\\\":\\\"block\\\",\\\"reason\\\":\\\"not this server\\\"}'\" } }\n");
+        args.insert(1, "--filter-tools".into());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut proxy = Server::start(&args, setup.dir.path());
+        proxy.initialize();
+        let tools = proxy.ask(1, "tools/list", json!({}));
+        assert_eq!(tools["result"]["tools"], json!([]), "{tools}");
+        let call = proxy.ask(2, "tools/call", json!({"name": "hook", "arguments": {"hook_event_name": "Stop", "session_id": "s"}}));
+        assert!(call["result"]["content"][0]["text"].as_str().unwrap().contains("not this server"), "{call}");
+        assert!(reached(&setup.audit).is_empty());
+        assert!(proxy.finish().success());
+    }
+
+    #[test]
+    fn a_server_that_cannot_start_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(["mcp", "proxy", "--", "/nonexistent/mcp-server", "--flag"]).current_dir(dir.path()).stdin(Stdio::null()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("cannot start the MCP server `/nonexistent/mcp-server --flag`"), "{err}");
+    }
+}
