@@ -154,6 +154,31 @@ fn the_mcp_snippets_are_what_install_writes() {
     assert_eq!(snippets[1]["hooks"]["PreToolUse"], settings["hooks"]["PreToolUse"], "docs/INTEGRATIONS.md's MCP hook snippet is not what install writes");
 }
 
+/// The proxy's two snippets in INTEGRATIONS.md (a client's JSON, Codex's TOML) are the same
+/// command, and `hookhost mcp proxy` reads their arguments as a proxy in front of that server.
+#[test]
+fn the_mcp_proxy_snippets_agree_and_parse() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let text = std::fs::read_to_string(root.join("docs/INTEGRATIONS.md")).unwrap();
+    let at = &text[text.find("## MCP tools in any client: `hookhost mcp proxy`").expect("the proxy section")..];
+    let block = |fence: &str| {
+        let start = at.find(fence).unwrap() + fence.len();
+        at[start..start + at[start..].find("```").unwrap()].to_string()
+    };
+    let json: serde_json::Value = serde_json::from_str(&block("```json\n")).unwrap();
+    let toml: toml::Table = toml::from_str(&block("```toml\n")).unwrap();
+    let from_json: Vec<String> = json["mcpServers"]["fs"]["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
+    let from_toml: Vec<String> = toml["mcp_servers"]["fs"]["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
+    assert_eq!(from_json, from_toml);
+    assert_eq!(&from_json[..4], ["mcp", "proxy", "--name", "fs"]);
+    // The proxy starts what follows `--`: here a program that is not there, named in the error.
+    let mut args = from_json.clone();
+    let at = args.iter().position(|a| a == "--").unwrap();
+    args[at + 1] = "/nonexistent/npx".into();
+    let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(&args).stdin(std::process::Stdio::null()).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start the MCP server `/nonexistent/npx -y @modelcontextprotocol/server-filesystem /home/me/work`"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// The dev profile optimises everything but the workspace's own crates, which `Cargo.toml`
 /// names one by one (a `package."*"` table would outrank `build-override`): a new member left
 /// off that list would quietly compile at opt-level 3.
