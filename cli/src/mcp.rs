@@ -118,12 +118,24 @@ pub(crate) async fn mcp(args: McpArgs) -> Result<ExitCode> {
         }
     });
     let calls = Arc::new(tokio::sync::Semaphore::new(args.max_concurrent.max(1)));
-    let mut input = tokio::io::BufReader::new(tokio::io::stdin());
+    // Lines are read on a task of their own: a read is not cancel-safe (a line half-read would
+    // be lost when a tick won the `select!`), a channel's receive is.
+    let (line_tx, mut lines) = tokio::sync::mpsc::channel::<std::io::Result<Line>>(16);
+    tokio::spawn(async move {
+        let mut input = tokio::io::BufReader::new(tokio::io::stdin());
+        loop {
+            let line = rpc::read_line(&mut input, MAX_LINE).await;
+            let last = matches!(line, Ok(Line::End) | Err(_));
+            if line_tx.send(line).await.is_err() || last {
+                return;
+            }
+        }
+    });
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut tasks = tokio::task::JoinSet::new();
     loop {
         let line = tokio::select! {
-            line = rpc::read_line(&mut input, MAX_LINE) => line,
+            line = lines.recv() => line.unwrap_or(Ok(Line::End)),
             signal = signals.next() => if server.chain.on(signal).await { break } else { continue },
             _ = tick.tick() => {
                 server.chain.tick().await;

@@ -26,7 +26,8 @@ pub(crate) enum Line {
 }
 
 /// Read one line of at most `limit` bytes; a longer one is read to its newline and dropped, so
-/// a peer cannot make the reader hold more than `limit` bytes.
+/// a peer cannot make the reader hold more than `limit` bytes. Not cancel-safe (a line read in
+/// part is lost with the future): read on a task of its own, not in a `select!`.
 pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, limit: usize) -> std::io::Result<Line> {
     let mut line = Vec::new();
     let mut skipped = 0usize;

@@ -141,8 +141,14 @@ fn it_answers_claude_codes_mcp_tool_hooks_as_its_command_hooks_would() {
     assert_eq!((parse["id"].clone(), parse["error"]["code"].clone()), (Value::Null, json!(-32700)), "{parse}");
     server.send(r#"[{"jsonrpc":"2.0","id":11,"method":"ping"}]"#);
     assert_eq!(server.next()["error"]["code"], -32600, "a batch is not MCP");
-    // A line over the limit is dropped whole, not held.
-    server.send(&format!("{{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\",\"pad\":\"{}\"}}", "x".repeat(4 * hookhost::MAX_EVENT_BYTES)));
+    // A line over the limit is dropped whole, not held — sent in two parts more than a second
+    // apart, so the server's once-a-second tick comes in the middle of it.
+    let long = format!("{{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\",\"pad\":\"{}\"}}", "x".repeat(4 * hookhost::MAX_EVENT_BYTES));
+    let (first, rest) = long.split_at(long.len() / 2);
+    server.stdin.as_mut().unwrap().write_all(first.as_bytes()).unwrap();
+    server.stdin.as_mut().unwrap().flush().unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    server.send(rest);
     let long = server.next();
     assert!(long["error"]["message"].as_str().unwrap().contains("over the"), "{long}");
     // An event it cannot read (no event name) that gates nothing it knows: a tool error, which
