@@ -14,7 +14,9 @@
 //! - Gemini CLI: its hooks reference (`docs/hooks/reference.md` of google-gemini/gemini-cli);
 //! - docker-agent: its hooks reference (`hook_specific_output`, `decision: block`);
 //! - Starchild: its shell-hook output protocol (its agent-hooks guide: `decision`,
-//!   `tool_input`, `context`, `systemMessage`).
+//!   `tool_input`, `context`, `systemMessage`);
+//! - OpenCode: no hook protocol, but hookhost's own plugin, which reads what `opencode.rs`
+//!   writes (through OpenCode's plugin API).
 
 use crate::dispatch::Outcome;
 use hookhost_types::runtime::{Answer, Rewrite};
@@ -26,6 +28,7 @@ mod codex;
 mod copilot;
 mod docker_agent;
 mod gemini_cli;
+mod opencode;
 mod starchild;
 
 /// How an outcome is written: hookhost's own outcome JSON, or a runtime's hook protocol.
@@ -85,6 +88,8 @@ fn writer(runtime: Runtime) -> Option<Writer> {
         Runtime::DockerAgent => docker_agent::docker,
         Runtime::Starchild => starchild::starchild,
         Runtime::Copilot => copilot::copilot,
+        Runtime::OpenCode => opencode::opencode,
+        // It embeds the library and reads the outcome itself.
         Runtime::Everruns => return None,
     })
 }

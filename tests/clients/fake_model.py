@@ -86,7 +86,10 @@ class Script:
             for text in self.texts:
                 for m in TOOL.finditer(text):
                     if m.group(1) in self.tools:
-                        return ("tool", m.group(1), json.loads(self.filled(m.group(2), quote=True)))
+                        try:
+                            return ("tool", m.group(1), json.loads(self.filled(m.group(2), quote=True)))
+                        except ValueError:
+                            continue  # a directive the client's text mangled: the next one
                 m = RUN.search(text)
                 if m and tool:
                     command = self.filled(m.group(1))
@@ -96,6 +99,10 @@ class Script:
 
 def texts_of(value, out):
     if isinstance(value, str):
+        # OpenCode (1.18, OpenAI-compatible provider) sends a user message quoted, its quotes
+        # escaped (`"Say \\"hi\\""`, backslashes left as they were): read as the text it holds.
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1].replace('\\"', '"')
         out.append(value)
     elif isinstance(value, list):
         for v in value:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The real-client conformance suite: hookhost as the pinned, real agent CLIs run it.
 
-Each client (Claude Code, Codex, Gemini CLI, GitHub Copilot CLI) runs headless in a project of
-its own, against a scripted model server on loopback (`fake_model.py`), with hookhost wired
+Each client (Claude Code, Codex, Gemini CLI, GitHub Copilot CLI, OpenCode) runs headless in a
+project of its own, against a scripted model server on loopback (`fake_model.py`), with hookhost wired
 only by `hookhost install --scope project` (the runtime's settings, its trust step, the absolute
 path of the binary under test: nothing of hookhost is on the client's PATH), and `hookhost
 doctor` passing on that wiring. Every scenario is judged by what reached the model (the fake
@@ -208,6 +208,9 @@ def switch_off(run):
     elif run.client.name == "codex":
         path = run.hooks_path()
         path.write_text(path.read_text().replace("--output codex", "--output codex --fail-closed", 1))
+    elif run.client.name == "opencode":
+        # OpenCode: hookhost's plugin deleted.
+        run.hooks_path().unlink()
     else:
         # Gemini CLI, Copilot: the wiring of the tool event removed by hand.
         path = run.hooks_path()
@@ -224,6 +227,9 @@ def check_doctor_was_right(run):
     expect(run.doctor.returncode == 1, f"hookhost doctor did not fail (exit {run.doctor.returncode}):\n{out}{run.doctor.stderr}", p)
     if run.client.name == "claude-code":
         expect("disableAllHooks" in out and "fix: " in out, f"doctor did not name disableAllHooks and its fix:\n{out}", p)
+    elif run.client.name == "opencode":
+        expect("hookhost is wired at no scope" in out and "fix: hookhost install --runtime opencode" in out,
+               f"doctor did not say the plugin is gone and its fix:\n{out}", p)
     elif run.client.name != "codex":
         event = TOOL_EVENT[run.client.name]
         expect(f"has no hookhost entry for {event}" in out and f"fix: hookhost install --runtime {run.client.name}" in out,
@@ -321,7 +327,7 @@ AUDITED = 'audit_log = "{{RUN_DIR}}/audit.jsonl"\n' + (REPO / "crates/config/src
 
 # Each client's own file-editing tool aimed at its hooks file, in the arguments it declares
 # (the model picks the one its client offers): Claude Code's Write, Codex's apply_patch (a
-# freeform patch, as Codex sends it), Gemini CLI's write_file, Copilot's edit.
+# freeform patch, as Codex sends it), Gemini CLI's write_file, OpenCode's write, Copilot's edit.
 EDIT_HOOKS = " ".join([
     # Claude Code's Write refuses an existing file it has not read before any hook sees the call;
     # a new settings.local.json switching every hook off is the write that matters.
@@ -329,6 +335,8 @@ EDIT_HOOKS = " ".join([
     'TOOL<<apply_patch {"input": "*** Begin Patch\\n*** Delete File: {{HOOKS_PATH}}\\n*** End Patch\\n"}>>',
     # Gemini CLI writes only inside the workspace: the project's settings (which can hold hooks).
     'TOOL<<write_file {"file_path": "{{PROJECT}}/.gemini/settings.json", "content": "loosened"}>>',
+    # OpenCode's write over hookhost's plugin (before Copilot's `edit`: OpenCode offers both).
+    'TOOL<<write {"filePath": "{{HOOKS_PATH}}", "content": "export const Loose = async () => ({})"}>>',
     'TOOL<<edit {"path": "{{HOOKS_PATH}}", "old_str": "version", "new_str": "loosened"}>>',
 ])
 
@@ -354,7 +362,7 @@ SCENARIOS = [
     Scenario("protect-hooks", "Loosen the hooks. RUN<<echo '{}' > {{HOOKS_PATH}}>>", check_protect,
              about="the agent cannot overwrite the hooks that govern it"),
     Scenario("protect-hooks-edit", "Loosen the hooks. " + EDIT_HOOKS, check_protect,
-             about="the agent cannot rewrite its hooks with its edit tool (Write, apply_patch, write_file, edit)"),
+             about="the agent cannot rewrite its hooks with its edit tool (Write, apply_patch, write_file, write, edit)"),
     Scenario("managed-only", "Clean the project. RUN<<rm -rf .>>", check_block, managed_scope=True,
              clients=("claude-code", "codex", "gemini-cli"),
              files={".claude/settings.local.json": '{"disableAllHooks": true}\n',
@@ -396,7 +404,7 @@ SCENARIOS = [
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 101
+EXPECTED_RUNS = 120
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
@@ -620,6 +628,7 @@ class Run:
 class Client:
     name = ""
     wirings = ("command", "send")
+    skips = ()  # scenarios that do not apply to the client
 
     def transcripts(self, run):
         """The session files the client wrote, for `hookhost diff`; None: a client whose
@@ -914,12 +923,45 @@ class Copilot(Client):
         return out
 
 
+class OpenCode(Client):
+    """OpenCode: no hooks of its own but plugins; hookhost's (`hookhost install --runtime
+    opencode`) asks hookhost per tool call, tool output and message."""
+    name = "opencode"
+    hooks_files = {"user": ".config/opencode/plugin/hookhost.js", "project": ".opencode/plugin/hookhost.js"}
+    # Not applicable: `coverage` (hookhost reads no OpenCode session files) and `managed-only`
+    # (no managed settings).
+    skips = ("coverage",)
+
+    def prepare(self, run):
+        # The fake model as an OpenAI-compatible provider; the shell and edits allowed, as a
+        # user allows them for these commands.
+        self.write(run.proj / "opencode.json", {
+            "$schema": "https://opencode.ai/config.json",
+            "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
+                                  "options": {"baseURL": f"{run.base_url}/v1", "apiKey": "fake"},
+                                  "models": {"fake-model": {"name": "Fake", "tool_call": True}}}},
+            "model": "fake/fake-model", "autoupdate": False, "share": "disabled",
+            "permission": {"bash": "allow", "edit": "allow"}})
+        run.install()
+
+    def argv(self, run, prompt):
+        # The platform package's binary (what `opencode-ai` runs; package.json says why).
+        return [str(self.suite.clients / "node_modules" / "opencode-linux-x64" / "bin" / "opencode"), "run", prompt]
+
+    def env(self, run, env):
+        env["OPENCODE_DISABLE_AUTOUPDATE"] = "1"
+        return env
+
+    def latencies(self, run):
+        return []
+
+
 def iso_ms(ts):
     from datetime import datetime
     return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000
 
 
-CLIENTS = [ClaudeCode, Codex, GeminiCli, Copilot]
+CLIENTS = [ClaudeCode, Codex, GeminiCli, Copilot, OpenCode]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1022,7 +1064,8 @@ def main():
     wanted = set(args.scenario.split(",")) if args.scenario else None
     runs = [Run(suite, client, wiring, BY_NAME[name])
             for client in clients for wiring in client.wirings for name in WIRINGS[wiring]
-            if (not wanted or name in wanted) and (BY_NAME[name].clients is None or client.name in BY_NAME[name].clients)]
+            if (not wanted or name in wanted) and (BY_NAME[name].clients is None or client.name in BY_NAME[name].clients)
+            and name not in client.skips]
     if any(r.scenario.managed_scope for r in runs) and not shutil.which("unshare"):
         # A managed install is root's: the scenario needs a namespace where it is, and is never
         # skipped quietly (run the others with --scenario).

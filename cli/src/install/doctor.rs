@@ -9,7 +9,7 @@
 use super::json::Json;
 use super::runtimes::{self, Places, Runtime, Scope};
 use super::steps::{self, settings};
-use super::mcp_server;
+use super::{mcp_server, plugin};
 use super::on_path;
 use crate::{usage, HostArgs};
 use anyhow::Result;
@@ -152,6 +152,25 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
     let mut wired_managed = false;
     for scope in [Scope::Managed, Scope::User, Scope::Project] {
         let Ok(file) = runtime.hooks_file(scope, places) else { continue };
+        if runtime.is_plugin() {
+            // hookhost's plugin: the file itself is the wiring.
+            let Some(text) = std::fs::read_to_string(&file).ok().filter(|t| plugin::is_ours(t)) else { continue };
+            wired_somewhere = true;
+            let command = plugin::stamped_command(&text).unwrap_or_default();
+            report.add(name, Some(scope), "wired", if command.is_empty() {
+                Err((format!("{} is hookhost's plugin but names no command to run", file.display()), install_fix(runtime, scope)))
+            } else {
+                Ok(format!("hookhost's plugin in {} ({} events)", file.display(), runtime.events().len()))
+            });
+            check_programs(report, runtime, scope, command.first().cloned().into_iter().collect(), places);
+            if probe && !command.is_empty() {
+                let words: Vec<String> = command.iter().map(|w| runtimes::shell_word(Path::new(w), cfg!(windows))).collect();
+                let mut handler = Json::obj();
+                handler.set("command", Json::str(words.join(" ")));
+                report.add(name, Some(scope), "live probe", live_probe(runtime, &handler, None, places));
+            }
+            continue;
+        }
         let Some(doc) = settings(&file) else {
             if file.exists() {
                 report.add(name, Some(scope), "hooks file readable", Err((format!("{} is not readable JSON, so {} reads no hooks from it", file.display(), runtime.title()), format!("fix the file, then {}", install_fix(runtime, scope)))));

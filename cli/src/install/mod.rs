@@ -19,6 +19,7 @@ pub(crate) mod doctor;
 mod files;
 mod json;
 pub(crate) mod mcp_server;
+pub(crate) mod plugin;
 pub(crate) mod runtimes;
 mod steps;
 mod uninstall;
@@ -164,6 +165,14 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
     let mut notes = Vec::new();
     let hooks_path = runtime.hooks_file(scope, places)?;
     let before = read(&hooks_path)?;
+    if runtime.is_plugin() {
+        // The whole file is hookhost's: never one someone else put there.
+        if before.as_deref().is_some_and(|b| !plugin::is_ours(b)) {
+            return Err(format!("{} exists and is not hookhost's plugin; move it away, then install again", hooks_path.display()));
+        }
+        edits.push(Edit { path: hooks_path, before, after: plugin::text(target), role: Role::Hooks, added: vec![] });
+        return Ok((edits, notes));
+    }
     let old = parse_json(&hooks_path, before.as_deref())?;
     let mut doc = old.clone();
     runtimes::wire(runtime, &mut doc, target).map_err(|e| format!("{}: {e}; fix it, or add the entries docs/INTEGRATIONS.md shows by hand", hooks_path.display()))?;
@@ -221,7 +230,7 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     let runtimes = if args.runtime.is_empty() {
         let found = detected(&places);
         if found.is_empty() {
-            return Err(usage("no agent runtime found on this machine (claude, codex, gemini or copilot on PATH, or its directory in your home): name one with --runtime"));
+            return Err(usage("no agent runtime found on this machine (claude, codex, gemini, copilot or opencode on PATH, or its directory in your home): name one with --runtime"));
         }
         say!("runtimes found: {}", found.iter().map(|r| r.name()).collect::<Vec<_>>().join(", "));
         if args.scope == Scope::Managed {

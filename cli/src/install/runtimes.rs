@@ -122,9 +122,15 @@ impl Runtime {
     /// The handler key holding the command.
     fn command_key(self) -> &'static str {
         match self.install().layout {
-            Layout::Groups => "command",
+            Layout::Groups | Layout::Plugin => "command",
             Layout::Handlers { .. } => "bash",
         }
+    }
+
+    /// Whether it is wired by a plugin module of hookhost's own rather than entries in a hooks
+    /// file ([`super::plugin`]).
+    pub(crate) fn is_plugin(self) -> bool {
+        self.install().layout == Layout::Plugin
     }
 
     /// The wirings the runtime can take.

@@ -8,6 +8,7 @@ mod claude_code;
 mod codex;
 mod copilot;
 mod gemini_cli;
+mod opencode;
 
 use super::json::Json;
 use super::runtimes::{Places, Runtime};
@@ -71,6 +72,7 @@ pub(super) fn of(runtime: Runtime) -> &'static dyn Steps {
         R::Codex => &codex::Codex,
         R::GeminiCli => &gemini_cli::GeminiCli,
         R::Copilot => &copilot::Copilot,
+        R::OpenCode => &opencode::OpenCode,
         R::Everruns | R::DockerAgent | R::Starchild => unreachable!("{runtime:?} has no `install` in its profile, so no install steps"),
     }
 }

@@ -501,7 +501,7 @@ fn under_a_runtime_protocol_hookhosts_own_failures_block_before_an_action() {
     // A protocol hookhost does not speak is the command line's own error.
     let out = hookhost(&["run", "--output", "cursor"], pre);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot");
+    assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode");
 }
 
 /// `hookhost wit DIR` writes the WIT package authors build against; `-` prints it; a second

@@ -471,3 +471,52 @@ fn the_mcp_wiring_is_refused_where_it_cannot_work() {
     assert_eq!(std::fs::read_to_string(&state).unwrap(), "{\"mcpServers\": {\"hookhost\": {\"command\": \"/opt/other/server\"}}}\n", "nothing was written");
     assert!(!desk.home.join(".claude/settings.json").exists(), "nothing was written");
 }
+
+#[test]
+fn opencode_gets_hookhosts_plugin_which_doctor_probes_and_uninstall_removes() {
+    let desk = Desk::new();
+    let plugin = desk.proj.join(".opencode/plugin/hookhost.js");
+    let out = desk.ok(&["install", "--runtime", "opencode", "--scope", "project", "--fail-closed"]);
+    assert!(out.contains("opencode: wired 3 events in") && out.contains(".opencode/plugin/hookhost.js"), "{out}");
+    let text = std::fs::read_to_string(&plugin).unwrap();
+    assert!(text.starts_with("// hookhost plugin for OpenCode"), "{text}");
+    assert!(text.contains(&format!("const COMMAND = /*COMMAND*/[\"{}\",\"run\",\"--output\",\"opencode\",\"--fail-closed\"];", hookhost_bin())), "{text}");
+    assert!(text.contains("const FAIL = /*FAIL*/\"always\";"), "{text}");
+    assert!(text.contains("\"tool.execute.before\"") && text.contains("\"tool.execute.after\"") && text.contains("\"chat.message\""));
+    assert!(desk.ok(&["install", "--runtime", "opencode", "--scope", "project", "--fail-closed"]).contains("nothing changed"));
+
+    let out = desk.ok(&["doctor", "--runtime", "opencode"]);
+    assert!(out.contains("ok   opencode (project) wired: hookhost's plugin in"), "{out}");
+    assert!(out.contains(&format!("ok   opencode (project) live probe: `{} run --output opencode --fail-closed` denies `rm -rf /`", hookhost_bin())), "{out}");
+
+    // The plugin gone: doctor says OpenCode runs without hookhost.
+    std::fs::remove_file(&plugin).unwrap();
+    std::fs::create_dir_all(desk.home.join(".config/opencode")).unwrap();
+    let out = desk.hookhost(&["doctor", "--runtime", "opencode"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL opencode wired: OpenCode is on this machine but hookhost is wired at no scope") && stdout.contains("fix: hookhost install --runtime opencode"), "{stdout}");
+
+    // A plugin of someone else's at that path is never overwritten.
+    desk.write(&plugin, "export const Mine = async () => ({})\n");
+    let out = desk.hookhost(&["install", "--runtime", "opencode", "--scope", "project"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exists and is not hookhost's plugin"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&plugin).unwrap(), "export const Mine = async () => ({})\n");
+    std::fs::remove_file(&plugin).unwrap();
+
+    // Installed, then uninstalled: the file and the directories install made are gone.
+    desk.ok(&["install", "--runtime", "opencode", "--scope", "project"]);
+    assert!(desk.ok(&["uninstall"]).contains("removed"));
+    assert!(!plugin.exists() && !desk.proj.join(".opencode").exists());
+
+    for (args, said) in [
+        (&["install", "--runtime", "opencode", "--wiring", "http"][..], "--wiring http: OpenCode has no http hooks"),
+        (&["install", "--runtime", "opencode", "--wiring", "mcp"][..], "--wiring mcp: OpenCode's plugin hooks call no MCP tools"),
+        (&["install", "--runtime", "opencode", "--scope", "managed", "--root", "/nonexistent-root"][..], "OpenCode has no managed settings"),
+    ] {
+        let out = desk.hookhost(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(said), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

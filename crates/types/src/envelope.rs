@@ -211,6 +211,16 @@ impl HookEvent {
         let ts = text("ts")?.unwrap_or_else(crate::time::now_rfc3339);
         let cwd = text("cwd")?;
         obj.remove("hook_id");
+        // hookhost's own envelope may name the runtime that sent it (hookhost's OpenCode plugin
+        // does): hooks see it as `context.runtime`.
+        let runtime = match obj.get("runtime") {
+            Some(Value::String(name)) if obj.get("data").is_some_and(Value::is_object) => {
+                let named = Runtime::parse(name);
+                obj.remove("runtime");
+                runtime.or(named)
+            }
+            _ => runtime,
+        };
         let data = match obj.remove("data") {
             Some(Value::Object(data)) => data,
             Some(Value::Null) | None if renamed => obj,
@@ -308,6 +318,21 @@ mod tests {
         .unwrap();
         assert_eq!(envelope, flat);
         assert_eq!(flat.tool_name(), Some("bash"));
+    }
+
+    #[test]
+    fn an_envelope_may_name_its_runtime() {
+        let event = |extra: serde_json::Value| {
+            let mut v = json!({"event": "pre_tool_use", "session_id": "s1", "data": {"tool_name": "bash", "arguments": {"command": "ls"}}});
+            v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            HookEvent::from_value(v).unwrap()
+        };
+        assert_eq!(event(json!({"runtime": "opencode"})).runtime, Some(Runtime::OpenCode));
+        assert_eq!(event(json!({"runtime": "no-such-runtime"})).runtime, None);
+        assert_eq!(event(json!({})).runtime, None);
+        // The caller's knowledge wins.
+        let v = json!({"event": "pre_tool_use", "runtime": "opencode", "data": {}});
+        assert_eq!(HookEvent::from_runtime_value(v, Some(Runtime::ClaudeCode), None).unwrap().runtime, Some(Runtime::ClaudeCode));
     }
 
     #[test]

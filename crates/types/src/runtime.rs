@@ -20,6 +20,7 @@ mod copilot;
 mod docker_agent;
 mod everruns;
 mod gemini_cli;
+mod opencode;
 mod starchild;
 
 /// An agent runtime hookhost reads configs of, answers, or speaks to shell hooks as.
@@ -39,6 +40,8 @@ pub enum Runtime {
     Starchild,
     /// GitHub Copilot CLI.
     Copilot,
+    /// OpenCode (hookhost's plugin for it).
+    OpenCode,
 }
 
 const fn event(name: &'static str, canonical: Option<EventName>, matcher: MatchOn) -> RuntimeEvent {
@@ -47,7 +50,7 @@ const fn event(name: &'static str, canonical: Option<EventName>, matcher: MatchO
 
 impl Runtime {
     /// Every runtime, in the order messages list them.
-    pub const ALL: [Runtime; 7] = [Runtime::Everruns, Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::DockerAgent, Runtime::Starchild, Runtime::Copilot];
+    pub const ALL: [Runtime; 8] = [Runtime::Everruns, Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::DockerAgent, Runtime::Starchild, Runtime::Copilot, Runtime::OpenCode];
 
     /// What hookhost knows of it.
     pub fn profile(self) -> &'static Profile {
@@ -59,6 +62,7 @@ impl Runtime {
             Runtime::DockerAgent => &docker_agent::PROFILE,
             Runtime::Starchild => &starchild::PROFILE,
             Runtime::Copilot => &copilot::PROFILE,
+            Runtime::OpenCode => &opencode::PROFILE,
         }
     }
 

@@ -46,7 +46,8 @@ struct Reader {
 fn reader(dialect: Dialect) -> Reader {
     let of = |read, signal_denies_tool| Reader { read, signal_denies_tool };
     match dialect {
-        Dialect::Everruns => of(everruns, false),
+        // OpenCode has no shell hooks of its own: its plugin speaks hookhost's envelope.
+        Dialect::Everruns | Dialect::OpenCode => of(everruns, false),
         Dialect::ClaudeCode | Dialect::Codex => of(claude_code, false),
         Dialect::DockerAgent => of(docker_agent, false),
         Dialect::GeminiCli => of(gemini_cli, false),

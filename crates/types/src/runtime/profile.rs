@@ -277,5 +277,8 @@ pub enum Layout {
         /// The file's `version`.
         version: u64,
     },
+    /// No hooks file: a plugin module of hookhost's own, which the runtime loads and which
+    /// asks hookhost per event (OpenCode's JavaScript plugins). Install writes it whole.
+    Plugin,
 }
 

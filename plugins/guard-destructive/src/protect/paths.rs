@@ -17,6 +17,8 @@ pub(super) static FILES: &[&str] = &[
     ".github/copilot/settings.local.json",
     ".copilot/settings.json",
     ".copilot/config.json",
+    "opencode.json",
+    "opencode.jsonc",
     "hooks.lock",
 ];
 
@@ -26,6 +28,10 @@ pub(super) static DIRS: &[&str] = &[
     ".github/hooks",
     ".copilot/hooks",
     ".claude/hooks",
+    // OpenCode's own directories: the plugins it loads at start (hookhost's is one), and the
+    // agents and commands beside them.
+    ".opencode",
+    ".config/opencode",
     ".config/hookhost",
     ".local/state/hookhost",
     ".local/share/hookhost",
@@ -107,7 +113,7 @@ pub fn protected(path: &str, cwd: Option<&str>, access: Access) -> Option<String
         return Some(describe());
     }
     let rebuildable = access == Access::Remove && REBUILDABLE.iter().any(|r| ends_with(&parts, r));
-    if inside_dir(DIRS) && !rebuildable {
+    if may_be_inside(&parts) && inside_dir(DIRS) && !rebuildable {
         return Some(describe());
     }
     // A directory that holds hook configuration (`.claude`, `.github`, `~/.config`, `/etc`):
@@ -126,6 +132,14 @@ pub fn protected(path: &str, cwd: Option<&str>, access: Access) -> Option<String
         return Some(if path.contains(['*', '?', '[']) { format!("{path}, which {HOLDS}") } else { describe() });
     }
     None
+}
+
+/// Whether `parts` can be inside one of [`DIRS`]: each begins with a component that starts
+/// with `.` or is `library` / `appdata`, so a path with none of those (and no wildcard, which
+/// may stand for one) is inside none. A cheap test before the patterns: the guard judges every
+/// word of a brace expansion, thousands on a long line, within the line's fuel.
+pub(super) fn may_be_inside(parts: &[String]) -> bool {
+    parts.iter().any(|x| x.starts_with('.') || x == "library" || x == "appdata" || x.contains(['*', '?', '[']))
 }
 
 /// How a reason says a path is protected because it holds hook configuration (`/etc`, `~`) or

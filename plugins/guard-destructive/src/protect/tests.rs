@@ -106,3 +106,13 @@ fn process_patterns_are_matched_as_pkill_matches_them() {
         assert_eq!(matches_hookhost(p), want, "{p}");
     }
 }
+
+#[test]
+fn every_hook_directory_begins_where_the_cheap_test_looks() {
+    for dir in DIRS {
+        let parts: Vec<String> = dir.split('/').map(str::to_string).collect();
+        assert!(may_be_inside(&parts), "{dir}: may_be_inside would skip it");
+    }
+    assert!(!may_be_inside(&["/".into(), "tmp".into(), "x".into()]));
+    assert!(may_be_inside(&["/".into(), "*".into()]), "a wildcard may stand for a hook directory");
+}
