@@ -282,14 +282,6 @@ def check_proxy_pass(run):
     return p
 
 
-def check_proxy_redact(run):
-    p = []
-    expect(len(run.model_requests()) >= 2, "the MCP tool's result never came back to the model", p)
-    expect(not run.model_saw(SECRET), "the secret in the file the MCP server read reached the model", p)
-    expect(run.model_saw(REDACTED), "the model did not get the redacted file in its place", p)
-    return p
-
-
 def check_user_config_left_out(run):
     p = []
     expect((run.proj / "ran.txt").exists(),
@@ -395,7 +387,7 @@ SCENARIOS = [
              check_proxy_pass, wiring="proxy", clients=("claude-code", "codex"),
              about="a harmless MCP tool call goes through the proxy and its result back"),
     Scenario("mcp-proxy-redact", "Show the file. TOOL<<mcp__fs__read_text_file {\"path\": \"{{PROJECT}}/secret.txt\"}>>",
-             check_proxy_redact, wiring="proxy", clients=("claude-code", "codex"), files={"secret.txt": f"token={SECRET}\n"},
+             check_redact_output, wiring="proxy", clients=("claude-code", "codex"), files={"secret.txt": f"token={SECRET}\n"},
              about="a secret in an MCP tool's result never reaches the model"),
     Scenario("mcp-server-gone", "Mark it. RUN<<touch ran.txt>>", check_server_gone, tamper=server_gone,
              clients=("claude-code",), wiring="mcp", reaches_model=False,
@@ -1066,6 +1058,9 @@ def main():
             for client in clients for wiring in client.wirings for name in WIRINGS[wiring]
             if (not wanted or name in wanted) and (BY_NAME[name].clients is None or client.name in BY_NAME[name].clients)
             and name not in client.skips]
+    # The slowest client's runs first (OpenCode's take many seconds each): the quick ones fill
+    # the workers around them instead of leaving them to run alone at the end.
+    runs.sort(key=lambda r: r.client.name != "opencode")
     if any(r.scenario.managed_scope for r in runs) and not shutil.which("unshare"):
         # A managed install is root's: the scenario needs a namespace where it is, and is never
         # skipped quietly (run the others with --scenario).
