@@ -64,7 +64,13 @@ pub(super) fn edit(runtime: Runtime, scope: Scope, places: &Places, target: &Tar
     if target.wiring != Wiring::Mcp && before.is_none() {
         return Ok(None);
     }
-    let old = parse_json(&path, before.as_deref())?;
+    let old = match parse_json(&path, before.as_deref()) {
+        Ok(doc) => doc,
+        // Another wiring only takes hookhost's server out: a file it cannot read holds none it
+        // could find, and must not stop an install that does not need it.
+        Err(_) if target.wiring != Wiring::Mcp => return Ok(None),
+        Err(e) => return Err(e),
+    };
     let mut doc = old.clone();
     match entry(runtime, &doc, project) {
         Some(e) if !is_ours(&e) => {

@@ -182,11 +182,10 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
     let after = rendered(&doc, &old, before.as_deref());
     edits.push(Edit { path: hooks_path.clone(), before, after, role: Role::Hooks, added });
     edits.extend(beside);
+    // A managed hook needs no trust step in any runtime: that is what managed means. (Nor an
+    // MCP server of the user's: managed settings are not wired with `mcp`.)
     if scope != Scope::Managed {
         edits.extend(mcp_server::edit(runtime, scope, places, target)?);
-    }
-    // A managed hook needs no trust step in any runtime: that is what managed means.
-    if scope != Scope::Managed {
         let project = (scope == Scope::Project).then_some(places.project.as_path());
         edits.extend(steps.trust(&hooks_path, &doc, places, project, &mut notes)?);
     }

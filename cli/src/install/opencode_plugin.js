@@ -7,8 +7,9 @@
 // model sees it), and every message you send (a secret in it is masked; a blocked message is
 // replaced by the reason). Each event goes to COMMAND as hookhost's own envelope; the answer is
 // what `hookhost run --output opencode` writes (hookhost's host/src/protocol/opencode.rs).
-// Exit 1 is hookhost's own error that must not block; any other failure to get an answer (no
-// program, a crash, a timeout) blocks a tool call and a message unless FAIL says otherwise.
+// Exit 1 is hookhost's own error that must not block after a tool; before a tool call or a
+// message, it and any other failure to get an answer (no program, a crash, a timeout) block
+// unless FAIL says otherwise.
 // OpenCode's plugin hooks: https://opencode.ai/docs/plugins/ — the mapping is hookhost's
 // docs/INTEGRATIONS.md, "OpenCode".
 import { spawn } from "node:child_process";
@@ -42,7 +43,8 @@ function ask(event) {
       clearTimeout(timer);
       const said = err.trim().split("\n").pop();
       if (code === 1) {
-        // hookhost's own error that must not block (its --fail-open, or an event that gates nothing).
+        // hookhost's own error that must not block: an event that gates nothing, or --fail-open.
+        // Before an action hookhost never means it otherwise, so there it is a failure (below).
         resolve({ soft: said || "exit 1" });
         return;
       }
@@ -66,7 +68,7 @@ const why = (answer) => answer.reason || "blocked by policy";
 const failure = (failed) => `hookhost could not decide, so it blocks (its own failures block before an action): ${failed}`;
 const tell = (answer) => {
   for (const n of answer.notices || []) console.error(n);
-  if (answer.soft) console.error(`hookhost: ${answer.soft}`);
+  if (answer.soft) console.error(answer.soft);
 };
 
 export const Hookhost = async ({ directory }) => {
@@ -76,8 +78,8 @@ export const Hookhost = async ({ directory }) => {
     "tool.execute.before": async (input, output) => {
       const answer = await ask(envelope("pre_tool_use", input.sessionID, { tool_name: input.tool, tool_call_id: input.callID, arguments: output.args }));
       tell(answer);
-      if (answer.failed) {
-        if (FAIL !== "open") throw new Error(failure(answer.failed));
+      if (answer.failed || answer.soft) {
+        if (FAIL !== "open") throw new Error(failure(answer.failed || answer.soft));
         return;
       }
       if (stops(answer)) throw new Error(`hookhost blocked this ${input.tool} call: ${why(answer)}`);
@@ -92,8 +94,8 @@ export const Hookhost = async ({ directory }) => {
     "tool.execute.after": async (input, output) => {
       const answer = await ask(envelope("post_tool_use", input.sessionID, { tool_name: input.tool, tool_call_id: input.callID, arguments: input.args, result: output.output }));
       tell(answer);
-      if (answer.failed) {
-        if (FAIL === "always") output.output = `hookhost withheld this tool's output: ${failure(answer.failed)}`;
+      if (answer.failed || answer.soft) {
+        if (FAIL === "always") output.output = `hookhost withheld this tool's output: ${failure(answer.failed || answer.soft)}`;
         return;
       }
       if (answer.decision === "block" || answer.decision === "halt") {
@@ -113,8 +115,8 @@ export const Hookhost = async ({ directory }) => {
       // A message is not refused by throwing (OpenCode ends the run with an opaque server
       // error): what the model gets in its place says why.
       let replacement;
-      if (answer.failed) {
-        if (FAIL !== "open") replacement = `[hookhost withheld this message: ${failure(answer.failed)}]`;
+      if (answer.failed || answer.soft) {
+        if (FAIL !== "open") replacement = `[hookhost withheld this message: ${failure(answer.failed || answer.soft)}]`;
       } else if (stops(answer)) {
         replacement = `[hookhost withheld this message: ${why(answer)}]`;
       } else if (typeof answer.message === "string") {

@@ -237,6 +237,13 @@ impl Proxy {
                 self.pending.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), Pending::List);
                 Some(text)
             }
+            // A tool call the proxy could not judge — in a batch, as a notification, under an
+            // id that is not one — is not passed on: no call reaches the server unchecked.
+            _ if rpc::names_method(&text, "tools/call") => {
+                let why = "a tools/call must be a request of its own, with a string or number id: hookhost checks each one, and did not pass this on";
+                let _ = to_client.send(rpc::error(&Value::Null, rpc::INVALID_REQUEST, why).into_bytes()).await;
+                None
+            }
             _ => Some(text),
         };
         if let Some(line) = forward {

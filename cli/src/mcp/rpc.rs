@@ -92,6 +92,16 @@ pub(crate) fn parse(text: &[u8]) -> Message {
     }
 }
 
+/// Whether `text` is JSON that holds a message with this method: itself, or one of a batch.
+pub(crate) fn names_method(text: &[u8], method: &str) -> bool {
+    let named = |v: &Value| v.get("method").and_then(Value::as_str) == Some(method);
+    match serde_json::from_slice::<Value>(text) {
+        Ok(Value::Array(items)) => items.iter().any(named),
+        Ok(v) => named(&v),
+        Err(_) => false,
+    }
+}
+
 /// A result for `id`, as one line.
 pub(crate) fn result(id: &Value, result: Value) -> String {
     json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string()
@@ -134,5 +144,9 @@ mod tests {
         assert!(matches!(parse(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), Message::Invalid(INVALID_REQUEST, _)));
         assert!(matches!(parse(br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#), Message::Invalid(INVALID_REQUEST, _)));
         assert!(matches!(parse(br#"{"jsonrpc":"2.0","id":3}"#), Message::Invalid(INVALID_REQUEST, _)));
+        assert!(names_method(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call"}]"#, "tools/call"));
+        assert!(names_method(br#"{"jsonrpc":"2.0","method":"tools/call"}"#, "tools/call"));
+        assert!(!names_method(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, "tools/call"));
+        assert!(!names_method(b"not json", "tools/call"));
     }
 }

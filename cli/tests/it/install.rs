@@ -520,3 +520,18 @@ fn opencode_gets_hookhosts_plugin_which_doctor_probes_and_uninstall_removes() {
         assert!(String::from_utf8_lossy(&out.stderr).contains(said), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+#[test]
+fn an_unreadable_claude_json_stops_only_the_mcp_wiring() {
+    let desk = Desk::new();
+    let state = desk.home.join(".claude.json");
+    desk.write(&state, "{ not json\n");
+    // Command hooks need nothing of it: the install goes on and leaves it as it is.
+    assert!(desk.ok(&["install", "--runtime", "claude-code"]).contains("wired 5 events"));
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), "{ not json\n");
+    // The mcp wiring must list its server there: refused, naming the file.
+    let out = desk.hookhost(&["install", "--runtime", "claude-code", "--wiring", "mcp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".claude.json"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), "{ not json\n");
+}

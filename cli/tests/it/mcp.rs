@@ -321,6 +321,20 @@ executor = { plugin = "builtin:redact-secrets" }
         assert!(text.contains("the key is [REDACTED:github-token]") && !answered.to_string().contains(SECRET), "{answered}");
         assert_eq!(answered["result"]["isError"], false);
         assert_eq!(reached(&setup.audit), ["allowed"], "only the allowed call reached the server");
+        // A call the proxy could not judge on its own is not passed on: in a batch, as a
+        // notification, under an id that is not one.
+        let forbidden = call("forbidden");
+        for sneaked in [
+            json!([{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": forbidden}]),
+            json!({"jsonrpc": "2.0", "method": "tools/call", "params": forbidden}),
+            json!({"jsonrpc": "2.0", "id": {"x": 1}, "method": "tools/call", "params": forbidden}),
+        ] {
+            proxy.send(&sneaked.to_string());
+            let refused = proxy.next();
+            assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (Value::Null, json!(-32600)), "{sneaked}: {refused}");
+        }
+        assert_eq!(proxy.ask(9, "ping", json!({}))["result"], json!({}));
+        assert_eq!(reached(&setup.audit), ["allowed"], "no unchecked call reached the server");
 
         // The client goes: the proxy and its server end.
         assert!(proxy.finish().success());

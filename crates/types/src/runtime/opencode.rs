@@ -33,7 +33,8 @@ pub(super) const PROFILE: Profile = Profile {
     // Its plugin is hookhost's own: it reads `hookhost run --output opencode`'s answer
     // (`host/src/protocol/opencode.rs`) and applies what OpenCode's plugin API can take — new
     // tool arguments, a new tool output, a new message. Exit 1 is hookhost's error that must not
-    // block; the plugin blocks on any other failure.
+    // block, which the plugin honours after a tool; before a tool call or a message it blocks on
+    // that as on any other failure (hookhost never means exit 1 there but with --fail-open).
     answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::No, prompt_rewrite: true }),
     project_hooks: None,
     install: Some(Install {
