@@ -380,7 +380,14 @@ fn unauthenticated_connections_cannot_starve_an_authenticated_one() {
     for s in &mut silent {
         s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
         let mut buf = Vec::new();
-        let _ = s.read_to_end(&mut buf).expect("closed by the daemon, not by the read timeout");
+        // The daemon closing a connection whose request it has not read yet is a reset (the
+        // kernel's answer to unread data), closing one it has read is an end of stream: both are
+        // the daemon's close. Only the read timeout is not.
+        match s.read_to_end(&mut buf) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!("closed by the daemon, not by the read timeout: {e:?}"),
+        }
     }
     assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
 }
