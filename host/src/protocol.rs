@@ -15,6 +15,10 @@
 //! - docker-agent: its hooks reference (`hook_specific_output`, `decision: block`);
 //! - Starchild: its shell-hook output protocol (its agent-hooks guide: `decision`,
 //!   `tool_input`, `context`, `systemMessage`);
+//! - Qwen Code: its hooks reference (`docs/users/features/hooks.md` of QwenLM/qwen-code):
+//!   Claude Code's answers, less what it does not document (`qwen_code.rs`);
+//! - Cursor: its hooks reference (<https://cursor.com/docs/hooks>): `permission` before a
+//!   tool, `continue` on a prompt, `followup_message` on a stop (`cursor.rs`);
 //! - OpenCode: no hook protocol, but hookhost's own plugin, which reads what `opencode.rs`
 //!   writes (through OpenCode's plugin API).
 
@@ -26,9 +30,11 @@ use serde_json::{Map, Value};
 mod claude_code;
 mod codex;
 mod copilot;
+mod cursor;
 mod docker_agent;
 mod gemini_cli;
 mod opencode;
+mod qwen_code;
 mod starchild;
 
 /// How an outcome is written: hookhost's own outcome JSON, or a runtime's hook protocol.
@@ -89,6 +95,8 @@ fn writer(runtime: Runtime) -> Option<Writer> {
         Runtime::Starchild => starchild::starchild,
         Runtime::Copilot => copilot::copilot,
         Runtime::OpenCode => opencode::opencode,
+        Runtime::QwenCode => qwen_code::qwen,
+        Runtime::Cursor => cursor::cursor,
         // It embeds the library and reads the outcome itself.
         Runtime::Everruns => return None,
     })
@@ -106,6 +114,7 @@ pub struct Reply {
 }
 
 /// The parts of an outcome a protocol writes.
+#[derive(Clone)]
 struct Parts<'a> {
     event: &'a EventName,
     tool: Option<&'a str>,

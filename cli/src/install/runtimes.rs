@@ -123,7 +123,7 @@ impl Runtime {
     fn command_key(self) -> &'static str {
         match self.install().layout {
             Layout::Groups | Layout::Plugin => "command",
-            Layout::Handlers { .. } => "bash",
+            Layout::Handlers { key, .. } => key,
         }
     }
 
@@ -310,23 +310,29 @@ impl Target {
                 }
             }
             h.set("input", input);
-            // hookhost not answering (its server not connected, a crash, a tool error): the
-            // runtime blocks where `hookhost run` would.
-            let block = match self.failure_flag {
-                Some("--fail-open") => false,
-                Some(_) => true,
-                None => runtime.gates_an_action(event),
-            };
-            h.set("onFailure", Json::str(if block { "block" } else { "continue" }));
+            h.set("onFailure", Json::str(if self.blocks_on_failure(runtime, event) { "block" } else { "continue" }));
             return h;
         }
         h.set("type", Json::str("command"));
         h.set(runtime.command_key(), Json::str(self.command(runtime, event)));
-        if !runtime.grouped() && cfg!(windows) {
+        if runtime.command_key() == "bash" && cfg!(windows) {
             // The same words: a path quoted for sh ('…') is a PowerShell string too.
             h.set("powershell", Json::str(format!("& {}", self.command(runtime, event))));
         }
+        if let Layout::Handlers { fail_closed: true, .. } = runtime.install().layout {
+            h.set("failClosed", Json::Bool(self.blocks_on_failure(runtime, event)));
+        }
         h
+    }
+
+    /// Whether the runtime is to block when hookhost does not answer on `event` (its server not
+    /// connected, a crash, a timeout): where `hookhost run` would block on its own failure.
+    fn blocks_on_failure(&self, runtime: Runtime, event: &str) -> bool {
+        match self.failure_flag {
+            Some("--fail-open") => false,
+            Some(_) => true,
+            None => runtime.gates_an_action(event),
+        }
     }
 
     /// What goes into the event's array: a matcher group holding the handler, or the handler.
@@ -397,7 +403,7 @@ pub(crate) fn wire(runtime: Runtime, doc: &mut Json, target: &Target) -> Result<
     if !matches!(doc, Json::Object(_)) {
         return Err("the file does not hold a JSON object".into());
     }
-    if let (Layout::Handlers { version }, None) = (runtime.install().layout, doc.get("version")) {
+    if let (Layout::Handlers { version, .. }, None) = (runtime.install().layout, doc.get("version")) {
         doc.set("version", Json::Number(version.into()));
     }
     let hooks = doc.entry_obj("hooks").ok_or("its \"hooks\" is not an object")?;

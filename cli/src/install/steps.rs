@@ -7,8 +7,10 @@
 mod claude_code;
 mod codex;
 mod copilot;
+mod cursor;
 mod gemini_cli;
 mod opencode;
+mod qwen_code;
 
 use super::json::Json;
 use super::runtimes::{Places, Runtime};
@@ -73,6 +75,8 @@ pub(super) fn of(runtime: Runtime) -> &'static dyn Steps {
         R::GeminiCli => &gemini_cli::GeminiCli,
         R::Copilot => &copilot::Copilot,
         R::OpenCode => &opencode::OpenCode,
+        R::QwenCode => &qwen_code::QwenCode,
+        R::Cursor => &cursor::Cursor,
         R::Everruns | R::DockerAgent | R::Starchild => unreachable!("{runtime:?} has no `install` in its profile, so no install steps"),
     }
 }

@@ -499,9 +499,9 @@ fn under_a_runtime_protocol_hookhosts_own_failures_block_before_an_action() {
     let out = hookhost(&["run", "--output", "claude-code"], r#"{"hook_event_name":"TaskCompleted","task_id":"t1"}"#);
     assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true), "{}", stderr(&out));
     // A protocol hookhost does not speak is the command line's own error.
-    let out = hookhost(&["run", "--output", "cursor"], pre);
+    let out = hookhost(&["run", "--output", "windsurf"], pre);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode");
+    assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"windsurf\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode, qwen-code, cursor");
 }
 
 /// `hookhost wit DIR` writes the WIT package authors build against; `-` prints it; a second

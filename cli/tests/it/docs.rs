@@ -99,6 +99,8 @@ fn each_snippet_is_what_install_writes() {
         ("## Codex", "codex", ".codex/hooks.json"),
         ("## Gemini CLI", "gemini-cli", ".gemini/settings.json"),
         ("## GitHub Copilot CLI", "copilot", ".github/hooks/hookhost.json"),
+        ("## Qwen Code", "qwen-code", ".qwen/settings.json"),
+        ("## Cursor", "cursor", ".cursor/hooks.json"),
     ] {
         let at = &text[text.find(&format!("{section}\n")).unwrap_or_else(|| panic!("no {section} section"))..];
         let start = at.find("```json\n").unwrap() + "```json\n".len();

@@ -144,6 +144,38 @@ fn uninstall_after_an_edit_removes_only_what_install_added() {
     assert!(!trusted.exists() && !desk.home.join(".gemini").exists());
 }
 
+/// Qwen Code (written from its documentation): install writes Claude Code's shape into
+/// `.qwen/settings.json` and trusts the folder in `~/.qwen/trustedFolders.json`; doctor's live
+/// probe is Qwen Code's own payload (`run_shell_command`), and it sees `disableAllHooks`;
+/// uninstall takes both back.
+#[test]
+fn qwen_code_is_wired_trusted_probed_and_taken_back() {
+    let desk = Desk::new();
+    desk.ok(&["install", "--runtime", "qwen-code", "--scope", "project"]);
+    let settings = desk.proj.join(".qwen/settings.json");
+    let v = desk.json(&settings);
+    for event in ["PreToolUse", "PermissionRequest", "UserPromptSubmit", "PostToolUse", "Stop"] {
+        assert_eq!(commands(&v["hooks"], event), [format!("{} run --output qwen-code", hookhost_bin())], "{event}");
+    }
+    assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], "*");
+    let trusted = desk.home.join(".qwen/trustedFolders.json");
+    assert_eq!(desk.json(&trusted), serde_json::json!({ desk.proj.display().to_string(): "TRUST_FOLDER" }));
+    let out = desk.ok(&["doctor", "--runtime", "qwen-code"]);
+    assert!(out.contains("ok   qwen-code (project) wired: 5 events"), "{out}");
+    assert!(out.contains("folder trusted"), "{out}");
+    assert!(out.contains(&format!("ok   qwen-code (project) live probe: `{} run --output qwen-code` denies `rm -rf /`", hookhost_bin())), "{out}");
+
+    desk.write(&desk.home.join(".qwen/settings.json"), "{\"disableAllHooks\": true}\n");
+    let out = desk.hookhost(&["doctor", "--runtime", "qwen-code"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("says \"disableAllHooks\": true"), "{stdout}");
+    std::fs::remove_file(desk.home.join(".qwen/settings.json")).unwrap();
+
+    desk.ok(&["uninstall", "--runtime", "qwen-code"]);
+    assert!(!settings.exists() && !trusted.exists(), "install's files are gone");
+}
+
 #[test]
 fn codex_is_trusted_as_codex_records_it_and_its_config_keeps_its_comments() {
     let desk = Desk::new();

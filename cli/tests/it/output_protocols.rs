@@ -42,7 +42,7 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
     let cache = crate::common::cache_dir().display().to_string();
     let cases = cases();
     let mut checked = 0;
-    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot"] {
+    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot", "qwen-code", "cursor"] {
         std::fs::write(&outer, format!(
             "[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n{}",
             ["pre_tool_use", "permission_request", "user_prompt_submit", "stop", "session_start"].iter().map(|e| {
@@ -68,7 +68,7 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 66);
+    assert_eq!(checked, 88);
 }
 
 /// (event, what the inner hook answers in Claude Code's dialect): every verdict, and the effects
@@ -109,8 +109,10 @@ fn every_answer_matches_its_runtimes_documented_output_schema() {
         (json!({"hook_event_name": "UserPromptSubmit", "prompt": "key sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX"}), ""),
     ]);
     let mut validated = 0;
-    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot"] {
-        let schema_file = if protocol == "codex" { "claude-code" } else { protocol };
+    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot", "qwen-code", "cursor"] {
+        // Codex and Qwen Code publish no schema of their own: their answers are Claude Code's
+        // shape (Qwen Code's with fewer fields).
+        let schema_file = if matches!(protocol, "codex" | "qwen-code") { "claude-code" } else { protocol };
         let schema: Value = serde_json::from_str(&std::fs::read_to_string(schemas.join(format!("{schema_file}.schema.json"))).unwrap()).unwrap();
         let validator = jsonschema::validator_for(&schema).unwrap();
         for (event, answer) in &extra {
@@ -185,6 +187,19 @@ fn nearest(protocol: &str, event: &str, mut want: Value) -> Value {
                 }
                 "pass" if !want["patch"].is_null() => want["decision"] = json!("allow"),
                 _ => {}
+            }
+        }
+        // Cursor: no halt before a tool (a deny); a bare allow is its pass (a permission hook
+        // must always name one); context after a tool and at a session's start only.
+        "cursor" => {
+            if decision == "halt" && matches!(event, "pre_tool_use" | "permission_request") {
+                want["decision"] = json!("block");
+            }
+            if decision == "allow" && want["reason"].is_null() {
+                want["decision"] = json!("pass");
+            }
+            if !matches!(event, "post_tool_use" | "session_start") {
+                want["context"] = json!([]);
             }
         }
         // GitHub Copilot CLI: no halt before a tool (a deny); no block on a prompt, which the model

@@ -114,8 +114,8 @@ fn without_a_daemon_it_runs_the_event_in_process_or_fails_as_asked() {
     assert_eq!(serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()["permissionDecision"], "deny", "{}", stderr(&out));
     let out = send(&["--server", &server, "--output", "copilot", "--event-name", "permissionRequest"], copilot_mkfs);
     assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""), "no hook on permission requests by default: {}", stderr(&out));
-    let out = send(&["--output", "cursor"], MKFS);
-    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(2), "hookhost-send: error: --output: unknown protocol \"cursor\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode"));
+    let out = send(&["--output", "windsurf"], MKFS);
+    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(2), "hookhost-send: error: --output: unknown protocol \"windsurf\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode, qwen-code, cursor"));
 }
 
 #[test]

@@ -57,7 +57,7 @@ fn routes_metrics_token_and_bad_requests() {
     let (status, body) = d.request("POST", "/v1/events", &auth, "not json");
     assert_eq!(status, 400);
     assert!(body.contains("event is not valid JSON"), "{body}");
-    assert_eq!(d.request("POST", "/v1/hooks/cursor", &auth, MKFS).0, 404);
+    assert_eq!(d.request("POST", "/v1/hooks/windsurf", &auth, MKFS).0, 404);
     assert_eq!(d.request("POST", "/v1/events", &auth, &"x".repeat(5000)).0, 413, "over --max-body");
     assert_eq!(d.request("GET", "/v1/events", &auth, "").0, 405);
     let metrics = d.request("GET", "/metrics", &auth, "").1;

@@ -197,6 +197,9 @@ impl HookEvent {
                 }
             },
         };
+        if peer && !renamed {
+            peer_session_and_cwd(&mut obj, runtime);
+        }
         let mut text = |field: &'static str| -> Result<Option<String>, EventError> {
             match obj.remove(field) {
                 None | Some(Value::Null) => Ok(None),
@@ -256,6 +259,31 @@ impl HookEvent {
     /// The tool arguments of a tool event.
     pub fn arguments(&self) -> Option<&Value> {
         self.data.get("arguments")
+    }
+}
+
+/// A flat payload's session id and working directory where hookhost reads them: a runtime that
+/// names the session otherwise (Cursor's `conversation_id`, by its [`Fields`]; any flat
+/// runtime's name when `runtime` is not known) has it read as `session_id`, and a payload with
+/// no `cwd` but `workspace_roots` (Cursor's) works in the first of them.
+fn peer_session_and_cwd(obj: &mut Map<String, Value>, runtime: Option<Runtime>) {
+    if !obj.contains_key("session_id") {
+        let key = |r: &Runtime| match &r.profile().payload {
+            Payload::Flat(fields) if fields.session_id != "session_id" => Some(fields.session_id),
+            _ => None,
+        };
+        let keys: Vec<&str> = match runtime {
+            Some(r) => key(&r).into_iter().collect(),
+            None => Runtime::ALL.iter().filter_map(key).collect(),
+        };
+        if let Some(id) = keys.into_iter().find_map(|k| obj.get(k).filter(|v| v.is_string()).cloned()) {
+            obj.insert("session_id".into(), id);
+        }
+    }
+    if !obj.contains_key("cwd") {
+        if let Some(root) = obj.get("workspace_roots").and_then(Value::as_array).and_then(|r| r.first()).filter(|r| r.is_string()).cloned() {
+            obj.insert("cwd".into(), root);
+        }
     }
 }
 

@@ -17,10 +17,12 @@ pub use profile::*;
 mod claude_code;
 mod codex;
 mod copilot;
+mod cursor;
 mod docker_agent;
 mod everruns;
 mod gemini_cli;
 mod opencode;
+mod qwen_code;
 mod starchild;
 
 /// An agent runtime hookhost reads configs of, answers, or speaks to shell hooks as.
@@ -42,6 +44,10 @@ pub enum Runtime {
     Copilot,
     /// OpenCode (hookhost's plugin for it).
     OpenCode,
+    /// Qwen Code (a Gemini CLI fork with Claude Code's hook contract).
+    QwenCode,
+    /// Cursor (its agent and `cursor-agent`).
+    Cursor,
 }
 
 const fn event(name: &'static str, canonical: Option<EventName>, matcher: MatchOn) -> RuntimeEvent {
@@ -50,7 +56,7 @@ const fn event(name: &'static str, canonical: Option<EventName>, matcher: MatchO
 
 impl Runtime {
     /// Every runtime, in the order messages list them.
-    pub const ALL: [Runtime; 8] = [Runtime::Everruns, Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::DockerAgent, Runtime::Starchild, Runtime::Copilot, Runtime::OpenCode];
+    pub const ALL: [Runtime; 10] = [Runtime::Everruns, Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::DockerAgent, Runtime::Starchild, Runtime::Copilot, Runtime::OpenCode, Runtime::QwenCode, Runtime::Cursor];
 
     /// What hookhost knows of it.
     pub fn profile(self) -> &'static Profile {
@@ -63,6 +69,8 @@ impl Runtime {
             Runtime::Starchild => &starchild::PROFILE,
             Runtime::Copilot => &copilot::PROFILE,
             Runtime::OpenCode => &opencode::PROFILE,
+            Runtime::QwenCode => &qwen_code::PROFILE,
+            Runtime::Cursor => &cursor::PROFILE,
         }
     }
 

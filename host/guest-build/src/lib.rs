@@ -46,7 +46,12 @@ impl Target {
         // (panic locations name files): the same sources build the same bytes anywhere, which
         // is what lets `host/builtins/` be checked in and checked. The last matching prefix wins.
         let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-        for (from, to) in [(Some(root.to_path_buf()), "/hookhost"), (cargo_home, "/cargo"), (Some(target_dir.to_path_buf()), "/target")] {
+        // A crate from a registry is named short (`/r/serde_json-1.0.154/src/read.rs`): each
+        // panic location is data in the guest's memory, which every call resets (the guard's
+        // is kept to three pages).
+        let registries: Vec<PathBuf> = cargo_home.iter().flat_map(|h| std::fs::read_dir(h.join("registry/src")).into_iter().flatten()).filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let remaps = [(Some(root.to_path_buf()), "/hookhost"), (cargo_home, "/cargo")].into_iter().chain(registries.into_iter().map(|r| (Some(r), "/r"))).chain([(Some(target_dir.to_path_buf()), "/target")]);
+        for (from, to) in remaps {
             if let Some(from) = from {
                 flags.push(format!("--remap-path-prefix={}={to}", from.display()));
             }

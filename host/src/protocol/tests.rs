@@ -332,3 +332,55 @@ fn every_runtime_hookhost_answers_has_a_writer_and_no_other_does() {
         assert_eq!(writer(r).is_some(), r.answer().is_some(), "{r}: a profile's answer and protocol.rs: writer go together");
     }
 }
+
+/// Qwen Code: Claude Code's answers, less what its hooks reference does not document.
+#[test]
+fn qwen_code_answers_as_claude_code_without_the_fields_it_lacks() {
+    let q = Protocol::Runtime(Runtime::QwenCode);
+    let c = |event: &str, kind, reason| out(q, event, outcome(kind, reason, vec![], None));
+    assert_eq!(c("PreToolUse", VerdictKind::Block, Some("no")).0, json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}));
+    assert_eq!(c("PreToolUse", VerdictKind::Pass, None), (Value::Null, vec![]));
+    assert_eq!(c("PermissionRequest", VerdictKind::Block, Some("no")).0, json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}));
+    // No `suppressOriginalPrompt`: a blocked prompt is the top-level block alone.
+    assert_eq!(c("UserPromptSubmit", VerdictKind::Block, Some("secret")).0, json!({"decision": "block", "reason": "secret"}));
+    let rewritten = out(q, "PreToolUse", outcome(VerdictKind::Pass, None, vec![], Some(json!({"arguments": {"command": "ls -a"}})))).0;
+    assert_eq!(rewritten, json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "ls -a"}}}));
+    // A redaction has no field: said in a note, never in silence.
+    let event = HookEvent::from_value(json!({"hook_event_name": "PostToolUse", "tool_name": "run_shell_command", "tool_input": {}, "tool_response": "key sk-1"})).unwrap();
+    let reply = render(q, &event, &outcome(VerdictKind::Pass, None, vec![], Some(json!({"result": "key [REDACTED]"}))));
+    assert_eq!(reply.stdout, "");
+    assert!(reply.notes.iter().any(|n| n.contains("rewritten tool output is dropped")), "{:?}", reply.notes);
+}
+
+/// Cursor: a permission before a tool (always named: a pass is its allow), `continue` on a
+/// prompt, `followup_message` on a stop.
+#[test]
+fn cursor_answers_per_kind_of_event() {
+    let cur = Protocol::Runtime(Runtime::Cursor);
+    let c = |event: &str, kind, reason| out(cur, event, outcome(kind, reason, vec![], None));
+    assert_eq!(c("preToolUse", VerdictKind::Pass, None), (json!({"permission": "allow"}), vec![]));
+    assert_eq!(c("preToolUse", VerdictKind::Block, Some("no")).0, json!({"permission": "deny", "agent_message": "no", "user_message": "no"}));
+    assert_eq!(c("preToolUse", VerdictKind::Ask, Some("sure?")).0, json!({"permission": "ask", "agent_message": "sure?", "user_message": "sure?"}));
+    let (halt, notes) = c("preToolUse", VerdictKind::Halt, Some("enough"));
+    assert_eq!(halt["permission"], "deny");
+    assert!(notes.iter().any(|n| n.contains("cannot end the session")), "{notes:?}");
+    assert_eq!(c("beforeSubmitPrompt", VerdictKind::Block, Some("secret")).0, json!({"continue": false, "user_message": "secret"}));
+    assert_eq!(c("beforeSubmitPrompt", VerdictKind::Pass, None).0, json!({"continue": true}));
+    assert_eq!(c("stop", VerdictKind::Block, Some("tests fail")).0, json!({"followup_message": "tests fail"}));
+    assert_eq!(c("stop", VerdictKind::Pass, None).0, json!({}), "nothing to say is {{}}");
+    // The older per-kind events, registered as custom events, answer with a permission too.
+    assert_eq!(c("beforeShellExecution", VerdictKind::Block, Some("no")).0["permission"], "deny");
+    let (read, notes) = c("beforeReadFile", VerdictKind::Ask, Some("sure?"));
+    assert_eq!(read["permission"], "deny", "beforeReadFile has no ask");
+    assert!(!notes.is_empty());
+    // A rewrite and context: `updated_input` before a tool, `additional_context` after it.
+    let rewritten = out(cur, "preToolUse", outcome(VerdictKind::Pass, None, vec![], Some(json!({"arguments": {"command": "ls -a"}})))).0;
+    assert_eq!(rewritten, json!({"permission": "allow", "updated_input": {"command": "ls -a"}}));
+    let after = out(cur, "postToolUse", outcome(VerdictKind::Pass, None, vec![Effect::AddContext { text: "checked".into() }], None)).0;
+    assert_eq!(after, json!({"additional_context": "checked"}));
+    // A redaction has no field: a note, never silence.
+    let event = HookEvent::from_value(json!({"hook_event_name": "postToolUse", "conversation_id": "c1", "tool_name": "Shell", "tool_input": {}, "tool_output": "key sk-1"})).unwrap();
+    assert_eq!(event.session_id, "c1", "Cursor's conversation is the session");
+    let reply = render(cur, &event, &outcome(VerdictKind::Pass, None, vec![], Some(json!({"result": "key [REDACTED]"}))));
+    assert!(reply.notes.iter().any(|n| n.contains("rewritten tool output is dropped")), "{:?}", reply.notes);
+}

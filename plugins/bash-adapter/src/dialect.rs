@@ -105,7 +105,7 @@ fn merge_extra(d: &mut Map<String, Value>, ctx: &Context) {
 fn flat(dialect: Dialect, fields: &Fields, event: &Event, ctx: &Context) -> Map<String, Value> {
     let mut p = Map::new();
     put(&mut p, fields.event, event_name(dialect, event));
-    put(&mut p, "session_id", ctx.session_id.clone());
+    put(&mut p, fields.session_id, ctx.session_id.clone());
     put(&mut p, "cwd", ctx.cwd.clone().unwrap_or_else(|| ".".into()));
     if fields.agent_id {
         put_opt(&mut p, "agent_id", &ctx.agent_id);

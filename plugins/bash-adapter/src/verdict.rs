@@ -48,11 +48,12 @@ fn reader(dialect: Dialect) -> Reader {
     match dialect {
         // OpenCode has no shell hooks of its own: its plugin speaks hookhost's envelope.
         Dialect::Everruns | Dialect::OpenCode => of(everruns, false),
-        Dialect::ClaudeCode | Dialect::Codex => of(claude_code, false),
+        Dialect::ClaudeCode | Dialect::Codex | Dialect::QwenCode => of(claude_code, false),
         Dialect::DockerAgent => of(docker_agent, false),
         Dialect::GeminiCli => of(gemini_cli, false),
         Dialect::Starchild => of(starchild, false),
         Dialect::Copilot => of(copilot, true),
+        Dialect::Cursor => of(cursor, false),
     }
 }
 
@@ -103,6 +104,41 @@ fn docker_agent(event: &Event, code: i32, stdout: &str, stderr: Option<String>) 
 /// shown to the user as a system message.
 fn gemini_cli(_: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
     exit_two_blocks(code, stdout, stderr, gemini_json, |text| Decision::pass().notify_user(text))
+}
+
+/// Cursor's (its hooks reference, <https://cursor.com/docs/hooks>): exit 2 blocks, and its JSON:
+/// `permission` before a tool (`agent_message` the reason, `user_message` the person's,
+/// `updated_input` the new input), `continue: false` on a prompt, `followup_message` on a stop
+/// (the agent goes on: the stop is blocked), `additional_context` after a tool or at a start.
+fn cursor(_: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
+    exit_two_blocks(code, stdout, stderr, cursor_json, |_| Decision::pass())
+}
+
+fn cursor_json(v: &Value) -> Decision {
+    let mut d = Decision::pass();
+    let reason = first_of(v, &["agent_message", "user_message"]);
+    match v.get("permission").and_then(Value::as_str) {
+        Some("deny") => {
+            let user_message = text(v, "user_message").filter(|m| Some(m) != reason.as_ref());
+            d.verdict = Verdict::Block { reason, user_message };
+        }
+        Some("ask") => d.verdict = Verdict::Ask(reason),
+        Some("allow") if v.get("agent_message").is_some() => d.verdict = Verdict::Allow(reason),
+        _ => {}
+    }
+    if v.get("continue") == Some(&Value::Bool(false)) {
+        d.verdict = Verdict::Block { reason: text(v, "user_message"), user_message: None };
+    }
+    if let Some(message) = text(v, "followup_message") {
+        d.verdict = Verdict::Block { reason: Some(message), user_message: None };
+    }
+    if let Some(input) = v.get("updated_input").filter(|x| x.is_object()) {
+        d.effects.push(Effect::RewriteInput(input.clone()));
+    }
+    if let Some(c) = text(v, "additional_context") {
+        d.effects.push(Effect::AddContext(c));
+    }
+    d
 }
 
 /// The rules Claude Code, docker-agent and Gemini CLI share: exit 2 blocks whatever stdout says

@@ -36,6 +36,7 @@ fn root() -> PathBuf {
 /// The runtimes whose output's shape has no schema of its own, and why.
 const NO_SCHEMA: &[(Runtime, &str)] = &[
     (Runtime::Codex, "Codex publishes no schema of its hook output: its checks (codex-rs output_parser.rs) are mirrored by protocol/codex.rs and proven with the real Codex in tests/clients"),
+    (Runtime::QwenCode, "Qwen Code publishes no schema of its hook output: its answers are Claude Code's shape less two fields, and cli/tests/it/output_protocols.rs validates them against tests/protocols/claude-code.schema.json"),
     (Runtime::OpenCode, "OpenCode has no hook output: its reader is hookhost's own plugin (cli/src/install/opencode_plugin.js), proven with the real OpenCode in tests/clients"),
 ];
 

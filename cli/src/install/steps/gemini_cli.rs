@@ -60,16 +60,16 @@ impl Steps for GeminiCli {
     }
 }
 
-/// Gemini CLI's trust of `project` in a `trustedFolders.json` document: added unless a rule
+/// Gemini CLI's (and Qwen Code's) trust of `project` in a `trustedFolders.json` document: added unless a rule
 /// already decides it. Returns (added, warnings).
-fn trust(doc: &mut Json, project: &Path) -> Result<(Vec<String>, Vec<String>), String> {
+pub(super) fn trust(doc: &mut Json, project: &Path) -> Result<(Vec<String>, Vec<String>), String> {
     if !matches!(doc, Json::Object(_)) {
         return Err("the file does not hold a JSON object".into());
     }
     let key = project.display().to_string();
     match rule(doc, project) {
         Some((_, true)) => Ok((vec![], vec![])),
-        Some((dir, false)) => Ok((vec![], vec![format!("Gemini CLI has {dir} as DO_NOT_TRUST, so it reads no project settings there and hookhost's project hooks do not run; install at --scope user, or trust the folder in Gemini CLI")])),
+        Some((dir, false)) => Ok((vec![], vec![format!("{dir} is marked DO_NOT_TRUST, so the runtime reads no project settings there and hookhost's project hooks do not run; install at --scope user, or trust the folder in the runtime")])),
         None => {
             doc.set(&key, Json::str("TRUST_FOLDER"));
             Ok((vec![key], vec![]))
@@ -80,7 +80,7 @@ fn trust(doc: &mut Json, project: &Path) -> Result<(Vec<String>, Vec<String>), S
 /// The rule of `trustedFolders.json` that decides `project`: the folder it names and whether it
 /// trusts. The most specific wins: the folder itself, else the nearest ancestor (a
 /// `TRUST_PARENT` rule trusts its folder's parent and what is in it).
-fn rule(doc: &Json, project: &Path) -> Option<(String, bool)> {
+pub(super) fn rule(doc: &Json, project: &Path) -> Option<(String, bool)> {
     let mut best: Option<(usize, String, bool)> = None;
     for (dir, rule) in doc.fields() {
         let (scope, trusts) = match rule.as_str() {

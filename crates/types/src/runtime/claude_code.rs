@@ -97,6 +97,7 @@ const MCP: McpHooks = McpHooks {
 /// Its hooks' input ("Hook input"): what Codex sends too.
 pub(super) const FIELDS: Fields = Fields {
     event: "hook_event_name",
+    session_id: "session_id",
     tool_call_id: Some("tool_use_id"),
     result: "tool_response",
     tool_error: None,

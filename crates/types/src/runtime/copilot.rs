@@ -47,7 +47,7 @@ pub(super) const PROFILE: Profile = Profile {
         project_file: ".github/hooks/hookhost.json",
         managed: Managed { unix: Err(NO_MANAGED), macos: Err(NO_MANAGED), windows: Err(NO_MANAGED) },
         events: &[("preToolUse", None), ("permissionRequest", None), ("postToolUse", None), ("userPromptTransformed", None), ("agentStop", None)],
-        layout: Layout::Handlers { version: 1 },
+        layout: Layout::Handlers { version: 1, key: "bash", fail_closed: false },
         http: Err("GitHub Copilot CLI's http hooks must use https:// before a tool (and reach 127.0.0.1 only with COPILOT_HOOK_ALLOW_LOCALHOST=1), so they cannot reach hookhost serve: use --wiring send"),
         mcp: Err("GitHub Copilot CLI hooks are commands (and https hooks) only: use --wiring send (a thin client per event) or command"),
     }),

@@ -45,6 +45,7 @@ pub(super) const PROFILE: Profile = Profile {
     dialect: Runtime::DockerAgent,
     payload: Payload::Flat(Fields {
         event: "hook_event_name",
+        session_id: "session_id",
         tool_call_id: Some("tool_use_id"),
         result: "tool_response",
         tool_error: Some("tool_error"),

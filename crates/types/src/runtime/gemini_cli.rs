@@ -29,6 +29,7 @@ pub(super) const PROFILE: Profile = Profile {
     // "Hook input": no tool call id; the model events carry the request and response.
     payload: Payload::Flat(Fields {
         event: "hook_event_name",
+        session_id: "session_id",
         tool_call_id: None,
         result: "tool_response",
         tool_error: None,

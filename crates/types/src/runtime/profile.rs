@@ -96,6 +96,8 @@ pub enum Payload {
 pub struct Fields {
     /// The key naming the event (`hook_event_name`; Starchild: `event`).
     pub event: &'static str,
+    /// The session's id (`session_id`; Cursor: `conversation_id`).
+    pub session_id: &'static str,
     /// The tool call's id, where it sends one (`tool_use_id`).
     pub tool_call_id: Option<&'static str>,
     /// A tool's result (`tool_response`; Starchild: `tool_result`).
@@ -271,11 +273,17 @@ pub enum Layout {
     /// `hooks.<Event>` holds matcher groups (`matcher`, and `hooks`: handlers with `type` and
     /// `command`): Claude Code's shape.
     Groups,
-    /// `hooks.<event>` holds the handlers themselves (`bash` and `powershell` commands), and
-    /// the file has a `version` (GitHub Copilot CLI).
+    /// `hooks.<event>` holds the handlers themselves, and the file has a `version` (GitHub
+    /// Copilot CLI's `bash` and `powershell` commands; Cursor's `command`s).
     Handlers {
         /// The file's `version`.
         version: u64,
+        /// The handler's key holding the command (`bash`: Copilot, which takes a `powershell`
+        /// one beside it on Windows; `command`: Cursor).
+        key: &'static str,
+        /// Whether each handler says whether the runtime blocks when it fails (Cursor's
+        /// `failClosed`): set where `hookhost run` would block on its own failure.
+        fail_closed: bool,
     },
     /// No hooks file: a plugin module of hookhost's own, which the runtime loads and which
     /// asks hookhost per event (OpenCode's JavaScript plugins). Install writes it whole.

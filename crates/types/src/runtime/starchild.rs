@@ -30,6 +30,7 @@ pub(super) const PROFILE: Profile = Profile {
     dialect: Runtime::Starchild,
     payload: Payload::Flat(Fields {
         event: "event",
+        session_id: "session_id",
         tool_call_id: None,
         result: "tool_result",
         tool_error: None,

@@ -11,7 +11,7 @@ pub(super) static AGENTS: &[&str] = &[
 /// Variables that move or switch off an agent's or hookhost's configuration wherever they are
 /// set; [`AGENT_VARS`] only when an agent starts with them.
 pub(super) fn always_protected_var(name: &str) -> bool {
-    (name.starts_with("HOOKHOST_") && !matches!(name, "HOOKHOST_LOG" | "HOOKHOST_REGISTRY")) || matches!(name, "CLAUDE_CONFIG_DIR" | "CODEX_HOME" | "COPILOT_HOME" | "GEMINI_CLI_HOME" | "GEMINI_CLI_SYSTEM_SETTINGS_PATH" | "CLAUDE_CODE_MANAGED_SETTINGS_PATH" | "OPENCODE_CONFIG" | "OPENCODE_CONFIG_DIR")
+    (name.starts_with("HOOKHOST_") && !matches!(name, "HOOKHOST_LOG" | "HOOKHOST_REGISTRY")) || matches!(name, "CLAUDE_CONFIG_DIR" | "CODEX_HOME" | "COPILOT_HOME" | "GEMINI_CLI_HOME" | "GEMINI_CLI_SYSTEM_SETTINGS_PATH" | "CLAUDE_CODE_MANAGED_SETTINGS_PATH" | "OPENCODE_CONFIG" | "OPENCODE_CONFIG_DIR" | "QWEN_CODE_SYSTEM_SETTINGS_PATH" | "QWEN_CODE_TRUSTED_FOLDERS_PATH")
 }
 
 pub(super) static AGENT_VARS: &[&str] = &["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "HOME", "USERPROFILE", "APPDATA"];

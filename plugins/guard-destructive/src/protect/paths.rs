@@ -19,6 +19,9 @@ pub(super) static FILES: &[&str] = &[
     ".copilot/config.json",
     "opencode.json",
     "opencode.jsonc",
+    ".qwen/settings.json",
+    ".qwen/trustedfolders.json",
+    ".cursor/hooks.json",
     "hooks.lock",
 ];
 
@@ -28,6 +31,7 @@ pub(super) static DIRS: &[&str] = &[
     ".github/hooks",
     ".copilot/hooks",
     ".claude/hooks",
+    ".cursor/hooks",
     // OpenCode's own directories: the plugins it loads at start (hookhost's is one), and the
     // agents and commands beside them.
     ".opencode",
@@ -45,7 +49,7 @@ pub(super) static DIRS: &[&str] = &[
 
 /// Directories that hold hook configuration among other things: nothing may be copied, moved,
 /// linked or extracted into them (what lands there is not known by name).
-pub(super) static CONFIG_DIRS: &[&str] = &[".claude", ".codex", ".gemini", ".copilot", ".github/copilot"];
+pub(super) static CONFIG_DIRS: &[&str] = &[".claude", ".codex", ".gemini", ".copilot", ".github/copilot", ".qwen", ".cursor"];
 
 /// What a deletion may remove although nothing may write it: hookhost's cache of compiled
 /// components, made again on the next run.
@@ -60,19 +64,25 @@ pub(super) static ROOTED: &[&str] = &[
     "/etc/codex",
     "/etc/gemini-cli",
     "/etc/github-copilot",
+    "/etc/qwen-code",
+    "/etc/cursor",
     "/var/lib/hookhost",
     "/var/log/hookhost",
     "/library/application support/hookhost",
     "/library/application support/claudecode",
     "/library/application support/geminicli",
+    "/library/application support/qwencode",
+    "/library/application support/cursor",
     "/programdata/hookhost",
     "/programdata/claudecode",
     "/programdata/gemini-cli",
+    "/programdata/qwen-code",
+    "/programdata/cursor",
     "/program files/claudecode",
 ];
 
 /// File names the guard's [`FILES`] and hookhost's layers use, for `find -name` filters.
-pub(super) static NAMES: &[&str] = &["settings.json", "settings.local.json", "hooks.json", "config.toml", "trustedfolders.json", "config.json", "hooks.lock", "hooks.toml", "managed.toml", "hooks", ".hookhost", "hookhost", ".claude", ".codex", ".gemini", ".copilot"];
+pub(super) static NAMES: &[&str] = &["settings.json", "settings.local.json", "hooks.json", "config.toml", "trustedfolders.json", "config.json", "hooks.lock", "hooks.toml", "managed.toml", "hooks", ".hookhost", "hookhost", ".claude", ".codex", ".gemini", ".copilot", ".qwen", ".cursor"];
 
 /// What a command may do to a path it is given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +108,9 @@ pub fn protected(path: &str, cwd: Option<&str>, access: Access) -> Option<String
     if parts.is_empty() {
         return None;
     }
-    if FILES.iter().any(|p| ends_with(&parts, p)) {
+    // The file's own name first (a cheap compare): most paths name none of these.
+    let last = parts.last().map(String::as_str).unwrap_or_default();
+    if FILES.iter().any(|p| component(last, p.rsplit('/').next().unwrap_or_default()) && ends_with(&parts, p)) {
         return Some(describe());
     }
     // Where a directory's first component is (a cheap compare) before the whole pattern is.
