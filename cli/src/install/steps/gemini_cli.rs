@@ -10,34 +10,51 @@ use std::path::{Path, PathBuf};
 
 pub(super) struct GeminiCli;
 
-fn trusted_folders(places: &Places) -> PathBuf {
-    places.home.join(".gemini").join("trustedFolders.json")
+/// A `trustedFolders.json` in the runtime's directory of the home (`.gemini`, `.qwen`: Qwen
+/// Code keeps Gemini CLI's format).
+fn trusted_folders(places: &Places, home: &str) -> PathBuf {
+    places.home.join(home).join("trustedFolders.json")
+}
+
+/// The trust step of a runtime with Gemini CLI's folder trust: a project's folder, not a user's
+/// own settings.
+pub(super) fn folder_trust(home: &str, title: &str, places: &Places, project: Option<&Path>, notes: &mut Vec<String>) -> Result<Option<Edit>, String> {
+    let Some(project) = project else { return Ok(None) };
+    trust_folder(trusted_folders(places, home), title, project, notes, trust)
+}
+
+/// Undo [`folder_trust`].
+pub(super) fn folder_untrust(title: &str, role: Role, path: &Path, current: &str, added: &[String]) -> Result<String, String> {
+    untrust_folder(title, role, path, current, added, |doc, added| {
+        for key in added {
+            if doc.get(key).and_then(Json::as_str) == Some("TRUST_FOLDER") {
+                doc.remove(key);
+            }
+        }
+    })
+}
+
+/// `doctor`: the project is a trusted folder.
+pub(super) fn folder_trusted(home: &str, runtime: Runtime, project: bool, places: &Places, fix: &str) -> Vec<Finding> {
+    if !project {
+        return Vec::new();
+    }
+    let path = trusted_folders(places, home);
+    let trusted = settings(&path).and_then(|d| rule(&d, &places.project)).is_some_and(|(_, t)| t);
+    check_folder(runtime, places, &path, trusted, fix)
 }
 
 impl Steps for GeminiCli {
     fn trust(&self, _hooks_path: &Path, _doc: &Json, places: &Places, project: Option<&Path>, notes: &mut Vec<String>) -> Result<Option<Edit>, String> {
-        // A user's own settings need no trust; a project's folder does.
-        let Some(project) = project else { return Ok(None) };
-        trust_folder(trusted_folders(places), "Gemini CLI", project, notes, trust)
+        folder_trust(".gemini", "Gemini CLI", places, project, notes)
     }
 
     fn undo(&self, role: Role, path: &Path, current: &str, added: &[String]) -> Result<String, String> {
-        untrust_folder("Gemini CLI", role, path, current, added, |doc, added| {
-            for key in added {
-                if doc.get(key).and_then(Json::as_str) == Some("TRUST_FOLDER") {
-                    doc.remove(key);
-                }
-            }
-        })
+        folder_untrust("Gemini CLI", role, path, current, added)
     }
 
     fn check_trust(&self, runtime: Runtime, project: bool, places: &Places, _file: &Path, _doc: &Json, fix: &str) -> Vec<Finding> {
-        if !project {
-            return Vec::new();
-        }
-        let path = trusted_folders(places);
-        let trusted = settings(&path).and_then(|d| rule(&d, &places.project)).is_some_and(|(_, t)| t);
-        check_folder(runtime, places, &path, trusted, fix)
+        folder_trusted(".gemini", runtime, project, places, fix)
     }
 
     fn switched_off(&self, _runtime: Runtime, places: &Places, _wired_managed: bool) -> Vec<String> {

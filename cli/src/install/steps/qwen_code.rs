@@ -4,42 +4,26 @@
 //! switches every hook off (QwenLM/qwen-code `docs/users/features/hooks.md`,
 //! `docs/users/configuration/trusted-folders.md`).
 
-use super::gemini_cli::{rule, trust};
-use super::{check_folder, settings, trust_folder, untrust_folder, Finding, Steps};
+use super::gemini_cli::{folder_trust, folder_trusted, folder_untrust};
+use super::{settings, Finding, Steps};
 use crate::install::json::Json;
 use crate::install::runtimes::{Places, Runtime, Scope};
 use crate::install::{Edit, Role};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub(super) struct QwenCode;
 
-fn trusted_folders(places: &Places) -> PathBuf {
-    places.home.join(".qwen").join("trustedFolders.json")
-}
-
 impl Steps for QwenCode {
     fn trust(&self, _hooks_path: &Path, _doc: &Json, places: &Places, project: Option<&Path>, notes: &mut Vec<String>) -> Result<Option<Edit>, String> {
-        let Some(project) = project else { return Ok(None) };
-        trust_folder(trusted_folders(places), "Qwen Code", project, notes, trust)
+        folder_trust(".qwen", "Qwen Code", places, project, notes)
     }
 
     fn undo(&self, role: Role, path: &Path, current: &str, added: &[String]) -> Result<String, String> {
-        untrust_folder("Qwen Code", role, path, current, added, |doc, added| {
-            for key in added {
-                if doc.get(key).and_then(Json::as_str) == Some("TRUST_FOLDER") {
-                    doc.remove(key);
-                }
-            }
-        })
+        folder_untrust("Qwen Code", role, path, current, added)
     }
 
     fn check_trust(&self, runtime: Runtime, project: bool, places: &Places, _file: &Path, _doc: &Json, fix: &str) -> Vec<Finding> {
-        if !project {
-            return Vec::new();
-        }
-        let path = trusted_folders(places);
-        let trusted = settings(&path).and_then(|d| rule(&d, &places.project)).is_some_and(|(_, t)| t);
-        check_folder(runtime, places, &path, trusted, fix)
+        folder_trusted(".qwen", runtime, project, places, fix)
     }
 
     fn switched_off(&self, runtime: Runtime, places: &Places, _wired_managed: bool) -> Vec<String> {
