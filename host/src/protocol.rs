@@ -310,7 +310,7 @@ fn takes_prompt(protocol: Protocol, event: &EventName) -> bool {
 /// Whether `protocol` takes rewritten tool input on `event` with this verdict.
 fn takes_tool_input(protocol: Protocol, event: &EventName, kind: VerdictKind) -> bool {
     match event {
-        EventName::PreToolUse => true,
+        EventName::PreToolUse => answer(protocol).is_none_or(|a| a.input_before_tool),
         EventName::PermissionRequest => match answer(protocol).map_or(Rewrite::No, |a| a.input_on_permission) {
             Rewrite::Yes => true,
             Rewrite::WhenAllowed => kind == VerdictKind::Allow,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The real-client conformance suite: hookhost as the pinned, real agent CLIs run it.
 
-Each client (Claude Code, Codex, Gemini CLI, GitHub Copilot CLI, OpenCode) runs headless in a
+Each client (Claude Code, Codex, Gemini CLI, GitHub Copilot CLI, OpenCode, Qwen Code) runs headless in a
 project of its own, against a scripted model server on loopback (`fake_model.py`), with hookhost wired
 only by `hookhost install --scope project` (the runtime's settings, its trust step, the absolute
 path of the binary under test: nothing of hookhost is on the client's PATH), and `hookhost
@@ -136,6 +136,12 @@ def check_pass(run):
 def check_redact_command(run):
     p = []
     out = run.proj / "out.txt"
+    if not run.client.rewrites_tool_input:
+        # A client that does not apply a rewritten input before a tool: hookhost blocks what its
+        # hooks let through only rewritten, and says why.
+        expect(not out.exists(), "the command ran with the secret (the client cannot take the redacted input: it must be blocked)", p)
+        expect(run.model_saw("cannot apply the rewrite"), "the model was not told why the command was blocked", p)
+        return p
     expect(out.exists(), "the command did not run (no out.txt)", p)
     if out.exists():
         text = out.read_text()
@@ -195,7 +201,7 @@ def check_coverage(run):
     return p
 
 
-TOOL_EVENT = {"gemini-cli": "BeforeTool", "copilot": "preToolUse"}
+TOOL_EVENT = {"gemini-cli": "BeforeTool", "copilot": "preToolUse", "qwen-code": "PreToolUse"}
 
 
 def switch_off(run):
@@ -212,7 +218,7 @@ def switch_off(run):
         # OpenCode: hookhost's plugin deleted.
         run.hooks_path().unlink()
     else:
-        # Gemini CLI, Copilot: the wiring of the tool event removed by hand.
+        # Gemini CLI, Copilot, Qwen Code: the wiring of the tool event removed by hand.
         path = run.hooks_path()
         doc = json.loads(path.read_text())
         del doc["hooks"][TOOL_EVENT[run.client.name]]
@@ -325,8 +331,9 @@ EDIT_HOOKS = " ".join([
     # a new settings.local.json switching every hook off is the write that matters.
     'TOOL<<Write {"file_path": "{{PROJECT}}/.claude/settings.local.json", "content": "{\\"disableAllHooks\\": true}"}>>',
     'TOOL<<apply_patch {"input": "*** Begin Patch\\n*** Delete File: {{HOOKS_PATH}}\\n*** End Patch\\n"}>>',
-    # Gemini CLI writes only inside the workspace: the project's settings (which can hold hooks).
-    'TOOL<<write_file {"file_path": "{{PROJECT}}/.gemini/settings.json", "content": "loosened"}>>',
+    # Gemini CLI and Qwen Code write only inside the workspace: the project's settings (which
+    # can hold hooks), .gemini/ or .qwen/ (the client's own `project_settings`).
+    'TOOL<<write_file {"file_path": "{{PROJECT_SETTINGS}}", "content": "loosened"}>>',
     # OpenCode's write over hookhost's plugin (before Copilot's `edit`: OpenCode offers both).
     'TOOL<<write {"filePath": "{{HOOKS_PATH}}", "content": "export const Loose = async () => ({})"}>>',
     'TOOL<<edit {"path": "{{HOOKS_PATH}}", "old_str": "version", "new_str": "loosened"}>>',
@@ -396,7 +403,7 @@ SCENARIOS = [
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 120
+EXPECTED_RUNS = 139
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
@@ -561,7 +568,8 @@ class Run:
             cfg.mkdir(parents=True)
             (cfg / "hooks.toml").write_text(self.scenario.config.replace("{{RUN_DIR}}", str(self.dir)))
         server = fake_model.start(str(self.log), {"{{SECRET}}": SECRET, "{{HOOKS_PATH}}": str(self.hooks_path()),
-                                                  "{{PROJECT}}": str(self.proj)})
+                                                  "{{PROJECT}}": str(self.proj),
+                                                  "{{PROJECT_SETTINGS}}": str(self.proj / self.client.project_settings)})
         try:
             self.base_url = f"http://127.0.0.1:{server.port}"
             self.client.prepare(self)
@@ -572,7 +580,7 @@ class Run:
             # The hook configuration the agent is told to change, as it was.
             self.watched = {f: (f.read_text() if f.exists() else None)
                             for f in (self.hooks_path(), self.proj / ".claude" / "settings.local.json",
-                                      self.proj / ".gemini" / "settings.json")}
+                                      self.proj / self.client.project_settings)}
             argv = self.client.argv(self, self.scenario.prompt)
             env = self.env()
             if self.scenario.managed_scope:
@@ -621,6 +629,11 @@ class Client:
     name = ""
     wirings = ("command", "send")
     skips = ()  # scenarios that do not apply to the client
+    # The project's settings file the agent is told to loosen with write_file (which writes only
+    # inside the workspace).
+    project_settings = ".gemini/settings.json"
+    # Whether it applies a hook's rewritten tool input before the tool runs.
+    rewrites_tool_input = True
 
     def transcripts(self, run):
         """The session files the client wrote, for `hookhost diff`; None: a client whose
@@ -948,12 +961,90 @@ class OpenCode(Client):
         return []
 
 
+class QwenCode(Client):
+    """Qwen Code (a Gemini CLI fork with Claude Code's hook contract), against the fake model
+    as its OpenAI-compatible provider."""
+    name = "qwen-code"
+    hooks_files = {"user": ".qwen/settings.json", "project": ".qwen/settings.json"}
+    project_settings = ".qwen/settings.json"
+    # Its PreToolUse `updatedInput` is documented, not applied (0.24.4).
+    rewrites_tool_input = False
+    # Not applicable: `coverage` (hookhost reads no Qwen Code session files).
+    skips = ("coverage",)
+    # The settings version Qwen Code 0.24.4 stamps into every settings file it reads (it
+    # rewrites a file without one): stamped here first, so a file that changes during a run
+    # is a change the agent made.
+    SETTINGS_VERSION = 4
+
+    def prepare(self, run):
+        # No usage statistics sent (there is no network to send them to); its telemetry to a
+        # file: the hook spans it records are its own timing of each hook.
+        self.write(run.home / ".qwen" / "settings.json", {
+            "$version": self.SETTINGS_VERSION, "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": True, "target": "local", "outfile": str(run.dir / "qwen-telemetry.json"), "logPrompts": False}})
+        run.install()
+        hooks = run.hooks_path()
+        if hooks.exists():
+            doc = json.loads(hooks.read_text())
+            doc.setdefault("$version", self.SETTINGS_VERSION)
+            hooks.write_text(json.dumps(doc, indent=2))
+
+    def telemetry(self, run):
+        """The records of its local telemetry file (concatenated JSON objects)."""
+        f = run.dir / "qwen-telemetry.json"
+        text = f.read_text(errors="replace") if f.exists() else ""
+        dec, i, out = json.JSONDecoder(), 0, []
+        while True:
+            while i < len(text) and text[i].isspace():
+                i += 1
+            if i >= len(text):
+                return out
+            try:
+                obj, i = dec.raw_decode(text, i)
+            except json.JSONDecodeError:
+                return out  # a record cut short at exit
+            out.append(obj)
+
+    def blocked_hooks(self, run):
+        """Headless Qwen Code shows no reason for a blocked prompt (its non-interactive mode
+        drops the `user_prompt_submit_blocked` event): it ends the turn with an empty result
+        having called no model. A tool call a hook denied is in its `permission_denials`."""
+        out = []
+        try:
+            events = json.loads(run.stdout) if run.stdout.strip().startswith("[") else []
+        except json.JSONDecodeError:
+            events = []
+        for e in events:
+            if e.get("type") != "result":
+                continue
+            if e.get("result") == "" and e.get("stats", {}).get("models") == {} and not run.model_requests():
+                out.append("UserPromptSubmit")
+            if e.get("permission_denials"):
+                out.append("PreToolUse")
+        return out
+
+    def latencies(self, run):
+        # Its `qwen-code.hook` spans: one per hook event, with its duration.
+        return [r["attributes"]["duration_ms"] for r in self.telemetry(run)
+                if r.get("name") == "qwen-code.hook" and "duration_ms" in r.get("attributes", {})]
+
+    def argv(self, run, prompt):
+        return [self.bin("qwen"), "-p", prompt, "--yolo", "--auth-type", "openai", "--output-format", "json"]
+
+    def env(self, run, env):
+        env["OPENAI_API_KEY"] = "fake"
+        env["OPENAI_BASE_URL"] = f"{run.base_url}/v1"
+        env["OPENAI_MODEL"] = "fake-model"
+        env["QWEN_CODE_SUPPRESS_YOLO_WARNING"] = "1"
+        return env
+
+
 def iso_ms(ts):
     from datetime import datetime
     return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000
 
 
-CLIENTS = [ClaudeCode, Codex, GeminiCli, Copilot, OpenCode]
+CLIENTS = [ClaudeCode, Codex, GeminiCli, Copilot, OpenCode, QwenCode]
 
 
 # ---------------------------------------------------------------------------------------------

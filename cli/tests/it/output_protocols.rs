@@ -189,6 +189,13 @@ fn nearest(protocol: &str, event: &str, mut want: Value) -> Value {
                 _ => {}
             }
         }
+        // Qwen Code does not apply a rewritten input before a tool: what is let through only
+        // rewritten is blocked, and says why (its context kept).
+        "qwen-code" if event == "pre_tool_use" && !want["patch"]["arguments"].is_null() => {
+            want["decision"] = json!("block");
+            want["reason"] = json!("hookhost's hooks allow this only with its tool input rewritten, and this runtime cannot apply the rewrite, so it is blocked");
+            want["patch"] = Value::Null;
+        }
         // Cursor: no halt before a tool (a deny); a bare allow is its pass (a permission hook
         // must always name one); context after a tool and at a session's start only.
         "cursor" => {

@@ -339,17 +339,37 @@ fn qwen_code_answers_as_claude_code_without_the_fields_it_lacks() {
     let q = Protocol::Runtime(Runtime::QwenCode);
     let c = |event: &str, kind, reason| out(q, event, outcome(kind, reason, vec![], None));
     assert_eq!(c("PreToolUse", VerdictKind::Block, Some("no")).0, json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}));
-    assert_eq!(c("PreToolUse", VerdictKind::Pass, None), (Value::Null, vec![]));
+    assert_eq!(c("PreToolUse", VerdictKind::Pass, None), (json!({}), vec![]), "nothing to say is {{}}: an empty answer is its hook error");
     assert_eq!(c("PermissionRequest", VerdictKind::Block, Some("no")).0, json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}));
     // No `suppressOriginalPrompt`: a blocked prompt is the top-level block alone.
     assert_eq!(c("UserPromptSubmit", VerdictKind::Block, Some("secret")).0, json!({"decision": "block", "reason": "secret"}));
-    let rewritten = out(q, "PreToolUse", outcome(VerdictKind::Pass, None, vec![], Some(json!({"arguments": {"command": "ls -a"}})))).0;
-    assert_eq!(rewritten, json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "ls -a"}}}));
-    // A redaction has no field: said in a note, never in silence.
-    let event = HookEvent::from_value(json!({"hook_event_name": "PostToolUse", "tool_name": "run_shell_command", "tool_input": {}, "tool_response": "key sk-1"})).unwrap();
-    let reply = render(q, &event, &outcome(VerdictKind::Pass, None, vec![], Some(json!({"result": "key [REDACTED]"}))));
-    assert_eq!(reply.stdout, "");
-    assert!(reply.notes.iter().any(|n| n.contains("rewritten tool output is dropped")), "{:?}", reply.notes);
+    // It does not apply a rewritten input before a tool: what the hooks let through only
+    // rewritten is blocked (never run as the model wrote it); on an allowed permission request
+    // it is applied.
+    let (rewritten, notes) = out(q, "PreToolUse", outcome(VerdictKind::Pass, None, vec![], Some(json!({"arguments": {"command": "ls -a"}}))));
+    assert_eq!(rewritten["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(rewritten["hookSpecificOutput"].get("updatedInput").is_none());
+    assert!(rewritten["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("cannot apply the rewrite"), "{rewritten}");
+    assert!(notes.iter().any(|n| n.contains("cannot take a rewritten tool input here")), "{notes:?}");
+    let allowed = out(q, "PermissionRequest", outcome(VerdictKind::Allow, None, vec![], Some(json!({"arguments": {"command": "ls -a"}})))).0;
+    assert_eq!(allowed["hookSpecificOutput"]["decision"], json!({"behavior": "allow", "updatedInput": {"command": "ls -a"}}));
+    // After a tool, `continue: false` is what Qwen Code reads: the output replaced by
+    // `stopReason` (the model's text, `llmContent`, of a redacted `{llmContent, returnDisplay}`).
+    let after = |kind, reason, patch| {
+        let event = HookEvent::from_value(json!({"hook_event_name": "PostToolUse", "tool_name": "run_shell_command", "tool_input": {},
+                                                 "tool_response": {"llmContent": "key sk-1", "returnDisplay": "key sk-1"}})).unwrap();
+        let reply = render(q, &event, &outcome(kind, reason, vec![], patch));
+        (serde_json::from_str::<Value>(&reply.stdout).unwrap_or(Value::Null), reply.notes)
+    };
+    let redacted = json!({"result": {"llmContent": "key [REDACTED]", "returnDisplay": "key [REDACTED]"}});
+    assert_eq!(after(VerdictKind::Pass, None, Some(redacted)), (json!({"continue": false, "stopReason": "key [REDACTED]"}), vec![]));
+    assert_eq!(after(VerdictKind::Pass, None, Some(json!({"result": "plain [REDACTED]"}))).0, json!({"continue": false, "stopReason": "plain [REDACTED]"}));
+    // A block there withholds the output (`decision: "block"` is not read after a tool).
+    assert_eq!(after(VerdictKind::Block, Some("secret"), None).0, json!({"continue": false, "stopReason": "the tool's output was withheld by a hook: secret"}));
+    let (halt, notes) = after(VerdictKind::Halt, Some("enough"), None);
+    assert_eq!(halt, json!({"continue": false, "stopReason": "the tool's output was withheld by a hook: enough"}));
+    assert!(notes.iter().any(|n| n.contains("ends no session after a tool")), "{notes:?}");
+    assert_eq!(after(VerdictKind::Pass, None, None), (json!({}), vec![]), "a pass after a tool says nothing");
 }
 
 /// Cursor: a permission before a tool (always named: a pass is its allow), `continue` on a

@@ -52,7 +52,7 @@ pub(super) const PROFILE: Profile = Profile {
     dialect: Runtime::ClaudeCode,
     payload: Payload::Flat(FIELDS),
     // "PermissionRequest decision control": `updatedInput` goes with `behavior: "allow"`.
-    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::WhenAllowed, prompt_rewrite: false }),
+    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_before_tool: true, input_on_permission: Rewrite::WhenAllowed, prompt_rewrite: false }),
     project_hooks: Some(ProjectHooks { file: ".claude/settings.json", scripts: Some(".claude/hooks") }),
     install: Some(Install {
         program: "claude",

@@ -26,7 +26,7 @@ pub(super) const PROFILE: Profile = Profile {
     config_syntax: None,
     dialect: Runtime::ClaudeCode,
     payload: Payload::Flat(super::claude_code::FIELDS),
-    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::No, prompt_rewrite: false }),
+    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_before_tool: true, input_on_permission: Rewrite::No, prompt_rewrite: false }),
     project_hooks: None,
     install: Some(Install {
         program: "codex",

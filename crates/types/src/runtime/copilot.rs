@@ -37,7 +37,7 @@ pub(super) const PROFILE: Profile = Profile {
     payload: Payload::Camel(CamelReader { infer, normalise }),
     // It denies a tool call whose preToolUse hook exits non-zero: an error that must not block
     // is exit 0 with nothing on stdout.
-    answer: Some(Answer { soft_error_exit: 0, nothing: "", input_on_permission: Rewrite::No, prompt_rewrite: true }),
+    answer: Some(Answer { soft_error_exit: 0, nothing: "", input_before_tool: true, input_on_permission: Rewrite::No, prompt_rewrite: true }),
     project_hooks: None,
     install: Some(Install {
         program: "copilot",

@@ -58,7 +58,7 @@ pub(super) const PROFILE: Profile = Profile {
     }),
     // A permission hook's stdout must be JSON naming its `permission` (anything else is "invalid
     // JSON", and with `failClosed` a block): the writer always says one; `{}` elsewhere.
-    answer: Some(Answer { soft_error_exit: 1, nothing: "{}", input_on_permission: Rewrite::No, prompt_rewrite: false }),
+    answer: Some(Answer { soft_error_exit: 1, nothing: "{}", input_before_tool: true, input_on_permission: Rewrite::No, prompt_rewrite: false }),
     project_hooks: None,
     install: Some(Install {
         program: "cursor-agent",

@@ -57,7 +57,7 @@ pub(super) const PROFILE: Profile = Profile {
         env: &[],
     }),
     // A permission_request hook's `updated_input` is taken whatever it decides.
-    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::Yes, prompt_rewrite: false }),
+    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_before_tool: true, input_on_permission: Rewrite::Yes, prompt_rewrite: false }),
     project_hooks: None,
     install: None,
 };

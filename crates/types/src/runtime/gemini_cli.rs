@@ -42,7 +42,7 @@ pub(super) const PROFILE: Profile = Profile {
         env: &[("GEMINI_PROJECT_DIR", EnvValue::ProjectDir), ("GEMINI_SESSION_ID", EnvValue::SessionId), ("GEMINI_CWD", EnvValue::Cwd), ("CLAUDE_PROJECT_DIR", EnvValue::ProjectDir)],
     }),
     // It parses stdout as JSON on exit 0: nothing to say is `{}`.
-    answer: Some(Answer { soft_error_exit: 1, nothing: "{}", input_on_permission: Rewrite::No, prompt_rewrite: false }),
+    answer: Some(Answer { soft_error_exit: 1, nothing: "{}", input_before_tool: true, input_on_permission: Rewrite::No, prompt_rewrite: false }),
     project_hooks: None,
     install: Some(Install {
         program: "gemini",

@@ -35,7 +35,7 @@ pub(super) const PROFILE: Profile = Profile {
     // tool arguments, a new tool output, a new message. Exit 1 is hookhost's error that must not
     // block, which the plugin honours after a tool; before a tool call or a message it blocks on
     // that as on any other failure (hookhost never means exit 1 there but with --fail-open).
-    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::No, prompt_rewrite: true }),
+    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_before_tool: true, input_on_permission: Rewrite::No, prompt_rewrite: true }),
     project_hooks: None,
     install: Some(Install {
         program: "opencode",

@@ -149,8 +149,10 @@ pub struct Answer {
     /// What it is told when there is nothing to say: nothing (Gemini CLI parses stdout as JSON
     /// on exit 0, so there `{}`).
     pub nothing: &'static str,
-    /// Whether it takes rewritten tool input on a permission request (on a pre-tool event every
-    /// runtime with an answer writer does).
+    /// Whether it applies rewritten tool input before a tool (Qwen Code documents it and does
+    /// not: hookhost then blocks what its hooks would let through only rewritten).
+    pub input_before_tool: bool,
+    /// Whether it takes rewritten tool input on a permission request.
     pub input_on_permission: Rewrite,
     /// Whether it takes a rewritten prompt (GitHub Copilot CLI's `userPromptTransformed`).
     pub prompt_rewrite: bool,

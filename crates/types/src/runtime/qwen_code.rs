@@ -3,7 +3,8 @@
 //! hooks took Claude Code's contract — the same event names, `hookSpecificOutput` with
 //! `permissionDecision` / `updatedInput`, exit 2 blocks, any other exit does not — in its own
 //! settings files (`.qwen/settings.json`), behind its own folder trust. Written from its
-//! documentation only: no real-client proof yet (docs/INTEGRATIONS.md says so).
+//! documentation and checked against the real Qwen Code 0.24.4 (tests/clients: where the two
+//! differ, the client's behaviour is what this profile says).
 
 use super::{event, Answer, EnvValue, Fields, Install, Layout, Managed, MatchOn as On, Naming, Payload, Profile, Rewrite, Runtime};
 use crate::event::EventName as E;
@@ -54,7 +55,11 @@ pub(super) const PROFILE: Profile = Profile {
         env: &[("QWEN_PROJECT_DIR", EnvValue::ProjectDir)],
     }),
     // "PermissionRequest": `updatedInput` inside `decision`, beside `behavior`, as Claude Code.
-    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::WhenAllowed, prompt_rewrite: false }),
+    // Two things its reference does not say, from the real Qwen Code 0.24.4 (the real-client
+    // suite): a PreToolUse `updatedInput` is not applied (the tool runs with the model's input:
+    // its core tool scheduler reads only the decision), and an empty stdout is a hook error in
+    // its telemetry ("hook runner returned no output"), so nothing to say is `{}`.
+    answer: Some(Answer { soft_error_exit: 1, nothing: "{}", input_before_tool: false, input_on_permission: Rewrite::WhenAllowed, prompt_rewrite: false }),
     project_hooks: None,
     install: Some(Install {
         program: "qwen",

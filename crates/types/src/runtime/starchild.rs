@@ -41,7 +41,7 @@ pub(super) const PROFILE: Profile = Profile {
         model_payloads: false,
         env: &[],
     }),
-    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_on_permission: Rewrite::No, prompt_rewrite: false }),
+    answer: Some(Answer { soft_error_exit: 1, nothing: "", input_before_tool: true, input_on_permission: Rewrite::No, prompt_rewrite: false }),
     project_hooks: None,
     install: None,
 };
