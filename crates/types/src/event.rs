@@ -136,9 +136,14 @@ impl EventName {
     /// Whether this event gates what the agent does next — a tool call, a permission, a prompt
     /// reaching the model — so that a hook host that cannot decide must stop it rather than let
     /// it through (a stop or a compaction can block too, but blocking those on a failure would
-    /// keep the agent going, not stop anything).
+    /// keep the agent going, not stop anything). A custom event does when a runtime's profile
+    /// marks it so (Cursor's `beforeShellExecution`, wired by hand).
     pub fn gates_an_action(&self) -> bool {
-        matches!(self, E::PreToolUse | E::PermissionRequest | E::UserPromptSubmit)
+        match self {
+            E::PreToolUse | E::PermissionRequest | E::UserPromptSubmit => true,
+            E::Custom(name) => crate::Runtime::ALL.iter().any(|r| r.event(name).is_some_and(|e| e.gates)),
+            _ => false,
+        }
     }
 
     /// Whether hooks on this event see a tool call (and may carry a matcher).

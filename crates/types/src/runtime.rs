@@ -51,7 +51,12 @@ pub enum Runtime {
 }
 
 const fn event(name: &'static str, canonical: Option<EventName>, matcher: MatchOn) -> RuntimeEvent {
-    RuntimeEvent { name, canonical, matcher }
+    RuntimeEvent { name, canonical, matcher, gates: false }
+}
+
+/// An event hookhost does not model, before an action the runtime lets a hook refuse.
+const fn gating_event(name: &'static str, matcher: MatchOn) -> RuntimeEvent {
+    RuntimeEvent { name, canonical: None, matcher, gates: true }
 }
 
 impl Runtime {

@@ -372,6 +372,27 @@ fn qwen_code_answers_as_claude_code_without_the_fields_it_lacks() {
     assert_eq!(after(VerdictKind::Pass, None, None), (json!({}), vec![]), "a pass after a tool says nothing");
 }
 
+/// Cursor's older per-kind events, wired by hand, run as custom events; those before an
+/// action still gate it: hookhost's own failure there is Cursor's deny, not the non-blocking
+/// exit 1 Cursor would let through (after an action it is).
+#[test]
+fn cursor_before_events_wired_by_hand_block_on_failure() {
+    let cur = Protocol::Runtime(Runtime::Cursor);
+    let cursor_ev = |name: &str| HookEvent::from_value(json!({"hook_event_name": name, "conversation_id": "c", "command": "rm -rf ~", "cwd": "/p"})).unwrap();
+    for name in ["beforeShellExecution", "beforeMCPExecution", "beforeReadFile"] {
+        let event = cursor_ev(name);
+        assert_eq!(event.name, EventName::Custom(name.into()));
+        let reply = failure(cur, Some(&event), "hooks.toml: bad", OnFailure::Closed);
+        assert_eq!(reply.code, 0, "{name}");
+        assert_eq!(serde_json::from_str::<Value>(&reply.stdout).unwrap()["permission"], "deny", "{name}: {}", reply.stdout);
+        assert_eq!(failure(cur, Some(&event), "hooks.toml: bad", OnFailure::Open).code, 1, "{name} with --fail-open");
+    }
+    for name in ["afterShellExecution", "afterFileEdit"] {
+        let reply = failure(cur, Some(&cursor_ev(name)), "hooks.toml: bad", OnFailure::Closed);
+        assert_eq!((reply.code, reply.stdout.as_str()), (1, ""), "{name}: after the action, the non-blocking error");
+    }
+}
+
 /// Cursor: a permission before a tool (always named: a pass is its allow), `continue` on a
 /// prompt, `followup_message` on a stop.
 #[test]

@@ -7,7 +7,7 @@
 //! `followup_message` on a stop. Written from its documentation only: no real-client proof
 //! (docs/INTEGRATIONS.md says so).
 
-use super::{event, Answer, Fields, Install, Layout, Managed, MatchOn as On, Naming, Payload, Profile, Rewrite, Runtime};
+use super::{event, gating_event, Answer, Fields, Install, Layout, Managed, MatchOn as On, Naming, Payload, Profile, Rewrite, Runtime};
 use crate::event::EventName as E;
 
 pub(super) const PROFILE: Profile = Profile {
@@ -23,12 +23,14 @@ pub(super) const PROFILE: Profile = Profile {
         event("postToolUseFailure", None, On::Field("tool_name")),
         event("subagentStart", None, On::Nothing),
         event("subagentStop", Some(E::SubagentStop), On::Nothing),
-        // The older per-kind events, which `preToolUse` / `postToolUse` cover.
-        event("beforeShellExecution", None, On::Nothing),
+        // The older per-kind events, which `preToolUse` / `postToolUse` cover (install wires
+        // those). One wired by hand runs as a custom event; the `before…` ones still gate what
+        // Cursor does next, so hookhost's own failure there blocks.
+        gating_event("beforeShellExecution", On::Nothing),
         event("afterShellExecution", None, On::Nothing),
-        event("beforeMCPExecution", None, On::Field("tool_name")),
+        gating_event("beforeMCPExecution", On::Field("tool_name")),
         event("afterMCPExecution", None, On::Field("tool_name")),
-        event("beforeReadFile", None, On::Nothing),
+        gating_event("beforeReadFile", On::Nothing),
         event("afterFileEdit", None, On::Nothing),
         event("beforeSubmitPrompt", Some(E::UserPromptSubmit), On::Nothing),
         event("preCompact", Some(E::PreCompact), On::Nothing),

@@ -40,6 +40,10 @@ pub struct RuntimeEvent {
     pub canonical: Option<EventName>,
     /// What a matcher on it tests.
     pub matcher: MatchOn,
+    /// An event hookhost does not model that still gates an action the runtime takes next
+    /// (Cursor's `beforeShellExecution`): hookhost's own failure on it is a block, as on the
+    /// canonical gating events.
+    pub gates: bool,
 }
 
 /// Everything hookhost knows of one runtime.
