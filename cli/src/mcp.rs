@@ -16,7 +16,7 @@
 //! (<https://modelcontextprotocol.io/specification/2025-11-25>); the earlier revisions a client
 //! may ask for are answered the same way.
 
-use crate::serve::{answer_in, runtime_protocol, Signals, Unanswered};
+use crate::serve::{answer_in, runtime_protocol, App, Signals, Unanswered};
 use crate::HostArgs;
 use anyhow::Result;
 use hookhost::protocol::{OnFailure, Protocol};
@@ -37,7 +37,7 @@ use rpc::{Line, Message};
 
 /// The MCP revisions this server speaks, newest first: a client asking for one of them gets
 /// it, any other the newest (the specification's version negotiation).
-const REVISIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub(crate) const REVISIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// The one tool's name.
 pub(crate) const TOOL: &str = "hook";
@@ -99,13 +99,12 @@ pub(crate) async fn mcp(args: McpArgs) -> Result<ExitCode> {
     if let Some(McpCommand::Proxy(proxy)) = args.command {
         return proxy::proxy(proxy).await;
     }
-    let (protocol, runtime, template) = runtime_of(&args.runtime)?;
+    let server = Server::new(&args.runtime, OnFailure::from_flags(args.fail_open, args.fail_closed))?;
     let request_timeout = Duration::from_secs(args.request_timeout.clamp(1, 3600));
     // A chain that does not load is not the end of the session: every call is answered with
     // hookhost's failure (a block where it gates an action) until the files are fixed.
-    let chain = Chain::start(&args.host, request_timeout).await;
-    let on_failure = OnFailure::from_flags(args.fail_open, args.fail_closed);
-    let server = Arc::new(Server { chain, protocol, runtime, template, on_failure });
+    let chain = Arc::new(Chain::start(&args.host, request_timeout).await);
+    let server = Arc::new(server);
     let mut signals = Signals::new()?;
     // Every answer goes through one writer, a whole line at a time.
     let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(256);
@@ -136,9 +135,9 @@ pub(crate) async fn mcp(args: McpArgs) -> Result<ExitCode> {
     loop {
         let line = tokio::select! {
             line = lines.recv() => line.unwrap_or(Ok(Line::End)),
-            signal = signals.next() => if server.chain.on(signal).await { break } else { continue },
+            signal = signals.next() => if chain.on(signal).await { break } else { continue },
             _ = tick.tick() => {
-                server.chain.tick().await;
+                chain.tick().await;
                 continue;
             }
             Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
@@ -160,10 +159,11 @@ pub(crate) async fn mcp(args: McpArgs) -> Result<ExitCode> {
         match rpc::parse(&text) {
             Message::Request { id, method, params } if method == "tools/call" => {
                 let server = server.clone();
+                let app = chain.app();
                 let tx = tx.clone();
                 let permit = calls.clone().acquire_owned().await.expect("never closed");
                 tasks.spawn(async move {
-                    let answer = server.call(&id, params).await;
+                    let answer = server.call(app, &id, params).await;
                     let _ = tx.send(answer).await;
                     drop(permit);
                 });
@@ -186,8 +186,9 @@ pub(crate) async fn mcp(args: McpArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-struct Server {
-    chain: Chain,
+/// The `hook` tool of one runtime's hooks: what `hookhost mcp` serves on stdio and `hookhost
+/// serve` at `/mcp/<runtime>` (streamable HTTP, [`crate::serve`]).
+pub(crate) struct Server {
     protocol: Protocol,
     runtime: Runtime,
     template: &'static McpHooks,
@@ -195,6 +196,12 @@ struct Server {
 }
 
 impl Server {
+    /// The server for the runtime named `runtime` (one whose hooks can call an MCP tool).
+    pub(crate) fn new(runtime: &str, on_failure: OnFailure) -> Result<Server> {
+        let (protocol, runtime, template) = runtime_of(runtime)?;
+        Ok(Server { protocol, runtime, template, on_failure })
+    }
+
     /// hookhost's failure to decide `body`'s event, as the runtime's hook reads it: the
     /// event's block where the failure policy blocks it (text), else a tool error.
     fn failure(&self, body: &[u8], why: &str) -> (String, bool) {
@@ -208,7 +215,7 @@ impl Server {
     }
 
     /// Every request but `tools/call`.
-    fn answer(&self, id: &Value, method: &str, params: &Value) -> String {
+    pub(crate) fn answer(&self, id: &Value, method: &str, params: &Value) -> String {
         match method {
             "initialize" => {
                 let asked = params.get("protocolVersion").and_then(Value::as_str);
@@ -240,8 +247,9 @@ impl Server {
         })
     }
 
-    /// `tools/call`: the event decided, answered as the runtime's command hook would print it.
-    async fn call(&self, id: &Value, params: Value) -> String {
+    /// `tools/call`: the event decided by `app` (or, when the chain did not load, hookhost's
+    /// failure), answered as the runtime's command hook would print it.
+    pub(crate) async fn call(&self, app: Result<Arc<App>, String>, id: &Value, params: Value) -> String {
         let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
         if name != TOOL {
             return rpc::error(id, rpc::INVALID_PARAMS, &format!("unknown tool {name:?}: hookhost mcp serves `{TOOL}`"));
@@ -253,7 +261,7 @@ impl Server {
         };
         let payload = Value::Object(self.template.payload(arguments));
         let body = serde_json::to_vec(&payload).unwrap_or_default();
-        let (text, failed) = match self.chain.app() {
+        let (text, failed) = match app {
             Err(why) => self.failure(&body, &why),
             Ok(app) => match answer_in(&app, self.protocol, self.runtime, None, &body).await {
                 Ok(text) => (text, false),

@@ -5,6 +5,8 @@
 //! - `POST /v1/hooks/<protocol>`: a runtime's own hook request → its own hook response
 //!   (`claude-code`, `codex`, `gemini-cli`, `docker-agent`, `starchild`): a Claude Code
 //!   `type: "http"` hook points straight at `/v1/hooks/claude-code`;
+//! - `POST /mcp/<protocol>`: `hookhost mcp`'s `hook` tool over MCP's streamable HTTP, for MCP
+//!   tool hooks that reach their server by URL ([`mcp_http`]);
 //! - `GET /healthz`, `GET /metrics` (Prometheus text: per hook invocations, decisions, errors and
 //!   a latency histogram).
 //!
@@ -39,6 +41,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 mod listen;
+mod mcp_http;
 mod metrics;
 mod routes;
 mod signals;
@@ -314,6 +317,7 @@ fn router(app: Arc<App>, args: &ServeArgs) -> Router {
         .route("/v1/events", post(events))
         .route("/v1/hooks/{protocol}", post(runtime_hook))
         .route("/v1/hooks/{protocol}/{event}", post(runtime_hook_named))
+        .route("/mcp/{protocol}", post(mcp_http::post_message).get(mcp_http::not_allowed).delete(mcp_http::not_allowed))
         .route("/metrics", get(metrics))
         .route("/healthz", get(healthz))
         .layer(axum::middleware::from_fn_with_state(app.clone(), guard))

@@ -403,7 +403,7 @@ SCENARIOS = [
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 139
+EXPECTED_RUNS = 143
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
@@ -413,6 +413,8 @@ WIRINGS = {
     "http": ["block", "pass", "redact-command", "redact-output"],
     # Claude Code's MCP tool hooks calling `hookhost mcp`, the server it starts for the session.
     "mcp": ["block", "pass", "redact-command", "redact-output", "protect-hooks", "fail-closed", "fail-open", "mcp-server-gone"],
+    # The same hooks calling `hookhost serve`'s MCP endpoint over HTTP (no process per session).
+    "mcp-http": ["block", "pass", "redact-command", "redact-output"],
     # No hookhost hook in the client: `hookhost mcp proxy` as its MCP server.
     "proxy": ["mcp-proxy-block", "mcp-proxy-pass", "mcp-proxy-redact"],
 }
@@ -472,7 +474,7 @@ class Run:
             env["HOOKHOST_MANAGED_CONFIG"] = str(managed)
         if self.wiring == "send":
             env["HOOKHOST_SERVER"] = f"unix:{self.suite.socket}"
-        if self.wiring == "http":
+        if self.wiring in ("http", "mcp-http"):
             env["HOOKHOST_TOKEN"] = self.suite.token
         return self.client.env(self, env)
 
@@ -491,7 +493,7 @@ class Run:
                 "--wiring", wiring]
         if self.scenario.flag:
             argv.append(self.scenario.flag)
-        if self.wiring == "http":
+        if self.wiring in ("http", "mcp-http"):
             argv += ["--server", f"http://127.0.0.1:{self.suite.http_port}"]
         done = subprocess.run(argv, cwd=self.proj, env=self.env(), capture_output=True, text=True)
         if done.returncode != 0:
@@ -666,7 +668,7 @@ class Client:
 class ClaudeCode(Client):
     name = "claude-code"
     hooks_files = {"user": ".claude/settings.json", "project": ".claude/settings.json"}
-    wirings = ("command", "send", "http", "mcp", "proxy")
+    wirings = ("command", "send", "http", "mcp", "mcp-http", "proxy")
 
     def prepare(self, run):
         if run.wiring == "proxy":
@@ -1213,7 +1215,7 @@ def latency(args):
     a no-op of the same kind."""
     suite = Suite(args)
     client = ClaudeCode(suite)
-    order = ["noop-command", "command", "send", "http", "noop-mcp", "mcp"]
+    order = ["noop-command", "command", "send", "http", "noop-mcp", "mcp", "mcp-http"]
     runs = [Run(suite, client, wiring, BY_NAME["pass"]) for _ in range(args.latency) for wiring in order]
     suite.prewarm()
     suite.start_daemons()
@@ -1235,7 +1237,7 @@ def latency(args):
             failed += 1
             continue
         medians[wiring] = statistics.median(ms)
-        base = {"command": "noop-command", "send": "noop-command", "http": "noop-command", "mcp": "noop-mcp"}.get(wiring)
+        base = {"command": "noop-command", "send": "noop-command", "http": "noop-command", "mcp": "noop-mcp", "mcp-http": "noop-mcp"}.get(wiring)
         added = f"   +{medians[wiring] - medians[base]:.1f} ms over {base}" if base in medians else ""
         print(f"  {wiring:13} median {medians[wiring]:5.1f} ms   mean {statistics.mean(ms):5.1f} ms   {len(ms)} calls{added}")
     return 1 if failed else 0

@@ -199,7 +199,8 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
         // MCP tool hooks: the server they call must be listed, and be this hookhost.
         let server = if handlers.iter().any(|h| h.get("type").and_then(Json::as_str) == Some("mcp_tool")) {
             let found = mcp_server_of(runtime, scope, places);
-            report.add(name, Some(scope), "MCP server listed", found.as_ref().map(|(path, _)| format!("`{}` (hookhost mcp) in {}", crate::mcp::SERVER, path.display())).map_err(|e| (e.clone(), install_fix_wiring(runtime, scope, "mcp"))));
+            let what = |entry: &Json| mcp_server::endpoint(entry).map_or("hookhost mcp".to_string(), |url| format!("hookhost serve at {url}"));
+            report.add(name, Some(scope), "MCP server listed", found.as_ref().map(|(path, entry)| format!("`{}` ({}) in {}", crate::mcp::SERVER, what(entry), path.display())).map_err(|e| (e.clone(), install_fix_wiring(runtime, scope, "mcp"))));
             found.ok().map(|(_, entry)| entry)
         } else {
             None
@@ -230,7 +231,7 @@ fn mcp_server_of(runtime: Runtime, scope: Scope, places: &Places) -> Result<(Pat
     let entry = project.and_then(|p| mcp_server::entry(runtime, &doc, Some(p))).or_else(|| mcp_server::entry(runtime, &doc, None));
     match entry {
         Some(e) if mcp_server::is_ours(&e) => Ok((path, e)),
-        Some(_) => Err(format!("the MCP server `{}` in {} is not `hookhost mcp`: the hooks would call another program", crate::mcp::SERVER, path.display())),
+        Some(_) => Err(format!("the MCP server `{}` in {} is neither `hookhost mcp` nor hookhost serve's MCP endpoint: the hooks would call another program", crate::mcp::SERVER, path.display())),
         None => Err(format!("{} lists no MCP server `{}`: {}'s MCP tool hooks have nothing to call, and block every tool call", path.display(), crate::mcp::SERVER, runtime.title())),
     }
 }

@@ -1,5 +1,5 @@
 //! `--wiring mcp`: `hookhost mcp` listed among the runtime's MCP servers, so that its hooks can
-//! call the server's tool. Claude Code lists a user's servers in `~/.claude.json`: `mcpServers`
+//! call the server's tool (`--wiring mcp-http`: `hookhost serve`'s MCP endpoint, by URL). Claude Code lists a user's servers in `~/.claude.json`: `mcpServers`
 //! for every project, `projects.<path>.mcpServers` for one (what `claude mcp add --scope user`
 //! and `--scope local` write; its MCP documentation, "MCP installation scopes"). A project's
 //! shared `.mcp.json` is not used: each person who clones it would have to approve it, and the
@@ -29,8 +29,11 @@ pub(crate) fn entry(runtime: Runtime, doc: &Json, project: Option<&Path>) -> Opt
     servers(runtime, doc, project)?.get(crate::mcp::SERVER).cloned()
 }
 
-/// Whether a server entry runs `hookhost mcp`.
+/// Whether a server entry runs `hookhost mcp`, or is `hookhost serve`'s MCP endpoint.
 pub(crate) fn is_ours(entry: &Json) -> bool {
+    if let Some(url) = endpoint(entry) {
+        return hookhost::Runtime::ALL.iter().any(|r| url.trim_end_matches('/').ends_with(&format!("/mcp/{}", r.name())));
+    }
     let program = entry.get("command").and_then(Json::as_str).map(first_word).unwrap_or_default();
     let name = Path::new(&program.replace('\\', "/")).file_stem().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
     let first_arg = entry.get("args").and_then(Json::as_array).and_then(|a| a.first()).and_then(Json::as_str);
@@ -44,9 +47,24 @@ pub(crate) fn command(entry: &Json) -> Option<(String, Vec<String>)> {
     Some((program, args))
 }
 
-/// The entry install writes: this hookhost, speaking the runtime's hooks.
+/// The URL of a server entry reached over HTTP (`"type": "http"`).
+pub(crate) fn endpoint(entry: &Json) -> Option<&str> {
+    (entry.get("type").and_then(Json::as_str) == Some("http")).then(|| entry.get("url").and_then(Json::as_str)).flatten()
+}
+
+/// The entry install writes: this hookhost, speaking the runtime's hooks — or, for
+/// `mcp-http`, the daemon's endpoint for them with the token the runtime fills in from the
+/// environment (Claude Code expands `${VAR}` in a server's headers).
 fn new_entry(runtime: Runtime, target: &Target) -> Json {
     let mut e = Json::obj();
+    if target.wiring == Wiring::McpHttp {
+        e.set("type", Json::str("http"));
+        e.set("url", Json::str(format!("{}/mcp/{}", target.server.trim_end_matches('/'), runtime.protocol())));
+        let mut headers = Json::obj();
+        headers.set("Authorization", Json::str("Bearer ${HOOKHOST_TOKEN}"));
+        e.set("headers", headers);
+        return e;
+    }
     e.set("type", Json::str("stdio"));
     e.set("command", Json::str(target.hookhost.display().to_string()));
     let args = ["mcp", "--runtime", runtime.protocol()].into_iter().chain(target.failure_flag);
@@ -61,28 +79,28 @@ pub(super) fn edit(runtime: Runtime, scope: Scope, places: &Places, target: &Tar
     let Some(path) = servers_file(runtime, places) else { return Ok(None) };
     let project = (scope == Scope::Project).then_some(places.project.as_path());
     let before = read(&path)?;
-    if target.wiring != Wiring::Mcp && before.is_none() {
+    if !target.wiring.is_mcp() && before.is_none() {
         return Ok(None);
     }
     let old = match parse_json(&path, before.as_deref()) {
         Ok(doc) => doc,
         // Another wiring only takes hookhost's server out: a file it cannot read holds none it
         // could find, and must not stop an install that does not need it.
-        Err(_) if target.wiring != Wiring::Mcp => return Ok(None),
+        Err(_) if !target.wiring.is_mcp() => return Ok(None),
         Err(e) => return Err(e),
     };
     let mut doc = old.clone();
     match entry(runtime, &doc, project) {
         Some(e) if !is_ours(&e) => {
-            if target.wiring == Wiring::Mcp {
+            if target.wiring.is_mcp() {
                 return Err(format!("{} already lists an MCP server named {:?} that is not `hookhost mcp`; rename it, then install again", path.display(), crate::mcp::SERVER));
             }
             return Ok(None);
         }
-        None if target.wiring != Wiring::Mcp => return Ok(None),
+        None if !target.wiring.is_mcp() => return Ok(None),
         _ => {}
     }
-    if target.wiring == Wiring::Mcp {
+    if target.wiring.is_mcp() {
         let mcp = runtime.mcp()?;
         let holder = match project {
             None => &mut doc,

@@ -65,7 +65,8 @@ pub(crate) struct InstallArgs {
     /// command: `hookhost run` per event; send: `hookhost-send` per event, to `hookhost serve`
     /// when it runs (in-process when not); http: Claude Code's http hook to `hookhost serve`;
     /// mcp: Claude Code's MCP tool hooks calling `hookhost mcp`, a server it starts once per
-    /// session (also listed in ~/.claude.json).
+    /// session (also listed in ~/.claude.json); mcp-http: the same hooks calling `hookhost
+    /// serve`'s MCP endpoint (--server) over HTTP, with $HOOKHOST_TOKEN as its bearer token.
     #[arg(long, value_enum, default_value = "command")]
     pub wiring: Wiring,
     /// The project for --scope project (default: the working directory).
@@ -81,7 +82,7 @@ pub(crate) struct InstallArgs {
     /// Wire hookhost with --fail-closed: its own failure blocks every event.
     #[arg(long)]
     pub fail_closed: bool,
-    /// The daemon's address for --wiring http.
+    /// The daemon's address for --wiring http and mcp-http.
     #[arg(long, default_value = "http://127.0.0.1:7807")]
     pub server: String,
 }
@@ -246,8 +247,8 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     };
     for r in &runtimes {
         r.takes(args.wiring).map_err(|e| usage(format!("--wiring {}: {e}", wiring_name(args.wiring))))?;
-        if (args.wiring, args.scope) == (Wiring::Mcp, Scope::Managed) {
-            r.mcp().map_err(usage)?.managed.map_err(|e| usage(format!("--wiring mcp --scope managed: {e}")))?;
+        if args.wiring.is_mcp() && args.scope == Scope::Managed {
+            r.mcp().map_err(usage)?.managed.map_err(|e| usage(format!("--wiring {} --scope managed: {e}", wiring_name(args.wiring))))?;
         }
     }
     // Every runtime's plan first: a file that cannot be read or edited stops the install before
@@ -314,6 +315,7 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
                 Role::ManagedConfig => say!("{who}: installed the managed config {}", e.path.display()),
                 Role::ManagedOnly => say!("{who}: set {} in {}", e.added.join(", "), e.path.display()),
                 Role::McpServer if args.wiring == Wiring::Mcp => say!("{who}: listed the MCP server `{}` (hookhost mcp) in {}", crate::mcp::SERVER, e.path.display()),
+                Role::McpServer if args.wiring == Wiring::McpHttp => say!("{who}: listed the MCP server `{}` (hookhost serve's MCP endpoint at {}) in {}", crate::mcp::SERVER, target.server, e.path.display()),
                 Role::McpServer => say!("{who}: took the MCP server `{}` out of {} (hooks no longer call it)", crate::mcp::SERVER, e.path.display()),
                 _ => say!("{who}: recorded the trust in {}", e.path.display()),
             }
@@ -337,6 +339,7 @@ fn wiring_name(w: Wiring) -> &'static str {
         Wiring::Send => "send",
         Wiring::Http => "http",
         Wiring::Mcp => "mcp",
+        Wiring::McpHttp => "mcp-http",
     }
 }
 

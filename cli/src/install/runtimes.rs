@@ -59,6 +59,16 @@ pub(crate) enum Wiring {
     /// The runtime's hooks call the `hook` tool of `hookhost mcp`, an MCP server it starts
     /// once per session (Claude Code's `mcp_tool` hooks).
     Mcp,
+    /// The same tool served by `hookhost serve` at `/mcp/<protocol>` (MCP's streamable HTTP):
+    /// no process of hookhost's per session.
+    McpHttp,
+}
+
+impl Wiring {
+    /// Whether the runtime's hooks call an MCP tool (and its MCP servers list hookhost's).
+    pub(crate) fn is_mcp(self) -> bool {
+        matches!(self, Wiring::Mcp | Wiring::McpHttp)
+    }
 }
 
 impl Runtime {
@@ -138,7 +148,7 @@ impl Runtime {
         match wiring {
             Wiring::Command | Wiring::Send => Ok(()),
             Wiring::Http => self.install().http.map_err(str::to_string),
-            Wiring::Mcp => self.mcp().map(|_| ()),
+            Wiring::Mcp | Wiring::McpHttp => self.mcp().map(|_| ()),
         }
     }
 
@@ -248,7 +258,7 @@ pub(crate) struct Target {
     pub wiring: Wiring,
     /// `--fail-open` / `--fail-closed`, passed on to every command.
     pub failure_flag: Option<&'static str>,
-    /// The daemon's URL for `--wiring http`.
+    /// The daemon's URL for `--wiring http` and `mcp-http`.
     pub server: String,
 }
 
@@ -299,7 +309,7 @@ impl Target {
             h.set("allowedEnvVars", Json::Array(vec![Json::str("HOOKHOST_TOKEN")]));
             return h;
         }
-        if self.wiring == Wiring::Mcp {
+        if self.wiring.is_mcp() {
             h.set("type", Json::str("mcp_tool"));
             h.set("server", Json::str(crate::mcp::SERVER));
             h.set("tool", Json::str(crate::mcp::TOOL));

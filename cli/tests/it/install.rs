@@ -485,6 +485,47 @@ fn the_mcp_wiring_lists_the_server_and_each_hook_calls_it_failing_closed() {
     assert!(v["mcpServers"].get("hookhost").is_none() && v["projects"][&key]["mcpServers"].get("hookhost").is_none(), "{v:#}");
 }
 
+/// `--wiring mcp-http`: the same hooks, the server entry `hookhost serve`'s endpoint by URL with
+/// the token from the environment; doctor reaches the daemon as Claude Code would, and fails
+/// when it is not running (every tool call would be blocked).
+#[test]
+fn the_mcp_http_wiring_points_the_hooks_at_the_daemon_which_doctor_reaches() {
+    let desk = Desk::new();
+    // The token where `hookhost serve` keeps its own (doctor reads it there, as hookhost-send does).
+    let token = desk.state.join("hookhost/serve.token");
+    desk.write(&token, "t0ken\n");
+    let daemon = crate::common::Daemon::start(&["--listen", "127.0.0.1:0", "--token-file", token.to_str().unwrap()]);
+    let server = format!("http://{}", daemon.addr);
+    let url = format!("{server}/mcp/claude-code");
+    let state = desk.home.join(".claude.json");
+    desk.write(&state, "{\"numStartups\": 1}\n");
+    let out = desk.ok(&["install", "--runtime", "claude-code", "--wiring", "mcp-http", "--server", &server]);
+    assert!(out.contains(&format!("listed the MCP server `hookhost` (hookhost serve's MCP endpoint at {server})")), "{out}");
+    assert_eq!(desk.json(&state)["mcpServers"]["hookhost"], serde_json::json!({"type": "http", "url": url, "headers": {"Authorization": "Bearer ${HOOKHOST_TOKEN}"}}));
+    let mut hooks = mcp_hooks(&desk.json(&desk.home.join(".claude/settings.json")));
+    hooks.sort();
+    assert_eq!(hooks.len(), 5);
+    assert!(hooks.iter().all(|(e, f)| (f == "block") == matches!(e.as_str(), "PreToolUse" | "PermissionRequest" | "UserPromptSubmit")), "{hooks:?}");
+
+    let out = desk.ok(&["doctor", "--runtime", "claude-code"]);
+    assert!(out.contains(&format!("ok   claude-code (user) MCP server listed: `hookhost` (hookhost serve at {url})")), "{out}");
+    assert!(out.contains(&format!("ok   claude-code (user) live probe: hookhost serve at {url} denies `rm -rf /` through the hook's MCP tool call")), "{out}");
+    // The stdio wiring takes the entry over (it is hookhost's), and back.
+    desk.ok(&["install", "--runtime", "claude-code", "--wiring", "mcp"]);
+    assert_eq!(desk.json(&state)["mcpServers"]["hookhost"]["type"], "stdio");
+    desk.ok(&["install", "--runtime", "claude-code", "--wiring", "mcp-http", "--server", &server]);
+    assert_eq!(desk.json(&state)["mcpServers"]["hookhost"]["url"], url.as_str());
+
+    // The daemon gone: doctor fails, saying what that does to Claude Code, and the fix.
+    drop(daemon);
+    let out = desk.hookhost(&["doctor", "--runtime", "claude-code"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains(&format!("hookhost serve at {url} cannot be reached")) && stdout.contains("blocks every tool call") && stdout.contains("fix: start `hookhost serve`"), "{stdout}");
+    desk.ok(&["uninstall"]);
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), "{\"numStartups\": 1}\n", "uninstall gives the file back");
+}
+
 #[test]
 fn the_mcp_wiring_is_refused_where_it_cannot_work() {
     let desk = Desk::new();

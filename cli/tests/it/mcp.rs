@@ -63,13 +63,7 @@ impl Server {
     /// The `hook` tool called with a hook input, as Claude Code fills the template: every value
     /// as text, objects as JSON text. (isError, text)
     fn hook(&mut self, id: u64, input: Value) -> (bool, String) {
-        let arguments: serde_json::Map<String, Value> = input
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| (k.clone(), Value::String(if let Value::String(s) = v { s.clone() } else { v.to_string() })))
-            .collect();
-        let answer = self.ask(id, "tools/call", json!({"name": "hook", "arguments": arguments}));
+        let answer = self.ask(id, "tools/call", json!({"name": "hook", "arguments": as_filled(&input)}));
         let result = &answer["result"];
         (result["isError"] == true, result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {answer}")).to_string())
     }
@@ -86,6 +80,12 @@ impl Server {
         let _ = self.child.kill();
         panic!("hookhost mcp did not end within 30 s of its stdin closing");
     }
+}
+
+/// A hook input as Claude Code fills the `hook` tool's template with it: every value as text,
+/// objects as JSON text.
+fn as_filled(input: &Value) -> serde_json::Map<String, Value> {
+    input.as_object().unwrap().iter().map(|(k, v)| (k.clone(), Value::String(if let Value::String(s) = v { s.clone() } else { v.to_string() }))).collect()
 }
 
 fn pre_tool(cwd: &Path, command: &str) -> Value {
@@ -172,6 +172,56 @@ fn it_answers_claude_codes_mcp_tool_hooks_as_its_command_hooks_would() {
     assert!(seen.iter().all(|(id, denied)| *denied == (id % 2 == 0)), "{seen:?}");
 
     assert!(server.finish().success(), "the session ended (stdin closed): exit 0");
+}
+
+/// `hookhost serve`'s `/mcp/<runtime>`: the same tool over MCP's streamable HTTP — one POST per
+/// message, a request answered with its response as JSON, a notification with 202 — under the
+/// daemon's rules (the bearer token, no web page).
+#[test]
+fn the_daemon_serves_the_tool_over_streamable_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "s3cret\n").unwrap();
+    let d = crate::common::Daemon::start(&["--listen", "127.0.0.1:0", "--token-file", token.to_str().unwrap()]);
+    let auth = ("Authorization", "Bearer s3cret");
+    let version = ("MCP-Protocol-Version", "2025-06-18");
+    let post = |headers: &[(&str, &str)], message: &Value| {
+        let (status, body) = d.request("POST", "/mcp/claude-code", headers, &message.to_string());
+        (status, serde_json::from_str::<Value>(&body).unwrap_or(Value::String(body)))
+    };
+    let rpc = |id: u64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let call = |id: u64, command: &str| rpc(id, "tools/call", json!({"name": "hook", "arguments": as_filled(&pre_tool(dir.path(), command))}));
+
+    let (status, init) = post(&[auth], &rpc(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})));
+    assert_eq!((status, &init["result"]["protocolVersion"]), (200, &json!("2025-06-18")), "{init}");
+    // A notification (and a response) is accepted with no body.
+    assert_eq!(d.request("POST", "/mcp/claude-code", &[auth, version], r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), (202, String::new()));
+    let (_, tools) = post(&[auth, version], &rpc(2, "tools/list", json!({})));
+    assert_eq!(tools["result"]["tools"][0]["name"], "hook", "{tools}");
+    // The guard's deny, as Claude Code reads it; a harmless command: `{}`.
+    let (status, denied) = post(&[auth, version], &call(3, "rm -rf ~"));
+    assert_eq!(status, 200);
+    let text = denied["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(deny_reason(text).is_some_and(|r| r.contains("recursive delete of ~")), "{denied}");
+    assert_eq!(post(&[auth, version], &call(4, "ls")).1["result"]["content"][0]["text"], "{}");
+
+    // The daemon's rules, and what a client can get wrong.
+    assert_eq!(post(&[], &call(5, "rm -rf ~")).0, 401, "no token");
+    assert_eq!(post(&[auth, ("Origin", "http://evil.example")], &call(6, "rm -rf ~")).0, 403, "a web page");
+    let (status, old) = post(&[auth, ("MCP-Protocol-Version", "1999-01-01")], &call(7, "ls"));
+    assert_eq!((status, &old["error"]["code"]), (400, &json!(-32600)), "{old}");
+    let (status, batch) = post(&[auth], &json!([rpc(8, "ping", json!({}))]));
+    assert_eq!((status, &batch["error"]["code"]), (400, &json!(-32600)), "a batch is not MCP: {batch}");
+    assert_eq!(d.request("POST", "/mcp/claude-code", &[auth], "{nope").0, 400);
+    assert_eq!(post(&[auth], &rpc(9, "resources/list", json!({}))).1["error"]["code"], -32601);
+    let (status, gemini) = d.request("POST", "/mcp/gemini-cli", &[auth], &rpc(11, "ping", json!({})).to_string());
+    assert_eq!(status, 404, "Gemini CLI's hooks call no MCP tool: {gemini}");
+    assert!(gemini.contains("commands only"), "{gemini}");
+    // No stream of the server's own, no session to end.
+    let (status, _) = d.request("GET", "/mcp/claude-code", &[auth, ("Accept", "text/event-stream")], "");
+    assert_eq!(status, 405);
+    assert_eq!(d.request("DELETE", "/mcp/claude-code", &[auth], "").0, 405);
+    assert!(d.request("GET", "/metrics", &[auth], "").1.contains("hookhost_requests_total{route=\"/mcp/claude-code\",status=\"200\"} 5"));
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The live probe of an MCP tool hook: the listed `hookhost mcp` started as the runtime starts
-//! it, the MCP handshake, and the hook's own `input` template filled from the probe event as
-//! the runtime fills it — so what is checked is the wiring install wrote, end to end.
+//! it (or `hookhost serve`'s MCP endpoint reached at its URL), the MCP handshake, and the hook's
+//! own `input` template filled from the probe event as the runtime fills it — so what is
+//! checked is the wiring install wrote, end to end.
 
 use super::super::json::Json;
 use super::super::mcp_server;
@@ -50,20 +51,25 @@ fn fill_text(text: &str, input: &Value) -> String {
     out
 }
 
-/// Start the server, call its tool with the probe, and read the answer.
+/// Start the server (or reach the daemon's endpoint), call its tool with the probe, and read
+/// the answer.
 pub(super) fn mcp_tool(runtime: Runtime, handler: &Json, server: Option<&Json>, places: &Places) -> Result<String, (String, String)> {
     let fix = "run `hookhost mcp` by hand and call its tool; `hookhost check` shows whether the chain loads and what it holds".to_string();
-    let Some((program, args)) = server.and_then(mcp_server::command) else {
-        return Err(("no `hookhost mcp` server is listed for the MCP tool hooks to call".into(), fix));
-    };
-    let shown = format!("{program} {}", args.join(" "));
     let probe = steps::of(runtime).probe(&places.project.display().to_string());
     let template = handler.get("input").map(Json::to_value).unwrap_or(json!({}));
     let arguments = fill(&template, &probe);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": handler.get("tool").and_then(Json::as_str).unwrap_or(crate::mcp::TOOL), "arguments": arguments}});
+    if let Some(url) = server.and_then(mcp_server::endpoint) {
+        return judged(runtime, &format!("hookhost serve at {url}"), over_http(url, &call), "start `hookhost serve` (its token in $HOOKHOST_TOKEN where the runtime starts), or install another wiring".into());
+    }
+    let Some((program, args)) = server.and_then(mcp_server::command) else {
+        return Err(("no `hookhost mcp` server is listed for the MCP tool hooks to call".into(), fix));
+    };
+    let shown = format!("`{program} {}`", args.join(" "));
     let requests = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "hookhost-doctor", "version": env!("CARGO_PKG_VERSION")}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": handler.get("tool").and_then(Json::as_str).unwrap_or(crate::mcp::TOOL), "arguments": arguments}}),
+        call,
     ];
     let mut child = Command::new(&program)
         .args(&args)
@@ -94,13 +100,46 @@ pub(super) fn mcp_tool(runtime: Runtime, handler: &Json, server: Option<&Json>, 
     drop(stdin);
     let _ = child.kill();
     let _ = child.wait();
-    let msg = answer.map_err(|_| (format!("`{shown}` did not answer the probe's tool call within 30 s; {} blocks every tool call while its MCP tool hook fails", runtime.title()), fix.clone()))?;
+    let answer = answer.map_err(|_| "did not answer the probe's tool call within 30 s".to_string());
+    judged(runtime, &shown, answer, fix)
+}
+
+/// The probe's answer (or why there is none) as doctor reports it.
+fn judged(runtime: Runtime, shown: &str, answer: Result<Value, String>, fix: String) -> Result<String, (String, String)> {
+    let msg = answer.map_err(|why| (format!("{shown} {why}; {} blocks every tool call while its MCP tool hook fails", runtime.title()), fix.clone()))?;
     let text = msg["result"]["content"][0]["text"].as_str().unwrap_or_default();
     if msg["result"]["isError"] != true && super::is_deny(runtime, text) {
-        Ok(format!("`{shown}` denies `rm -rf /` through the hook's MCP tool call, as {} reads it", runtime.title()))
+        Ok(format!("{shown} denies `rm -rf /` through the hook's MCP tool call, as {} reads it", runtime.title()))
     } else {
-        Err((format!("`{shown}` did not deny `rm -rf /` through its tool (answer: {})", msg), fix))
+        Err((format!("{shown} did not deny `rm -rf /` through its tool (answer: {})", msg), fix))
     }
+}
+
+/// One JSON-RPC message POSTed to an MCP endpoint over plain HTTP (the daemon's, on this
+/// machine), with the bearer token the runtime would send: `$HOOKHOST_TOKEN`, else the one
+/// `hookhost serve` made.
+fn over_http(url: &str, message: &Value) -> Result<Value, String> {
+    use std::io::Read as _;
+    let rest = url.strip_prefix("http://").ok_or_else(|| format!("is not an http:// URL ({url})"))?;
+    let (hostport, path) = rest.split_once('/').map_or((rest, "/".to_string()), |(h, p)| (h, format!("/{p}")));
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(hostport).ok().and_then(|mut a| a.next()).ok_or_else(|| format!("names no address ({hostport})"))?;
+    let token = std::env::var("HOOKHOST_TOKEN").ok().filter(|t| !t.is_empty())
+        .or_else(|| hookhost::types::paths::serve_token_file().and_then(|f| std::fs::read_to_string(f).ok()).map(|t| t.trim().to_string()));
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(|e| format!("cannot be reached ({e})"))?;
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let body = message.to_string();
+    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+    let request = format!("POST {path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).map_err(|e| format!("refused the request ({e})"))?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).map_err(|e| format!("did not answer within 30 s ({e})"))?;
+    let text = String::from_utf8_lossy(&response);
+    let (head, body) = text.split_once("\r\n\r\n").ok_or("answered with no HTTP response")?;
+    let status = head.split_whitespace().nth(1).unwrap_or("?");
+    if status != "200" {
+        return Err(format!("answered HTTP {status}: {}", body.trim()));
+    }
+    serde_json::from_str(body.trim()).map_err(|e| format!("answered with no JSON-RPC message ({e})"))
 }
 
 #[cfg(test)]
