@@ -949,7 +949,21 @@ class OpenCode(Client):
                                   "models": {"fake-model": {"name": "Fake", "tool_call": True}}}},
             "model": "fake/fake-model", "autoupdate": False, "share": "disabled",
             "permission": {"bash": "allow", "edit": "allow"}})
+        # OpenCode installs @opencode-ai/plugin into every config directory it reads when it is
+        # not there (~10 s from the registry, each run: every run has a home of its own); a
+        # user's second start finds it. Seeded here from the locked copy `run` installed.
+        self.seed(run.home / ".config" / "opencode")
+        if run.scope == "project":
+            self.seed(run.proj / ".opencode")
         run.install()
+
+    def seed(self, config_dir):
+        src = self.suite.clients / "opencode-plugin"
+        config_dir.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy(src / name, config_dir / name)
+        # Hard links: the tree is 64 MB; OpenCode finds it complete and changes nothing in it.
+        shutil.copytree(src / "node_modules", config_dir / "node_modules", copy_function=os.link, symlinks=True)
 
     def argv(self, run, prompt):
         # The platform package's binary (what `opencode-ai` runs; package.json says why).
@@ -957,6 +971,8 @@ class OpenCode(Client):
 
     def env(self, run, env):
         env["OPENCODE_DISABLE_AUTOUPDATE"] = "1"
+        # No models.dev catalogue fetched (there is no network; the fake provider is configured).
+        env["OPENCODE_DISABLE_MODELS_FETCH"] = "1"
         return env
 
     def latencies(self, run):
