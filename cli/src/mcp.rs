@@ -31,6 +31,7 @@ use tokio::io::AsyncWriteExt;
 mod chain;
 pub(crate) mod proxy;
 pub(crate) mod rpc;
+mod upstream_http;
 
 use chain::Chain;
 use rpc::{Line, Message};

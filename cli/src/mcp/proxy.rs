@@ -1,9 +1,10 @@
-//! `hookhost mcp proxy [--name N] -- SERVER-COMMAND...`: hookhost between any MCP client and an
-//! MCP server on stdio, so one policy covers MCP tools in every client — those with no hooks
-//! at all included.
+//! `hookhost mcp proxy [--name N] -- SERVER-COMMAND...` (or `--name N --url URL`): hookhost
+//! between any MCP client and an MCP server, on stdio or over streamable HTTP
+//! ([`super::upstream_http`]), so one policy covers MCP tools in every client — those with no
+//! hooks at all included.
 //!
-//! The client starts the proxy where it would start the server; the proxy starts the server
-//! and passes every message both ways as it came (a line each, untouched: version
+//! The client starts the proxy where it would start the server; the proxy starts the server (or
+//! reaches it at its URL) and passes every message both ways as it came (a line each, untouched: version
 //! negotiation, notifications, progress, cancellation, resources, prompts, sampling and
 //! whatever a later MCP revision adds), but for these:
 //! - a `tools/call` is first a `pre_tool_use` event of tool `mcp__NAME__TOOL` (the runtimes'
@@ -22,6 +23,7 @@
 
 use super::chain::Chain;
 use super::rpc::{self, Line, Message};
+use super::upstream_http;
 use crate::serve::{background, decide, Signals};
 use crate::HostArgs;
 use anyhow::Result;
@@ -40,9 +42,16 @@ pub(crate) struct ProxyArgs {
     #[command(flatten)]
     pub host: HostArgs,
     /// The server's name as the client's MCP settings call it: its tools reach the hooks as
-    /// `mcp__NAME__TOOL`, the runtimes' name for them. Default: the server command's file name.
+    /// `mcp__NAME__TOOL`, the runtimes' name for them. Default: the server command's file name
+    /// (with --url, required).
     #[arg(long)]
     pub name: Option<String>,
+    /// The MCP server over streamable HTTP, at this URL, instead of a command to start.
+    #[arg(long, value_name = "URL", conflicts_with = "server")]
+    pub url: Option<String>,
+    /// A header every request to --url carries (`Authorization: Bearer …`); repeatable.
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    pub headers: Vec<String>,
     /// Leave out of `tools/list` each tool the hooks block whatever its arguments (a call of it
     /// with no arguments is blocked).
     #[arg(long)]
@@ -57,7 +66,7 @@ pub(crate) struct ProxyArgs {
     #[arg(long)]
     pub fail_open: bool,
     /// The MCP server to start, and its arguments.
-    #[arg(last = true, required = true, value_name = "SERVER-COMMAND")]
+    #[arg(last = true, required_unless_present = "url", value_name = "SERVER-COMMAND")]
     pub server: Vec<String>,
 }
 
@@ -85,23 +94,28 @@ struct Proxy {
 }
 
 pub(crate) async fn proxy(args: ProxyArgs) -> Result<ExitCode> {
-    let program = &args.server[0];
-    let name = match &args.name {
-        Some(n) => n.clone(),
-        None => std::path::Path::new(program).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+    let name = match (&args.name, args.server.first()) {
+        (Some(n), _) => n.clone(),
+        (None, Some(program)) => std::path::Path::new(program).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        (None, None) => return Err(crate::usage("--url needs --name: the server's name as the client's MCP settings call it (its tools reach the hooks as mcp__NAME__TOOL)")),
     };
     if name.is_empty() || name.contains("__") {
         return Err(crate::usage(format!("--name {name:?}: give the server's name as the client's MCP settings call it (no `__`)")));
     }
     let request_timeout = Duration::from_secs(args.request_timeout.clamp(1, 3600));
-    let mut child = tokio::process::Command::new(program)
-        .args(&args.server[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| crate::usage(format!("cannot start the MCP server `{}`: {e}", args.server.join(" "))))?;
+    let upstream = match &args.url {
+        Some(url) => Upstream::Http(upstream_http::parse(url, &args.headers).map_err(crate::usage)?),
+        None => Upstream::Process(
+            tokio::process::Command::new(&args.server[0])
+                .args(&args.server[1..])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .kill_on_drop(true)
+                .spawn()
+                .map_err(|e| crate::usage(format!("cannot start the MCP server `{}`: {e}", args.server.join(" "))))?,
+        ),
+    };
     // The chain loads while the server starts and the client's handshake passes: only a
     // tool call waits for it.
     let chain = Arc::new(tokio::sync::OnceCell::new());
@@ -125,9 +139,31 @@ pub(crate) async fn proxy(args: ProxyArgs) -> Result<ExitCode> {
 
     let (to_client, client_out) = mpsc::channel::<Vec<u8>>(256);
     let (to_server, server_in) = mpsc::channel::<Vec<u8>>(256);
+    let (server_lines, mut from_server_lines) = mpsc::channel::<Vec<u8>>(256);
     let client_writer = tokio::spawn(write_lines(tokio::io::stdout(), client_out));
-    let server_writer = tokio::spawn(write_lines(child.stdin.take().expect("piped"), server_in));
-    let server_stdout = child.stdout.take().expect("piped");
+    // The server's side: its stdin and stdout, or its URL.
+    let (server_writer, mut child) = match upstream {
+        Upstream::Process(mut child) => {
+            let writer = tokio::spawn(write_lines(child.stdin.take().expect("piped"), server_in));
+            let stdout = child.stdout.take().expect("piped");
+            tokio::spawn(async move {
+                let mut input = tokio::io::BufReader::new(stdout);
+                loop {
+                    match rpc::read_line(&mut input, MAX_LINE).await {
+                        Ok(Line::Text(text)) => {
+                            if server_lines.send(text).await.is_err() {
+                                return;
+                            }
+                        }
+                        Ok(Line::TooLong(n)) => eprintln!("hookhost mcp proxy: the server sent a message of {n} bytes, over the {MAX_LINE}-byte limit: dropped"),
+                        Ok(Line::End) | Err(_) => return,
+                    }
+                }
+            });
+            (writer, Some(child))
+        }
+        Upstream::Http((url, headers)) => (tokio::spawn(upstream_http::run(url, headers, MAX_LINE, server_in, server_lines)), None),
+    };
 
     // The client's messages, to the server (or answered here).
     let from_client = {
@@ -146,17 +182,13 @@ pub(crate) async fn proxy(args: ProxyArgs) -> Result<ExitCode> {
             }
         })
     };
-    // The server's messages, to the client.
+    // The server's messages, to the client; their end (the server exited, or the HTTP session
+    // ended) is the proxy's.
     let mut from_server = {
         let proxy = proxy.clone();
         tokio::spawn(async move {
-            let mut input = tokio::io::BufReader::new(server_stdout);
-            loop {
-                match rpc::read_line(&mut input, MAX_LINE).await {
-                    Ok(Line::Text(text)) => proxy.from_server(text, &to_client).await,
-                    Ok(Line::TooLong(n)) => eprintln!("hookhost mcp proxy: the server sent a message of {n} bytes, over the {MAX_LINE}-byte limit: dropped"),
-                    Ok(Line::End) | Err(_) => return,
-                }
+            while let Some(text) = from_server_lines.recv().await {
+                proxy.from_server(text, &to_client).await;
             }
         })
     };
@@ -175,6 +207,7 @@ pub(crate) async fn proxy(args: ProxyArgs) -> Result<ExitCode> {
     // What was answered reaches the client before the proxy ends.
     let _ = tokio::time::timeout(Duration::from_secs(5), client_writer).await;
     server_writer.abort();
+    let Some(child) = child.as_mut() else { return Ok(ExitCode::SUCCESS) };
     let status = match tokio::time::timeout(Duration::from_secs(5), child.wait()).await {
         Ok(Ok(status)) => status,
         _ => {
@@ -186,6 +219,12 @@ pub(crate) async fn proxy(args: ProxyArgs) -> Result<ExitCode> {
         Some(0) | None => ExitCode::SUCCESS,
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
     })
+}
+
+/// The server: a process on stdio, or a URL (and the headers each request carries).
+enum Upstream {
+    Process(tokio::process::Child),
+    Http((reqwest::Url, reqwest::header::HeaderMap)),
 }
 
 /// Write each line, and a newline, until the senders are gone.

@@ -405,6 +405,72 @@ executor = { plugin = "builtin:redact-secrets" }
         assert!(proxy.finish().success());
     }
 
+    /// `--url`: the same, with the server over streamable HTTP — `hookhost serve`'s own MCP
+    /// endpoint, behind its bearer token, given with `--header`.
+    #[test]
+    fn over_streamable_http_it_blocks_before_the_server_and_redacts_after_it() {
+        let (setup, args) = setup(POLICY);
+        // The upstream's policy and audit log, served by a daemon instead of `hookhost mcp`.
+        let at = args.iter().position(|a| a == "--").unwrap();
+        let upstream_config = args[args.len() - 3].clone();
+        let token = setup.dir.path().join("token");
+        std::fs::write(&token, "s3cret\n").unwrap();
+        let daemon = crate::common::Daemon::start(&["--listen", "127.0.0.1:0", "--token-file", token.to_str().unwrap(), "--no-project", "--config", &upstream_config, "--audit", setup.audit.to_str().unwrap()]);
+        let url = format!("http://{}/mcp/claude-code", daemon.addr);
+        let mut args: Vec<&str> = args[..at].iter().map(String::as_str).collect();
+        args.extend(["--url", &url, "--header", "Authorization: Bearer s3cret"]);
+        let mut proxy = Server::start(&args, setup.dir.path());
+        let init = proxy.ask(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+        assert_eq!((init["result"]["serverInfo"]["name"].clone(), init["result"]["protocolVersion"].clone()), (json!("hookhost"), json!("2025-06-18")), "{init}");
+        proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(proxy.ask(2, "ping", json!({}))["result"], json!({}));
+        assert_eq!(proxy.ask(3, "tools/list", json!({}))["result"]["tools"][0]["name"], "hook");
+        let call = |session: &str| json!({"name": "hook", "arguments": {"hook_event_name": "PreToolUse", "session_id": session, "tool_name": "Bash", "tool_input": "{\"command\":\"ls\"}"}});
+        let blocked = proxy.ask(4, "tools/call", call("forbidden"));
+        assert!(blocked["result"]["content"][0]["text"].as_str().unwrap().contains("was blocked by hookhost: that session is not allowed"), "{blocked}");
+        let answered = proxy.ask(5, "tools/call", call("allowed"));
+        let text = answered["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("the key is [REDACTED:github-token]") && !answered.to_string().contains(SECRET), "{answered}");
+        assert_eq!(reached(&setup.audit), ["allowed"], "only the allowed call reached the server");
+        // The daemon's metrics count the POSTs the proxy made (the notification among them).
+        let metrics = daemon.request("GET", "/metrics", &[("Authorization", "Bearer s3cret")], "").1;
+        assert!(metrics.contains("hookhost_requests_total{route=\"/mcp/claude-code\",status=\"202\"} 1"), "{metrics}");
+        assert!(proxy.finish().success());
+    }
+
+    /// A server that refuses the proxy or is not there: each request the client sends gets a
+    /// JSON-RPC error saying so — no call waits forever — and the proxy goes on.
+    #[test]
+    fn an_http_server_that_refuses_or_is_gone_answers_each_request_with_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let token = dir.path().join("token");
+        std::fs::write(&token, "s3cret\n").unwrap();
+        let daemon = crate::common::Daemon::start(&["--listen", "127.0.0.1:0", "--token-file", token.to_str().unwrap(), "--no-project"]);
+        let url = format!("http://{}/mcp/claude-code", daemon.addr);
+        let mut proxy = Server::start(&["proxy", "--name", "up", "--no-project", "--url", &url, "--header", "Authorization: Bearer wrong"], dir.path());
+        let refused = proxy.ask(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+        assert_eq!(refused["error"]["code"], -32603, "{refused}");
+        assert!(refused["error"]["message"].as_str().unwrap().contains(&format!("the MCP server at {url} answered HTTP 401")), "{refused}");
+        let gone = format!("http://{}/mcp/claude-code", daemon.addr);
+        drop(daemon);
+        let mut proxy2 = Server::start(&["proxy", "--name", "up", "--no-project", "--url", &gone], dir.path());
+        let unreachable = proxy2.ask(1, "ping", json!({}));
+        assert!(unreachable["error"]["message"].as_str().unwrap().contains("cannot be reached"), "{unreachable}");
+        assert_eq!(proxy.ask(2, "ping", json!({}))["error"]["code"], -32603, "still answering");
+        assert!(proxy.finish().success());
+        assert!(proxy2.finish().success());
+        // Usage errors name the flag.
+        for (args, said) in [
+            (vec!["mcp", "proxy", "--url", "http://127.0.0.1:1/mcp"], "--url needs --name"),
+            (vec!["mcp", "proxy", "--name", "x", "--url", "ftp://h/mcp"], "http:// or https://"),
+            (vec!["mcp", "proxy", "--name", "x", "--url", "http://127.0.0.1:1/mcp", "--header", "no colon"], "write it as `Name: value`"),
+        ] {
+            let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(&args).current_dir(dir.path()).stdin(Stdio::null()).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert!(String::from_utf8_lossy(&out.stderr).contains(said), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+
     #[test]
     fn a_server_that_cannot_start_is_named() {
         let dir = tempfile::tempdir().unwrap();
