@@ -288,6 +288,19 @@ def check_proxy_pass(run):
     return p
 
 
+def check_echo(run):
+    p = []
+    expect(run.model_saw("Echo: hello from the model"), "the echo server's answer never reached the model through the proxy", p)
+    return p
+
+
+def check_echo_blocked(run):
+    p = []
+    expect(not run.model_saw("Echo: hello from the model"), "the blocked call reached the server (its echo came back)", p)
+    expect(run.model_saw("no echoes today"), "the model was not told why the MCP call was refused", p)
+    return p
+
+
 def check_user_config_left_out(run):
     p = []
     expect((run.proj / "ran.txt").exists(),
@@ -396,6 +409,20 @@ SCENARIOS = [
     Scenario("mcp-proxy-redact", "Show the file. TOOL<<mcp__fs__read_text_file {\"path\": \"{{PROJECT}}/secret.txt\"}>>",
              check_redact_output, wiring="proxy", clients=("claude-code", "codex"), files={"secret.txt": f"token={SECRET}\n"},
              about="a secret in an MCP tool's result never reaches the model"),
+    # `hookhost mcp proxy --url` in front of the reference "everything" server over streamable
+    # HTTP (sessions, event-stream answers): no hookhost hook in the client at all.
+    Scenario("mcp-proxy-http-pass", 'Echo it. TOOL<<mcp__ev__echo {"message": "hello from the model"}>>',
+             check_echo, wiring="proxy-http", clients=("claude-code", "codex"),
+             about="an MCP call over the HTTP upstream goes through the proxy and its streamed result back"),
+    Scenario("mcp-proxy-http-block", 'Echo it. TOOL<<mcp__ev__echo {"message": "hello from the model"}>>',
+             check_echo_blocked, wiring="proxy-http", clients=("claude-code", "codex"),
+             config=shell_hook({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                                       "permissionDecisionReason": "no echoes today"}}),
+             about="an MCP call the policy blocks never reaches the HTTP server, and the model is told why"),
+    # (Codex offers the tool as `get_env`: it makes MCP tool names identifiers.)
+    Scenario("mcp-proxy-http-redact", "Show the environment. TOOL<<mcp__ev__get-env {}>> TOOL<<mcp__ev__get_env {}>>",
+             check_redact_output, wiring="proxy-http", clients=("claude-code", "codex"),
+             about="a secret in an HTTP server's streamed result never reaches the model"),
     Scenario("mcp-server-gone", "Mark it. RUN<<touch ran.txt>>", check_server_gone, tamper=server_gone,
              clients=("claude-code",), wiring="mcp", reaches_model=False,
              about="the MCP server the hooks call cannot start: every action is blocked (onFailure: block), and doctor says why"),
@@ -403,7 +430,7 @@ SCENARIOS = [
 BY_NAME = {s.name: s for s in SCENARIOS}
 # The full suite's run count (clients × their wirings × each wiring's scenarios): a change that
 # drops one must say so here.
-EXPECTED_RUNS = 143
+EXPECTED_RUNS = 149
 
 # Which scenarios run under which wiring: every scenario as a command hook; the daemon's ways
 # (a thin client per call, the runtime's own http hook) on the scenarios that cross it.
@@ -417,6 +444,8 @@ WIRINGS = {
     "mcp-http": ["block", "pass", "redact-command", "redact-output"],
     # No hookhost hook in the client: `hookhost mcp proxy` as its MCP server.
     "proxy": ["mcp-proxy-block", "mcp-proxy-pass", "mcp-proxy-redact"],
+    # The same, the server reached over streamable HTTP (`--url`).
+    "proxy-http": ["mcp-proxy-http-pass", "mcp-proxy-http-block", "mcp-proxy-http-redact"],
 }
 
 
@@ -509,9 +538,35 @@ class Run:
                 raise RuntimeError(f"hookhost doctor failed on install's wiring (exit {done.returncode}):\n{done.stdout}{done.stderr}")
 
     def proxy_argv(self):
-        """`hookhost mcp proxy` in front of the reference filesystem server, limited to the project."""
+        """`hookhost mcp proxy` in front of the reference filesystem server, limited to the
+        project; or (`proxy-http`) the "everything" server at its URL."""
+        if self.wiring == "proxy-http":
+            return [str(self.suite.bin / "hookhost"), "mcp", "proxy", "--name", "ev", "--url", self.mcp_url]
         return [str(self.suite.bin / "hookhost"), "mcp", "proxy", "--name", "fs", "--",
                 self.client.bin("mcp-server-filesystem"), str(self.proj)]
+
+    def start_http_server(self):
+        """The reference "everything" MCP server over streamable HTTP on a free loopback port
+        (its environment holds a secret its `get-env` tool returns), until the run ends."""
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(self.home), "PORT": str(port),
+               "NODE_OPTIONS": f"--require {HERE / 'loopback.cjs'}", "SUITE_TOKEN": f"token={SECRET}"}
+        log = open(self.dir / "mcp-server.log", "w")
+        self.http_server = subprocess.Popen([self.client.bin("mcp-server-everything"), "streamableHttp"], env=env,
+                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.mcp_url = f"http://127.0.0.1:{port}/mcp"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    return
+            except OSError:
+                if self.http_server.poll() is not None:
+                    break
+                time.sleep(0.1)
+        raise RuntimeError(f"the everything MCP server did not start: {(self.dir / 'mcp-server.log').read_text()}")
 
     def make_noop(self, wiring):
         """hookhost's wiring, its program swapped for a no-op: `true` as the command, or
@@ -572,8 +627,11 @@ class Run:
         server = fake_model.start(str(self.log), {"{{SECRET}}": SECRET, "{{HOOKS_PATH}}": str(self.hooks_path()),
                                                   "{{PROJECT}}": str(self.proj),
                                                   "{{PROJECT_SETTINGS}}": str(self.proj / self.client.project_settings)})
+        self.http_server = None
         try:
             self.base_url = f"http://127.0.0.1:{server.port}"
+            if self.wiring == "proxy-http":
+                self.start_http_server()
             self.client.prepare(self)
             if self.scenario.tamper:
                 self.scenario.tamper(self)
@@ -606,6 +664,9 @@ class Run:
         finally:
             server.shutdown()
             server.server_close()
+            if self.http_server:
+                os.killpg(self.http_server.pid, signal.SIGKILL)
+                self.http_server.wait()
         problems = self.scenario.check(self)
         check_evidence(self, problems)
         if self.exit != self.scenario.exit and not getattr(self, "timed_out", False):
@@ -668,14 +729,14 @@ class Client:
 class ClaudeCode(Client):
     name = "claude-code"
     hooks_files = {"user": ".claude/settings.json", "project": ".claude/settings.json"}
-    wirings = ("command", "send", "http", "mcp", "mcp-http", "proxy")
+    wirings = ("command", "send", "http", "mcp", "mcp-http", "proxy", "proxy-http")
 
     def prepare(self, run):
-        if run.wiring == "proxy":
+        if run.wiring.startswith("proxy"):
             # The proxy as one of the project's MCP servers (Claude Code's local scope).
             argv = run.proxy_argv()
             self.write(run.home / ".claude.json", {"projects": {str(run.proj): {"mcpServers": {
-                "fs": {"type": "stdio", "command": argv[0], "args": argv[1:]}}}}})
+                argv[argv.index("--name") + 1]: {"type": "stdio", "command": argv[0], "args": argv[1:]}}}}})
             return
         run.install()
 
@@ -689,14 +750,14 @@ class ClaudeCode(Client):
     def argv(self, run, prompt):
         # Root may not skip permissions; allowing the shell and the edit tools is what a user
         # does for these commands.
-        return [self.bin("claude"), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash,Write,Edit,mcp__fs",
+        return [self.bin("claude"), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash,Write,Edit,mcp__fs,mcp__ev",
                 "--debug-file", str(run.dir / "claude-debug.log")]
 
     def env(self, run, env):
         env["ANTHROPIC_BASE_URL"] = run.base_url
         env["ANTHROPIC_API_KEY"] = "fake"
         env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
-        if run.wiring == "proxy":
+        if run.wiring.startswith("proxy"):
             # MCP tools offered to the model at once, not deferred behind its tool search.
             env["ENABLE_TOOL_SEARCH"] = "false"
         return env
@@ -725,7 +786,7 @@ class ClaudeCode(Client):
 
 class Codex(Client):
     name = "codex"
-    wirings = ("command", "send", "proxy")
+    wirings = ("command", "send", "proxy", "proxy-http")
     hooks_files = {"user": ".codex/hooks.json", "project": ".codex/hooks.json"}
 
     def prepare(self, run):
@@ -745,7 +806,7 @@ env_key = "HOOKHOST_FAKE_KEY"
 [otel]
 metrics_exporter = {{ otlp-http = {{ endpoint = "{run.base_url}/v1/metrics", protocol = "json" }} }}
 '''
-        if run.wiring == "proxy":
+        if run.wiring.startswith("proxy"):
             # The proxy as Codex's MCP server ([mcp_servers.<name>]); no hookhost hook at all.
             argv = run.proxy_argv()
             # Its MCP tools offered to the model at once, not behind its tool search (the fake
@@ -754,7 +815,8 @@ metrics_exporter = {{ otlp-http = {{ endpoint = "{run.base_url}/v1/metrics", pro
             config = config.replace('model = "gpt-5.5"', 'model = "hookhost-fake"', 1)
             # `required`: Codex waits for it to start before the first turn (not waiting, a
             # slow start leaves its tools out of that turn).
-            config += f'\n[mcp_servers.fs]\ncommand = {json.dumps(argv[0])}\nargs = {json.dumps(argv[1:])}\nrequired = true\n'
+            name = argv[argv.index("--name") + 1]
+            config += f'\n[mcp_servers.{name}]\ncommand = {json.dumps(argv[0])}\nargs = {json.dumps(argv[1:])}\nrequired = true\n'
             self.write(codex_home / "config.toml", config)
             return
         self.write(codex_home / "config.toml", config)
