@@ -28,6 +28,7 @@ mod bench;
 mod coverage;
 mod diff;
 mod install;
+mod jsonrpc;
 mod cli_bundle;
 mod loading;
 mod loadtest;

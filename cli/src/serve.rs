@@ -40,6 +40,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+pub(crate) mod hook_tool;
 mod listen;
 mod mcp_http;
 mod metrics;

@@ -11,8 +11,9 @@
 //! socket peer or the bearer token, no `Origin` (the transport's guard against DNS rebinding),
 //! a JSON body within the size limit.
 
+use super::hook_tool::{Server, REVISIONS};
 use super::*;
-use crate::mcp::{rpc, Server, REVISIONS};
+use crate::jsonrpc as rpc;
 use serde_json::Value;
 
 pub(super) async fn post_message(State(app): State<Arc<App>>, UrlPath(name): UrlPath<String>, headers: HeaderMap, body: Bytes) -> Response {
