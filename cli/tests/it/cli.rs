@@ -257,7 +257,7 @@ fn config_show_prints_the_normalised_chain_of_a_peer_file() {
     assert_eq!(forced.status.code(), Some(2), "a Claude file read as Everruns");
     assert!(stderr(&forced).ends_with("  - user_hooks.permissions: unknown field; known fields are hooks, disabled_contributions\n  - user_hooks.hooks: must be a list of hooks"), "{}", stderr(&forced));
     let bad = hookhost(&["config", "show", "--dialect", "zsh", "--config", file], "");
-    assert_eq!(stderr(&bad), "hookhost: error: --dialect: unknown format \"zsh\"; use native, everruns, claude-code, docker-agent, starchild, copilot");
+    assert_eq!(stderr(&bad), "hookhost: error: --dialect: unknown format \"zsh\"; use native, everruns, claude-code, docker-agent, starchild, copilot, cursor");
 }
 
 #[test]

@@ -167,7 +167,7 @@ impl ConfigFile {
         } else {
             json::parse_strict(text).map_err(|e| fail(vec![Problem::file(format!("invalid JSON: {e}"))]))?
         };
-        let format = match format {
+        let format = match format.or_else(|| peer::format_of_path(file)) {
             Some(f) => f,
             None => peer::detect(&doc, yaml).map_err(|e| fail(vec![Problem::file(e)]))?,
         };

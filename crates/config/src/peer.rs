@@ -19,6 +19,7 @@ use std::path::Path;
 
 mod claude_code;
 mod copilot;
+mod cursor;
 mod docker_agent;
 mod everruns;
 mod fields;
@@ -79,8 +80,11 @@ pub fn detect(doc: &Value, yaml: bool) -> Result<Format, String> {
         if doc.get("capabilities").is_some() {
             marks.push((Format::Peer(Runtime::Everruns), "a `capabilities` list"));
         }
-        // GitHub Copilot CLI's files say their version; Claude Code's settings do not.
+        // GitHub Copilot CLI's and Cursor's files say their version; Claude Code's settings do
+        // not. Cursor's have events or entry fields Copilot's do not (a file whose path says
+        // which is read as that: [`format_of_path`]).
         match (hooks.is_some_and(Value::is_object), doc.get("version").is_some()) {
+            (true, true) if is_cursors(hooks) => marks.push((Format::Peer(Runtime::Cursor), "a `version`, and hooks of Cursor's (its events, `failClosed`)")),
             (true, true) => marks.push((Format::Peer(Runtime::Copilot), "a `version` and a `hooks` object")),
             (true, false) => marks.push((Format::Peer(Runtime::ClaudeCode), "a `hooks` object keyed by event")),
             _ => {}
@@ -104,6 +108,22 @@ pub fn detect(doc: &Value, yaml: bool) -> Result<Format, String> {
             b.name()
         )),
     }
+}
+
+/// Whether a versioned `hooks` object is Cursor's rather than Copilot's: an event only Cursor
+/// has (`beforeShellExecution`, `stop`, …), or an entry with a field only Cursor documents.
+fn is_cursors(hooks: Option<&Value>) -> bool {
+    let Some(Value::Object(events)) = hooks else { return false };
+    let cursor_only = |name: &str| Runtime::Cursor.event(name).is_some() && Runtime::Copilot.event(name).is_none();
+    let cursor_fields = |entries: &Value| entries.as_array().into_iter().flatten().any(|e| e.get("failClosed").is_some() || e.get("loop_limit").is_some());
+    events.iter().any(|(name, entries)| cursor_only(name) || cursor_fields(entries))
+}
+
+/// The format a file's place says it is in, where only one runtime keeps hook files there
+/// (`.cursor/hooks.json`: Cursor's, whatever its events).
+pub fn format_of_path(file: &Path) -> Option<Format> {
+    let dir = file.parent()?.file_name()?.to_str()?;
+    (dir == ".cursor" && file.file_name()? == "hooks.json").then_some(Format::Peer(Runtime::Cursor))
 }
 
 /// How a peer file's hooks are converted: where its project is, what a hook that cannot start
@@ -183,6 +203,7 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
         Format::Peer(Runtime::ClaudeCode) => claude_code::claude(doc, &mut problems),
         Format::Peer(Runtime::Starchild) => starchild::starchild(doc, &mut problems),
         Format::Peer(Runtime::Copilot) => copilot::copilot(doc, &mut problems),
+        Format::Peer(Runtime::Cursor) => cursor::cursor(doc, &mut problems),
         Format::Peer(other) => {
             problems.push(Problem::file(format!("hookhost does not read {} hook configs; it reads {}", other.title(), Format::peer_names())));
             RawConfig::default()

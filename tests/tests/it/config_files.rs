@@ -119,6 +119,46 @@ async fn github_copilot_cli_hook_file() {
     assert_eq!(leaked.patch.unwrap()["result"], "[REDACTED]");
 }
 
+/// Cursor's `hooks.json`: told from Copilot's by its events and `failClosed` (or by its place,
+/// `.cursor/hooks.json`); `failClosed` is a hook that blocks when it fails, the matcher is on
+/// the whole tool name, and its commands get Cursor's payload and are read in its dialect.
+#[tokio::test]
+async fn cursor_hook_file() {
+    let file = dir("peers").join("cursor-hooks.json");
+    let config = ConfigFile::load(&file).unwrap();
+    // (Events in key order: Cursor runs each event's hooks on their own.)
+    assert_eq!(summary(&config), ["user:user_prompt_submit_0 user_prompt_submit builtin:bash-adapter 30000ms warn cursor", "user:pre_tool_use_1 pre_tool_use builtin:bash-adapter 10000ms block cursor"]);
+    let not_run: Vec<(&str, &str)> = config.not_run.iter().map(|n| (n.at.as_str(), n.kind.as_str())).collect();
+    assert_eq!(not_run, [("hooks.stop[0]", "prompt")]);
+    let cursor = |tool: &str, command: &str| {
+        let v = serde_json::json!({"hook_event_name": "preToolUse", "conversation_id": "c1", "generation_id": "g1", "workspace_roots": ["/repo"], "tool_name": tool, "tool_input": {"command": command}});
+        hookhost::HookEvent::read(v.to_string().as_bytes(), Some(hookhost::Runtime::Cursor), None).unwrap()
+    };
+    let host = hookhost::Host::from_config(config).await.unwrap_or_else(|e| panic!("{e}"));
+    let rm = host.dispatch(&cursor("Shell", "rm -rf build")).await;
+    assert_eq!((rm.decision, rm.reason.as_deref()), (VerdictKind::Block, Some("rm -rf is not allowed here")));
+    // Its `permission: "allow"` is every permission hook's "nothing against" (a pass).
+    let ls = host.dispatch(&cursor("Shell", "ls")).await;
+    assert_eq!((ls.decision, ls.hooks.len()), (VerdictKind::Pass, 1));
+    assert!(host.dispatch(&cursor("ShellX", "rm -rf build")).await.hooks.is_empty(), "the matcher is on the whole tool name");
+
+    // With nothing of Cursor's own in it, its place says whose it is; elsewhere it is Copilot's.
+    let plain = r#"{"version": 1, "hooks": {"preToolUse": [{"command": "true"}]}}"#;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join(".cursor")).unwrap();
+    std::fs::write(tmp.path().join(".cursor/hooks.json"), plain).unwrap();
+    std::fs::write(tmp.path().join("hooks.json"), plain).unwrap();
+    let dialect = |path: &Path| summary(&ConfigFile::load(path).unwrap())[0].rsplit(' ').next().unwrap().to_string();
+    assert_eq!(dialect(&tmp.path().join(".cursor/hooks.json")), "cursor");
+    assert_eq!(dialect(&tmp.path().join("hooks.json")), "copilot");
+    // What is malformed is named.
+    std::fs::write(tmp.path().join(".cursor/hooks.json"), r#"{"version": 2, "hooks": {"stop": [{"command": "x", "failClosed": "yes"}, {"timeout": 5}]}}"#).unwrap();
+    let err = ConfigFile::load(&tmp.path().join(".cursor/hooks.json")).unwrap_err().to_string();
+    for said in ["version: 2 is not a version hookhost reads; Cursor hook files are version 1", "hooks.stop[0].failClosed: must be true or false", "hooks.stop[1].command: required"] {
+        assert!(err.contains(said), "{said} not in: {err}");
+    }
+}
+
 #[tokio::test]
 async fn starchild_shell_hooks_yaml() {
     let config = ConfigFile::load(&dir("peers").join("starchild.yaml")).unwrap();

@@ -43,7 +43,7 @@ pub(super) const PROFILE: Profile = Profile {
     naming: Naming::Camel,
     config_dir: Some(".cursor"),
     config_files: &[".cursor/hooks.json", "~/.cursor/hooks.json"],
-    config_syntax: None,
+    config_syntax: Some(Runtime::Cursor),
     dialect: Runtime::Cursor,
     payload: Payload::Flat(Fields {
         event: "hook_event_name",
