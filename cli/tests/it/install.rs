@@ -26,10 +26,16 @@ impl Desk {
     }
 
     fn hookhost(&self, args: &[&str]) -> Output {
+        self.hookhost_with(args, &[])
+    }
+
+    /// `hookhost args` with `env` set too (what the user's shell exports).
+    fn hookhost_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"))
             .args(args)
             .current_dir(&self.proj)
             .env_clear()
+            .envs(env.iter().copied())
             // No runtime program on PATH: detection sees only the desk's home.
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", &self.home)
@@ -491,7 +497,7 @@ fn the_mcp_wiring_lists_the_server_and_each_hook_calls_it_failing_closed() {
 #[test]
 fn the_mcp_http_wiring_points_the_hooks_at_the_daemon_which_doctor_reaches() {
     let desk = Desk::new();
-    // The token where `hookhost serve` keeps its own (doctor reads it there, as hookhost-send does).
+    // The daemon's token where `hookhost serve` keeps its own (doctor's fix names that file).
     let token = desk.state.join("hookhost/serve.token");
     desk.write(&token, "t0ken\n");
     let daemon = crate::common::Daemon::start(&["--listen", "127.0.0.1:0", "--token-file", token.to_str().unwrap()]);
@@ -507,9 +513,22 @@ fn the_mcp_http_wiring_points_the_hooks_at_the_daemon_which_doctor_reaches() {
     assert_eq!(hooks.len(), 5);
     assert!(hooks.iter().all(|(e, f)| (f == "block") == matches!(e.as_str(), "PreToolUse" | "PermissionRequest" | "UserPromptSubmit")), "{hooks:?}");
 
-    let out = desk.ok(&["doctor", "--runtime", "claude-code"]);
+    // doctor sends what Claude Code would: the token from this environment's $HOOKHOST_TOKEN.
+    let doctor = |env: &[(&str, &str)]| {
+        let out = desk.hookhost_with(&["doctor", "--runtime", "claude-code"], env);
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, out) = doctor(&[("HOOKHOST_TOKEN", "t0ken")]);
+    assert_eq!(code, Some(0), "{out}");
     assert!(out.contains(&format!("ok   claude-code (user) MCP server listed: `hookhost` (hookhost serve at {url})")), "{out}");
     assert!(out.contains(&format!("ok   claude-code (user) live probe: hookhost serve at {url} denies `rm -rf /` through the hook's MCP tool call")), "{out}");
+    // Not exported here: Claude Code started from here could not send it. A wrong one: refused.
+    let (code, out) = doctor(&[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("sends ${HOOKHOST_TOKEN} in its Authorization header, which is not set in this environment") && out.contains(&format!("export HOOKHOST_TOKEN=\"$(cat {})\"", token.display())), "{out}");
+    let (code, out) = doctor(&[("HOOKHOST_TOKEN", "wrong")]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("answered HTTP 401"), "{out}");
     // The stdio wiring takes the entry over (it is hookhost's), and back.
     desk.ok(&["install", "--runtime", "claude-code", "--wiring", "mcp"]);
     assert_eq!(desk.json(&state)["mcpServers"]["hookhost"]["type"], "stdio");
@@ -518,7 +537,7 @@ fn the_mcp_http_wiring_points_the_hooks_at_the_daemon_which_doctor_reaches() {
 
     // The daemon gone: doctor fails, saying what that does to Claude Code, and the fix.
     drop(daemon);
-    let out = desk.hookhost(&["doctor", "--runtime", "claude-code"]);
+    let out = desk.hookhost_with(&["doctor", "--runtime", "claude-code"], &[("HOOKHOST_TOKEN", "t0ken")]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains(&format!("hookhost serve at {url} cannot be reached")) && stdout.contains("blocks every tool call") && stdout.contains("fix: start `hookhost serve`"), "{stdout}");

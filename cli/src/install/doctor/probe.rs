@@ -60,7 +60,8 @@ pub(super) fn mcp_tool(runtime: Runtime, handler: &Json, server: Option<&Json>, 
     let arguments = fill(&template, &probe);
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": handler.get("tool").and_then(Json::as_str).unwrap_or(crate::mcp::TOOL), "arguments": arguments}});
     if let Some(url) = server.and_then(mcp_server::endpoint) {
-        return judged(runtime, &format!("hookhost serve at {url}"), over_http(url, &call), "start `hookhost serve` (its token in $HOOKHOST_TOKEN where the runtime starts), or install another wiring".into());
+        let headers = server.and_then(|s| s.get("headers")).map(Json::to_value).unwrap_or(json!({}));
+        return judged(runtime, &format!("hookhost serve at {url}"), over_http(url, &headers, &call), "start `hookhost serve` (its token in $HOOKHOST_TOKEN where the runtime starts), or install another wiring".into());
     }
     let Some((program, args)) = server.and_then(mcp_server::command) else {
         return Err(("no `hookhost mcp` server is listed for the MCP tool hooks to call".into(), fix));
@@ -116,19 +117,24 @@ fn judged(runtime: Runtime, shown: &str, answer: Result<Value, String>, fix: Str
 }
 
 /// One JSON-RPC message POSTed to an MCP endpoint over plain HTTP (the daemon's, on this
-/// machine), with the bearer token the runtime would send: `$HOOKHOST_TOKEN`, else the one
-/// `hookhost serve` made.
-fn over_http(url: &str, message: &Value) -> Result<Value, String> {
+/// machine), with the entry's headers as the runtime sends them: each `${VAR}` filled from
+/// this environment, where the runtime started from it would fill it.
+fn over_http(url: &str, headers: &Value, message: &Value) -> Result<Value, String> {
     use std::io::Read as _;
     let rest = url.strip_prefix("http://").ok_or_else(|| format!("is not an http:// URL ({url})"))?;
     let (hostport, path) = rest.split_once('/').map_or((rest, "/".to_string()), |(h, p)| (h, format!("/{p}")));
     let addr = std::net::ToSocketAddrs::to_socket_addrs(hostport).ok().and_then(|mut a| a.next()).ok_or_else(|| format!("names no address ({hostport})"))?;
-    let token = std::env::var("HOOKHOST_TOKEN").ok().filter(|t| !t.is_empty())
-        .or_else(|| hookhost::types::paths::serve_token_file().and_then(|f| std::fs::read_to_string(f).ok()).map(|t| t.trim().to_string()));
+    let mut auth = String::new();
+    for (name, value) in headers.as_object().into_iter().flatten() {
+        let value = expand(value.as_str().unwrap_or_default()).map_err(|var| {
+            let own = hookhost::types::paths::serve_token_file().map(|f| format!(" (hookhost serve's own token: `export {var}=\"$(cat {})\"`)", f.display())).unwrap_or_default();
+            format!("sends ${{{var}}} in its {name} header, which is not set in this environment: the runtime started from here could not send it; export {var}{own}")
+        })?;
+        auth.push_str(&format!("{name}: {value}\r\n"));
+    }
     let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(|e| format!("cannot be reached ({e})"))?;
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
     let body = message.to_string();
-    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
     let request = format!("POST {path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
     stream.write_all(request.as_bytes()).map_err(|e| format!("refused the request ({e})"))?;
     let mut response = Vec::new();
@@ -142,9 +148,40 @@ fn over_http(url: &str, message: &Value) -> Result<Value, String> {
     serde_json::from_str(body.trim()).map_err(|e| format!("answered with no JSON-RPC message ({e})"))
 }
 
+/// `text` with each `${VAR}` (`${VAR:-default}`) filled from the environment, as Claude Code
+/// fills an MCP server's headers; `Err(VAR)`: one that is not set and has no default.
+fn expand(text: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let Some(end) = rest[at..].find('}') else { break };
+        let inner = &rest[at + 2..at + end];
+        let (var, default) = inner.split_once(":-").map_or((inner, None), |(v, d)| (v, Some(d)));
+        match (std::env::var(var).ok().filter(|v| !v.is_empty()), default) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => return Err(var.to_string()),
+        }
+        rest = &rest[at + end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_variables_are_filled_from_the_environment() {
+        // (PATH is set wherever tests run; this name never is.)
+        let path = std::env::var("PATH").unwrap();
+        assert_eq!(expand("Bearer ${PATH}"), Ok(format!("Bearer {path}")));
+        assert_eq!(expand("x ${HOOKHOST_TEST_NEVER_SET:-none} y"), Ok("x none y".into()));
+        assert_eq!(expand("Bearer ${HOOKHOST_TEST_NEVER_SET}"), Err("HOOKHOST_TEST_NEVER_SET".into()));
+        assert_eq!(expand("plain"), Ok("plain".into()));
+    }
 
     #[test]
     fn a_template_is_filled_as_claude_code_fills_it() {

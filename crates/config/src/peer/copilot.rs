@@ -4,10 +4,9 @@
 //! (`PreToolUse`) gets the VS Code compatible one, which is Claude Code's wire format.
 
 use hookhost_types::Problem;
-use super::{edit_adapter, exec_form, hooks_by_event, http_executor, ignored_keys, runtime_event, seconds, shell_executor, string_map};
+use super::{anchored_matcher, edit_adapter, exec_form, hooks_by_event, http_executor, ignored_keys, runtime_event, seconds, shell_executor, string_map, version_one};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
-use hookhost_types::matcher::MatcherSpec;
 use hookhost_types::runtime::{MatchOn as On, Runtime};
 use serde_json::Value;
 
@@ -35,11 +34,7 @@ fn command_key(h: &Value, windows: bool) -> Option<(&'static str, Option<&'stati
 
 pub(super) fn copilot(doc: Value, problems: &mut Vec<Problem>) -> RawConfig {
     let mut raw = RawConfig::default();
-    match doc.get("version") {
-        Some(v) if v.as_u64() == Some(1) => {}
-        Some(v) => problems.push(Problem::at("version", format!("{v} is not a version hookhost reads; GitHub Copilot CLI hook files are version 1"))),
-        None => problems.push(Problem::at("version", "required (1)")),
-    }
+    version_one(&doc, Runtime::Copilot, problems);
     let Some(events) = hooks_by_event(&doc, Runtime::Copilot, "preToolUse", &mut raw, problems) else { return raw };
     for (event_name, entries) in events {
         let at = format!("hooks.{event_name}");
@@ -122,12 +117,7 @@ fn entry(at: &str, event: &EventName, on: On, dialect: Runtime, h: &Value, raw: 
         }
     };
     // Copilot anchors a matcher: `^(?:PATTERN)$` on the whole value.
-    let anchored = h.get("matcher").and_then(Value::as_str).filter(|m| !m.is_empty()).map(|m| format!("^(?:{m})$"));
-    let matcher = match (on, anchored) {
-        (_, None) | (On::Nothing, _) => None,
-        (On::Tool, Some(pattern)) => Some(MatcherSpec { tool_pattern: Some(pattern), ..Default::default() }),
-        (On::Field(field), Some(pattern)) => Some(MatcherSpec { field: Some(field.to_string()), pattern: Some(pattern), ..Default::default() }),
-    };
+    let matcher = anchored_matcher(on, h);
     // Copilot's hooks fail open (a timeout too, before a tool); a non-zero exit before a tool
     // denies it, which the adapter reads as a block (`verdict.rs`).
     let mut hook = RawHook::converted(event.config_name(), exec, OnError::Warn);

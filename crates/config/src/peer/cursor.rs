@@ -7,10 +7,9 @@
 //! `failClosed: true`: so do the converted hooks (a block on their failure, else a warning).
 
 use hookhost_types::Problem;
-use super::{hooks_by_event, ignored_keys, runtime_event, seconds, shell_executor};
+use super::{anchored_matcher, hooks_by_event, ignored_keys, runtime_event, seconds, shell_executor, version_one};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
-use hookhost_types::matcher::MatcherSpec;
 use hookhost_types::runtime::{MatchOn as On, Runtime};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -23,11 +22,7 @@ const DEFAULT_TIMEOUT_S: u64 = 30;
 
 pub(super) fn cursor(doc: Value, problems: &mut Vec<Problem>) -> RawConfig {
     let mut raw = RawConfig::default();
-    match doc.get("version") {
-        Some(v) if v.as_u64() == Some(1) => {}
-        Some(v) => problems.push(Problem::at("version", format!("{v} is not a version hookhost reads; Cursor hook files are version 1"))),
-        None => problems.push(Problem::at("version", "required (1)")),
-    }
+    version_one(&doc, Runtime::Cursor, problems);
     let Some(events) = hooks_by_event(&doc, Runtime::Cursor, "preToolUse", &mut raw, problems) else { return raw };
     for (event_name, entries) in events {
         let at = format!("hooks.{event_name}");
@@ -76,12 +71,7 @@ fn entry(at: &str, event: &EventName, on: On, h: &Value, raw: &mut RawConfig, pr
     };
     let exec = shell_executor(Runtime::Cursor, command.to_string(), BTreeMap::new(), None);
     // A matcher is a pattern for the whole tool name (`Shell`, `Write|Edit`).
-    let anchored = h.get("matcher").and_then(Value::as_str).filter(|m| !m.is_empty()).map(|m| format!("^(?:{m})$"));
-    let matcher = match (on, anchored) {
-        (_, None) | (On::Nothing, _) => None,
-        (On::Tool, Some(pattern)) => Some(MatcherSpec { tool_pattern: Some(pattern), ..Default::default() }),
-        (On::Field(field), Some(pattern)) => Some(MatcherSpec { field: Some(field.to_string()), pattern: Some(pattern), ..Default::default() }),
-    };
+    let matcher = anchored_matcher(on, h);
     let mut hook = RawHook::converted(event.config_name(), exec, if fail_closed { OnError::Block } else { OnError::Warn });
     hook.at = Some(at.to_string());
     hook.id = Some(format!("{}_{}", event.as_str(), raw.hooks.len()));

@@ -136,3 +136,26 @@ pub(super) fn ignored_keys(at: &str, h: &Value, known: &[&str], warnings: &mut V
         }
     }
 }
+
+/// A file's `"version": 1`, which GitHub Copilot CLI's and Cursor's hook files carry.
+pub(super) fn version_one(doc: &Value, runtime: Runtime, problems: &mut Vec<Problem>) {
+    match doc.get("version") {
+        Some(v) if v.as_u64() == Some(1) => {}
+        Some(v) => problems.push(Problem::at("version", format!("{v} is not a version hookhost reads; {} hook files are version 1", runtime.title()))),
+        None => problems.push(Problem::at("version", "required (1)")),
+    }
+}
+
+/// An entry's `matcher`, a pattern for the whole value (`^(?:PATTERN)$`) of what the event's
+/// matchers test (Copilot's and Cursor's); none when it is empty or the event has nothing to
+/// match.
+pub(super) fn anchored_matcher(on: hookhost_types::runtime::MatchOn, h: &Value) -> Option<hookhost_types::matcher::MatcherSpec> {
+    use hookhost_types::matcher::MatcherSpec;
+    use hookhost_types::runtime::MatchOn as On;
+    let pattern = h.get("matcher").and_then(Value::as_str).filter(|m| !m.is_empty()).map(|m| format!("^(?:{m})$"))?;
+    match on {
+        On::Nothing => None,
+        On::Tool => Some(MatcherSpec { tool_pattern: Some(pattern), ..Default::default() }),
+        On::Field(field) => Some(MatcherSpec { field: Some(field.to_string()), pattern: Some(pattern), ..Default::default() }),
+    }
+}
