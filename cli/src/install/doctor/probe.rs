@@ -116,36 +116,43 @@ fn judged(runtime: Runtime, shown: &str, answer: Result<Value, String>, fix: Str
     }
 }
 
-/// One JSON-RPC message POSTed to an MCP endpoint over plain HTTP (the daemon's, on this
+/// One JSON-RPC message POSTed to an MCP endpoint (the daemon's, on this
 /// machine), with the entry's headers as the runtime sends them: each `${VAR}` filled from
 /// this environment, where the runtime started from it would fill it.
 fn over_http(url: &str, headers: &Value, message: &Value) -> Result<Value, String> {
-    use std::io::Read as _;
-    let rest = url.strip_prefix("http://").ok_or_else(|| format!("is not an http:// URL ({url})"))?;
-    let (hostport, path) = rest.split_once('/').map_or((rest, "/".to_string()), |(h, p)| (h, format!("/{p}")));
-    let addr = std::net::ToSocketAddrs::to_socket_addrs(hostport).ok().and_then(|mut a| a.next()).ok_or_else(|| format!("names no address ({hostport})"))?;
-    let mut auth = String::new();
+    let mut request = reqwest::header::HeaderMap::new();
     for (name, value) in headers.as_object().into_iter().flatten() {
         let value = expand(value.as_str().unwrap_or_default()).map_err(|var| {
             let own = hookhost::types::paths::serve_token_file().map(|f| format!(" (hookhost serve's own token: `export {var}=\"$(cat {})\"`)", f.display())).unwrap_or_default();
             format!("sends ${{{var}}} in its {name} header, which is not set in this environment: the runtime started from here could not send it; export {var}{own}")
         })?;
-        auth.push_str(&format!("{name}: {value}\r\n"));
+        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|e| format!("has a header name the runtime could not send ({name:?}: {e})"))?;
+        let value = reqwest::header::HeaderValue::from_str(&value).map_err(|e| format!("has a {name} header the runtime could not send ({e})"))?;
+        request.insert(name, value);
     }
-    let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(|e| format!("cannot be reached ({e})"))?;
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let body = message.to_string();
-    let request = format!("POST {path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
-    stream.write_all(request.as_bytes()).map_err(|e| format!("refused the request ({e})"))?;
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).map_err(|e| format!("did not answer within 30 s ({e})"))?;
-    let text = String::from_utf8_lossy(&response);
-    let (head, body) = text.split_once("\r\n\r\n").ok_or("answered with no HTTP response")?;
-    let status = head.split_whitespace().nth(1).unwrap_or("?");
-    if status != "200" {
-        return Err(format!("answered HTTP {status}: {}", body.trim()));
-    }
-    serde_json::from_str(body.trim()).map_err(|e| format!("answered with no JSON-RPC message ({e})"))
+    // TLS for an https:// URL: the ring provider, as the registry client uses.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder().connect_timeout(Duration::from_secs(2)).timeout(Duration::from_secs(30)).build().map_err(|e| format!("cannot be asked ({e})"))?;
+    let ask = async {
+        let response = http
+            .post(url)
+            .headers(request)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(reqwest::header::ACCEPT, "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(message.to_string())
+            .send()
+            .await
+            .map_err(|e| format!("cannot be reached ({e})"))?;
+        let status = response.status();
+        let body = response.text().await.map_err(|e| format!("broke off its answer ({e})"))?;
+        if !status.is_success() {
+            return Err(format!("answered HTTP {}: {}", status.as_u16(), body.trim()));
+        }
+        serde_json::from_str(body.trim()).map_err(|e| format!("answered with no JSON-RPC message ({e})"))
+    };
+    // doctor runs on the multi-threaded runtime; its checks are plain calls.
+    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(ask))
 }
 
 /// `text` with each `${VAR}` (`${VAR:-default}`) filled from the environment, as Claude Code
