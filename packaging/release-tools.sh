@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The tools `cargo xtask dist --target all` builds and smoke-tests with, pinned: zig (from PyPI)
-# and cargo-zigbuild for macOS, musl and Linux arm64 (and glibc 2.28 for every gnu build);
+# The tools `cargo xtask dist --target all` builds and smoke-tests with, pinned: zig and
+# cargo-zigbuild (both from PyPI) for macOS, musl and Linux arm64 (and glibc 2.28 for every gnu build);
 # mingw-w64 for Windows; wine64 and qemu-user to run the Windows and arm64 builds here; the Rust
 # targets. Debian/Ubuntu (apt-get); run once per machine. The smoke test makes its own Wine
 # prefix (target/smoke/wine-prefix).
@@ -10,10 +10,9 @@ toolchain="$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)"
 rustup target add --toolchain "$toolchain" \
   x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-unknown-linux-musl aarch64-unknown-linux-musl \
   x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-gnu
-python3 -m pip install -q "ziglang==0.13.0"
-if [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild 0.20.1" ]; then
-  cargo install --locked cargo-zigbuild --version 0.20.1
-fi
+# cargo-zigbuild's own wheel carries its prebuilt binary (no cargo install: minutes of CPU).
+python3 -m pip install -q "ziglang==0.13.0" "cargo-zigbuild==0.20.1"
+if command -v pyenv >/dev/null; then pyenv rehash; fi
 missing=()
 command -v x86_64-w64-mingw32-gcc >/dev/null || missing+=(gcc-mingw-w64-x86-64)
 command -v wine >/dev/null || missing+=(wine wine64)

@@ -100,14 +100,12 @@ pub fn run(args: Args) -> Result<()> {
     let host = targets::host()?;
     let wanted: Vec<Target> = if args.targets.is_empty() {
         vec![Target::find(&host).with_context(|| format!("this machine ({host}) is not a release target; name one with --target"))?]
-    } else if args.targets.iter().any(|t| t == "all") {
-        targets::ALL.to_vec()
     } else {
-        args.targets
-            .iter()
-            .map(|t| Target::find(t).with_context(|| format!("--target {t}: not a release target; use one of {}", targets::ALL.iter().map(|t| t.triple).collect::<Vec<_>>().join(", "))))
-            .collect::<Result<_>>()?
+        targets::named(&args.targets)?
     };
+    if args.prebuilt.is_none() {
+        targets::add_to_rustup(&root, &wanted)?;
+    }
     if args.prebuilt.is_some() && (wanted.len() != 1 || wanted[0].triple != host) {
         bail!("--prebuilt packages this machine's binaries ({host}) only: give no --target, or --target {host}");
     }

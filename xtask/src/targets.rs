@@ -69,6 +69,17 @@ impl Target {
     }
 }
 
+/// The targets `--target` names: triples, or `all` for every release target.
+pub fn named(names: &[String]) -> anyhow::Result<Vec<Target>> {
+    if names.iter().any(|t| t == "all") {
+        return Ok(ALL.to_vec());
+    }
+    names
+        .iter()
+        .map(|t| Target::find(t).ok_or_else(|| anyhow::anyhow!("--target {t}: not a release target; use one of {}", ALL.iter().map(|t| t.triple).collect::<Vec<_>>().join(", "))))
+        .collect()
+}
+
 /// The target triple of the machine running this (what `rustc -vV` calls the host).
 pub fn host() -> anyhow::Result<String> {
     let out = std::process::Command::new("rustc").arg("-vV").output().map_err(|e| anyhow::anyhow!("cannot run rustc -vV: {e}"))?;
@@ -77,6 +88,22 @@ pub fn host() -> anyhow::Result<String> {
         .find_map(|l| l.strip_prefix("host: "))
         .map(|h| h.trim().to_string())
         .ok_or_else(|| anyhow::anyhow!("rustc -vV names no host"))
+}
+
+/// `rustup target add` for the targets rustup does not have yet (rustup does not add them by
+/// itself on every machine: `RUSTUP_AUTO_INSTALL=0`).
+pub fn add_to_rustup(root: &std::path::Path, wanted: &[Target]) -> anyhow::Result<()> {
+    let installed = std::process::Command::new("rustup").current_dir(root).args(["target", "list", "--installed"]).output().map_err(|e| anyhow::anyhow!("cannot run rustup: {e}"))?;
+    let installed = String::from_utf8_lossy(&installed.stdout);
+    let missing: Vec<&str> = wanted.iter().map(|t| t.triple).filter(|t| !installed.lines().any(|l| l.trim() == *t)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let status = std::process::Command::new("rustup").current_dir(root).args(["target", "add"]).args(&missing).status().map_err(|e| anyhow::anyhow!("cannot run rustup: {e}"))?;
+    if !status.success() {
+        anyhow::bail!("`rustup target add {}` failed ({status}); add the targets by hand", missing.join(" "));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -96,5 +123,15 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), ALL.len());
+    }
+
+    #[test]
+    fn target_names_are_release_triples_or_all() {
+        let names = |v: &[&str]| named(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(names(&["all"]).unwrap().len(), ALL.len());
+        let two: Vec<_> = names(&["aarch64-apple-darwin", "x86_64-pc-windows-gnu"]).unwrap().iter().map(|t| t.triple).collect();
+        assert_eq!(two, ["aarch64-apple-darwin", "x86_64-pc-windows-gnu"]);
+        let err = names(&["x86_64-unknown-linux-gnu", "riscv64gc-unknown-linux-gnu"]).unwrap_err().to_string();
+        assert!(err.starts_with("--target riscv64gc-unknown-linux-gnu: not a release target; use one of x86_64-unknown-linux-gnu, "), "{err}");
     }
 }
