@@ -66,6 +66,18 @@ enum ToolPattern {
 struct IfRule {
     tool: String,
     glob: Option<String>,
+    /// The glob read as a path pattern, for the file tools' rules.
+    path: Option<path_rule::PathRule>,
+}
+
+/// Claude Code's file tools, and which rule's tool covers them: an `Edit` rule applies to every
+/// tool that edits files (its permissions reference, "Read and Edit").
+fn file_rule_covers(rule_tool: &str, tool: &str) -> bool {
+    match rule_tool {
+        "Edit" => matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit"),
+        "Write" | "Read" | "MultiEdit" | "NotebookEdit" => rule_tool == tool,
+        _ => false,
+    }
 }
 
 /// A compiled matcher.
@@ -183,7 +195,8 @@ fn if_rule(text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<IfR
         problems.push(("if", format!("{t:?} is not a permission rule; use Tool or Tool(pattern), e.g. \"Bash(rm *)\"")));
         return None;
     }
-    Some(IfRule { tool: tool.to_string(), glob })
+    let path = glob.as_deref().filter(|_| file_rule_covers(tool, tool)).map(path_rule::PathRule::parse);
+    Some(IfRule { tool: tool.to_string(), glob, path })
 }
 
 /// A `Bash(...)` rule matches a command line when it matches the line as written or any simple
@@ -233,16 +246,20 @@ fn glob_match(pattern: &str, text: &str) -> bool {
 
 impl IfRule {
     /// The rule's subject for a tool call: the command of a shell tool, the path of a file tool
-    /// (its file name when the pattern has no `/`), else the first string argument.
-    fn matches(&self, tool: &str, args: Option<&Value>) -> bool {
-        if self.tool != tool {
+    /// (matched as a path pattern, from the session's `cwd`: [`path_rule`]), else the first
+    /// string argument.
+    fn matches(&self, tool: &str, args: Option<&Value>, cwd: Option<&str>) -> bool {
+        if self.tool != tool && !(self.path.is_some() && file_rule_covers(&self.tool, tool)) {
             return false;
         }
         let Some(glob) = &self.glob else { return true };
         let get = |k: &str| args.and_then(|a| a.get(k)).and_then(Value::as_str);
+        if let Some(rule) = &self.path {
+            let Some(path) = get("file_path").or_else(|| get("notebook_path")).or_else(|| get("path")) else { return false };
+            return rule.matches(path, cwd, path_rule::home().as_deref(), path_rule::host_folds_case());
+        }
         let subject = match tool {
             "Bash" | "bash" | "shell" => get("command").or_else(|| get("cmd")),
-            "Edit" | "Write" | "Read" | "MultiEdit" | "NotebookEdit" => get("file_path").or_else(|| get("path")),
             "WebFetch" => get("url"),
             _ => args.and_then(Value::as_object).and_then(|o| o.values().find_map(Value::as_str)),
         };
@@ -250,8 +267,6 @@ impl IfRule {
         if matches!(tool, "Bash" | "bash" | "shell") {
             return shell_rule_matches(glob, subject);
         }
-        let is_path = matches!(tool, "Edit" | "Write" | "Read" | "MultiEdit" | "NotebookEdit");
-        let subject = if is_path && !glob.contains('/') { subject.rsplit('/').next().unwrap_or(subject) } else { subject };
         glob_match(glob, subject)
     }
 }
@@ -384,17 +399,22 @@ impl Matcher {
             }
         }
         // Tool parts (none on a lifecycle event's matcher) test the call, if any.
-        self.matches(ev.tool_name(), ev.arguments())
+        self.matches_in(ev.tool_name(), ev.arguments(), ev.cwd.as_deref())
     }
 
-    /// Whether a hook with this matcher fires for this tool call.
+    /// Whether a hook with this matcher fires for this tool call (a file rule's relative
+    /// pattern read with no working directory: [`Matcher::matches_event`] has the event's).
     pub fn matches(&self, tool_name: Option<&str>, arguments: Option<&Value>) -> bool {
+        self.matches_in(tool_name, arguments, None)
+    }
+
+    fn matches_in(&self, tool_name: Option<&str>, arguments: Option<&Value>, cwd: Option<&str>) -> bool {
         let tool = tool_name.unwrap_or("");
         if self.pattern.as_ref().is_some_and(|p| !p.matches(tool)) {
             return false;
         }
         if let Some(rule) = &self.if_rule {
-            if !rule.matches(tool, arguments) {
+            if !rule.matches(tool, arguments, cwd) {
                 return false;
             }
         }
@@ -437,5 +457,6 @@ impl Matcher {
     }
 }
 
+mod path_rule;
 #[cfg(test)]
 mod tests;

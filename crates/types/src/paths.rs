@@ -36,6 +36,13 @@ impl Os {
     } else {
         Os::Unix
     };
+
+    /// Whether names on the OS's usual file system compare without regard to case: macOS's
+    /// APFS (by default) and Windows' NTFS do, so `.Claude/Settings.json` there is the
+    /// `.claude/settings.json` a rule names.
+    pub const fn folds_case(self) -> bool {
+        !matches!(self, Os::Unix)
+    }
 }
 
 /// The kinds of per-user directory.

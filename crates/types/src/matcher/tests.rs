@@ -137,6 +137,25 @@ fn claude_if_rule_table() {
 }
 
 #[test]
+fn file_rules_read_the_path_from_the_sessions_directory() {
+    // Claude Code sends absolute paths: `Edit(src/**)` is the project's src/, from `cwd`.
+    let event = |tool: &str, path: &str| {
+        crate::HookEvent::from_json(&json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/home/me/proj", "tool_name": tool, "tool_input": {"file_path": path}}).to_string()).unwrap()
+    };
+    let m = spec(json!({ "if": "Edit(src/**)" })).compile().unwrap();
+    assert!(m.matches_event(&event("Edit", "/home/me/proj/src/lib.rs")));
+    assert!(!m.matches_event(&event("Edit", "/home/me/proj/docs/a.md")));
+    assert!(!m.matches_event(&event("Edit", "/elsewhere/src/lib.rs")));
+    // An Edit rule covers every tool that edits files; a Read rule only reading.
+    assert!(m.matches_event(&event("Write", "/home/me/proj/src/new.rs")));
+    assert!(m.matches_event(&event("MultiEdit", "/home/me/proj/src/lib.rs")));
+    assert!(!m.matches_event(&event("Read", "/home/me/proj/src/lib.rs")));
+    let read = spec(json!({ "if": "Read(./.env)" })).compile().unwrap();
+    assert!(read.matches_event(&event("Read", "/home/me/proj/.env")));
+    assert!(!read.matches_event(&event("Write", "/home/me/proj/.env")));
+}
+
+#[test]
 fn payload_regex_matches_the_event_text() {
     let m = spec(json!({ "payload_regex": "rm -rf|mkfs" })).compile().unwrap();
     let hit = crate::HookEvent::pre_tool_use("bash", json!({"command": "sudo mkfs /dev/sda"}));
