@@ -66,7 +66,7 @@ pub(super) fn read_or_create_token(path: &std::path::Path) -> Result<String, Str
     match owner::open_no_follow(path) {
         Ok(mut file) => {
             let meta = file.metadata().map_err(|e| e.to_string())?;
-            if owner::check_private(path).is_err() || !owner::owner_only(&meta) || !meta.is_file() {
+            if owner::check_private(path).is_err() || !owner::owner_only(path, &meta) || !meta.is_file() {
                 return Err("it must be a file of yours that only you can read (chmod 600), or be removed so a new one is made".into());
             }
             let mut text = String::new();

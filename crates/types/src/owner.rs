@@ -2,9 +2,14 @@
 //! (issue #49): who owns a path and who else may write it, reading a file without following a
 //! final link or waiting on a FIFO, and creating files and directories only their owner can read.
 //!
-//! On unix these are uids and mode bits. On Windows a user's profile directories (where
-//! hookhost keeps its state) are private to them by their ACLs, and an ownership check has no
-//! uid to compare: only what the file system can say (a link is not a regular file) is checked.
+//! On unix these are uids and mode bits. On Windows they are the file's owner SID and its
+//! access list (`owner/windows.rs`, judged by `owner/dacl.rs`): another account as owner, or
+//! any account but the user's own (SYSTEM, Administrators) granted write — `Users`,
+//! `Authenticated Users`, `Everyone` — is what group- or world-writable is on unix. Files are
+//! created private on Windows by where hookhost creates them: the user's profile directories
+//! (`%APPDATA%`, `%LOCALAPPDATA%`) give only the user, SYSTEM and Administrators access, and a
+//! state or cache file made elsewhere that others could read or change is refused by the same
+//! checks when it is next opened.
 
 use std::fs::File;
 use std::io;
@@ -15,6 +20,9 @@ use std::path::Path;
 /// user's own group).
 pub fn not_own(path: &Path) -> Option<String> {
     let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.file_type().is_symlink() && cfg!(windows) {
+        return Some(format!("{} is a symbolic link; a project's hook files must be its own", path.display()));
+    }
     if let Some(why) = imp::foreign(path, &meta) {
         return Some(why);
     }
@@ -25,17 +33,16 @@ pub fn not_own(path: &Path) -> Option<String> {
 }
 
 /// `Err(problem)` when `path` is not owned by this user or others may write it (unix: its uid
-/// and the group/other write bits; on Windows a user's own directories are private by their
-/// ACLs, and there is nothing here to compare).
+/// and the group/other write bits; Windows: its owner SID and access list).
 pub fn check_private(path: &Path) -> Result<(), String> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| format!("cannot be inspected ({e})"))?;
-    imp::check_private(&meta)
+    imp::check_private(path, &meta)
 }
 
-/// Whether only its owner may read `meta`'s file (unix: no group or other bits; elsewhere its
-/// directory's ACL decides).
-pub fn owner_only(meta: &std::fs::Metadata) -> bool {
-    imp::owner_only(meta)
+/// Whether only its owner may read the file at `path`, whose metadata is `meta` (unix: no group
+/// or other bits; Windows: no other account in its access list may read it).
+pub fn owner_only(path: &Path, meta: &std::fs::Metadata) -> bool {
+    imp::owner_only(path, meta)
 }
 
 /// Open `path` for reading without following a final symbolic link and without waiting for a
@@ -128,7 +135,7 @@ mod imp {
         (meta.mode() & 0o020 != 0 && meta.gid() != gid).then(|| format!("{} is writable by its group (gid {})", path.display(), meta.gid()))
     }
 
-    pub(super) fn check_private(meta: &Metadata) -> Result<(), String> {
+    pub(super) fn check_private(_path: &Path, meta: &Metadata) -> Result<(), String> {
         // SAFETY: geteuid cannot fail and touches no memory.
         let me = unsafe { libc::geteuid() };
         if meta.uid() != me {
@@ -140,7 +147,7 @@ mod imp {
         Ok(())
     }
 
-    pub(super) fn owner_only(meta: &Metadata) -> bool {
+    pub(super) fn owner_only(_path: &Path, meta: &Metadata) -> bool {
         meta.mode() & 0o077 == 0
     }
 
@@ -166,6 +173,13 @@ mod imp {
     }
 }
 
+#[cfg(any(windows, test))]
+mod dacl;
+#[cfg(windows)]
+mod windows;
+
+/// Windows and WASI. On Windows ownership and access come from the file's security descriptor
+/// (`owner/windows.rs`); a WASI guest sees only what it was granted, and has no other user.
 #[cfg(not(unix))]
 mod imp {
     use std::fs::{File, Metadata};
@@ -173,18 +187,30 @@ mod imp {
     use std::path::Path;
 
     pub(super) fn foreign(_path: &Path, _meta: &Metadata) -> Option<String> {
+        #[cfg(windows)]
+        return super::windows::foreign(_path);
+        #[cfg(not(windows))]
         None
     }
 
     pub(super) fn writable_by_others(_path: &Path, _meta: &Metadata) -> Option<String> {
+        #[cfg(windows)]
+        return super::windows::writable_by_others(_path);
+        #[cfg(not(windows))]
         None
     }
 
-    pub(super) fn check_private(_meta: &Metadata) -> Result<(), String> {
+    pub(super) fn check_private(_path: &Path, _meta: &Metadata) -> Result<(), String> {
+        #[cfg(windows)]
+        return super::windows::check_private(_path);
+        #[cfg(not(windows))]
         Ok(())
     }
 
-    pub(super) fn owner_only(_meta: &Metadata) -> bool {
+    pub(super) fn owner_only(_path: &Path, _meta: &Metadata) -> bool {
+        #[cfg(windows)]
+        return super::windows::owner_only(_path);
+        #[cfg(not(windows))]
         true
     }
 

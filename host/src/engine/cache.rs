@@ -59,7 +59,7 @@ fn cache_key(dir: &Path) -> std::io::Result<[u8; 32]> {
         }
     }
     let meta = std::fs::symlink_metadata(&path)?;
-    if check_private(&path).is_err() || !hookhost_types::owner::owner_only(&meta) || !meta.is_file() {
+    if check_private(&path).is_err() || !hookhost_types::owner::owner_only(&path, &meta) || !meta.is_file() {
         return Err(std::io::Error::other(format!("the cache key {} must be a file only you can read and write (mode 600)", path.display())));
     }
     let mut key = [0u8; 32];
