@@ -162,12 +162,19 @@ pub fn run(args: Args) -> Result<()> {
         built.push(b);
     }
 
-    // The completion scripts come from a hookhost that runs here.
-    let host_build = match &args.prebuilt {
-        Some(dir) => Some(dir.clone()),
-        None => wanted.iter().any(|t| t.triple == host).then(|| release_dir(&root.join("target"), &host)),
+    // The completion scripts come from a hookhost of this release that runs here: this
+    // machine's build, else a Linux one the smoke test ran (natively or under qemu-user; the
+    // same clap definitions on every target; Windows' needs the smoke test's Wine prefix), else
+    // a debug build of the same commit.
+    let runnable = match &args.prebuilt {
+        Some(dir) => Some((dir.clone(), Vec::new())),
+        None => {
+            let mut linux: Vec<&Target> = wanted.iter().filter(|t| t.node_os == "linux").collect();
+            linux.sort_by_key(|t| t.triple != host);
+            linux.iter().find_map(|t| Some((release_dir(&root.join("target"), t.triple), smoke::runner(t, &host).ok()?)))
+        }
     };
-    let completions = completions(&tree, host_build.as_deref())?;
+    let completions = completions(&tree, &root.join("target"), runnable)?;
     let mut sums: Vec<(String, Vec<u8>)> = Vec::new();
     let mut archives = Vec::new();
     for b in &built {
@@ -302,16 +309,29 @@ fn checkout(root: &Path, commit: &str, dir: &Path) -> Result<PathBuf> {
     Ok(dir.to_path_buf())
 }
 
-/// The shell completion scripts, from a `hookhost` that runs here: this machine's release build
-/// when the release has one, otherwise `cargo run` of the debug build.
-fn completions(root: &Path, host_build: Option<&Path>) -> Result<Vec<(String, Vec<u8>)>> {
+/// The shell completion scripts, from `runnable` (a directory of built Linux binaries and how to
+/// start them here), or else from `cargo run` of the debug build of the checkout at
+/// `root` — in the workspace's target directory `target_dir`, whose dependencies are built
+/// already (the checkout's own would start from nothing).
+fn completions(root: &Path, target_dir: &Path, runnable: Option<(PathBuf, Vec<String>)>) -> Result<Vec<(String, Vec<u8>)>> {
     let mut out = Vec::new();
     for (shell, file) in [("bash", "hookhost.bash"), ("zsh", "_hookhost"), ("fish", "hookhost.fish"), ("powershell", "_hookhost.ps1")] {
-        let output = match host_build {
-            Some(dir) => Command::new(dir.join("hookhost")).args(["completions", shell]).output(),
-            None => Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())).current_dir(root).args(["run", "-q", "--locked", "-p", "hookhost-cli", "--bin", "hookhost", "--", "completions", shell]).output(),
-        }
-        .context("running hookhost completions")?;
+        let mut cmd = match &runnable {
+            Some((dir, runner)) => {
+                let program = dir.join("hookhost");
+                let mut c = Command::new(runner.first().map(PathBuf::from).unwrap_or_else(|| program.clone()));
+                if !runner.is_empty() {
+                    c.args(&runner[1..]).arg(&program);
+                }
+                c
+            }
+            None => {
+                let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+                c.current_dir(root).args(["run", "-q", "--locked", "-p", "hookhost-cli", "--bin", "hookhost", "--target-dir"]).arg(target_dir).arg("--");
+                c
+            }
+        };
+        let output = cmd.args(["completions", shell]).stdin(std::process::Stdio::null()).output().context("running hookhost completions")?;
         if !output.status.success() || output.stdout.is_empty() {
             bail!("hookhost completions {shell} failed: {}", String::from_utf8_lossy(&output.stderr).trim());
         }
