@@ -6,10 +6,8 @@
 //! access list (`owner/windows.rs`, judged by `owner/dacl.rs`): another account as owner, or
 //! any account but the user's own (SYSTEM, Administrators) granted write — `Users`,
 //! `Authenticated Users`, `Everyone` — is what group- or world-writable is on unix. Files are
-//! created private on Windows by where hookhost creates them: the user's profile directories
-//! (`%APPDATA%`, `%LOCALAPPDATA%`) give only the user, SYSTEM and Administrators access, and a
-//! state or cache file made elsewhere that others could read or change is refused by the same
-//! checks when it is next opened.
+//! created private on Windows with an access list of the user alone, protected from what the
+//! parent directory would pass on (the counterpart of modes 0600 and 0700).
 
 use std::fs::File;
 use std::io;
@@ -85,13 +83,15 @@ pub fn read_regular(path: &Path, cap: u64, follow: bool) -> Result<Vec<u8>, Read
     Ok(bytes)
 }
 
-/// Create `dir` (and its parents) readable only by this user (unix: mode 0700).
+/// Create `dir` (and its parents) readable only by this user (unix: mode 0700; Windows: an access
+/// list of the user alone). A directory that exists is left as it is.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     imp::create_private_dir(dir)
 }
 
 /// Create (or truncate) `path` for writing, readable only by this user from its first byte
-/// (unix: created with mode 0600; on Windows its directory's ACL).
+/// (unix: created with mode 0600; Windows: given an access list of the user alone before it is
+/// returned).
 pub fn create_private_file(path: &Path) -> io::Result<File> {
     imp::create_private_file(path)
 }
@@ -101,8 +101,8 @@ pub fn create_new_private_file(path: &Path) -> io::Result<File> {
     imp::create_new_private_file(path)
 }
 
-/// Make `path` readable and writable only by this user (unix: mode 0600; on Windows its
-/// directory's ACL already does).
+/// Make `path` readable and writable only by this user (unix: mode 0600; Windows: an access list
+/// of the user alone).
 pub fn make_private(path: &Path) -> io::Result<()> {
     imp::set_mode(path, 0o600)
 }
@@ -221,20 +221,41 @@ mod imp {
         File::open(path)
     }
 
+    // As on unix, a directory that is there already keeps its access list (the checks judge it).
     pub(super) fn create_private_dir(dir: &Path) -> io::Result<()> {
-        std::fs::create_dir_all(dir)
-    }
-
-    pub(super) fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
+        let existed = dir.is_dir();
+        std::fs::create_dir_all(dir)?;
+        #[cfg(windows)]
+        if !existed {
+            super::windows::make_private(dir, true)?;
+        }
+        let _ = existed;
         Ok(())
     }
 
+    pub(super) fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
+        // 0600 is private; what a registry makes readable by all keeps what its directory gives.
+        #[cfg(windows)]
+        if _mode & 0o077 == 0 {
+            return super::windows::make_private(_path, std::fs::metadata(_path)?.is_dir());
+        }
+        Ok(())
+    }
+
+    // Windows: the file is made, then its access list set before a byte is written (created in a
+    // private directory — hookhost's own are — no one else could open it in between).
     pub(super) fn create_private_file(path: &Path) -> io::Result<File> {
-        std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(path)
+        let file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(path)?;
+        #[cfg(windows)]
+        super::windows::make_private(path, false)?;
+        Ok(file)
     }
 
     pub(super) fn create_new_private_file(path: &Path) -> io::Result<File> {
-        std::fs::OpenOptions::new().write(true).create_new(true).open(path)
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+        #[cfg(windows)]
+        super::windows::make_private(path, false)?;
+        Ok(file)
     }
 }
 
