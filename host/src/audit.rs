@@ -166,7 +166,7 @@ impl AuditLog {
         }
         // Owner-only: records hold commands, paths and (with `audit_events`) whole events.
         let file = owner_only(std::fs::OpenOptions::new().create(true).read(true).append(true)).open(path)?;
-        tighten(&file);
+        tighten(&file, path);
         let (head, len) = {
             let _lock = Locked::new(&file)?;
             read_head(&file, path)?
@@ -213,8 +213,8 @@ impl AuditLog {
     }
 }
 
-/// Files this module creates are readable by their owner only (mode 0600; on Windows a user's
-/// files are private to them by their directory's ACL).
+/// Files this module creates are readable by their owner only (mode 0600; on Windows [`tighten`]
+/// gives the log its owner-only access list).
 fn owner_only(options: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(options, 0o600);
@@ -222,8 +222,9 @@ fn owner_only(options: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
 }
 
 /// A log made before hookhost made them owner-only: made so now (best effort; a log of another
-/// user's cannot be changed, and is reported by the write that fails).
-fn tighten(file: &std::fs::File) {
+/// user's cannot be changed, and is reported by the write that fails). On Windows: any account
+/// but the user's own in its access list (`hookhost_types::owner`).
+fn tighten(file: &std::fs::File, _path: &Path) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
@@ -232,6 +233,10 @@ fn tighten(file: &std::fs::File) {
                 let _ = file.set_permissions(std::fs::Permissions::from_mode(0o600));
             }
         }
+    }
+    #[cfg(windows)]
+    if file.metadata().is_ok_and(|meta| !hookhost_types::owner::owner_only(_path, &meta)) {
+        let _ = hookhost_types::owner::make_private(_path);
     }
     #[cfg(not(unix))]
     let _ = file;

@@ -64,8 +64,9 @@ impl Smoke<'_> {
         cmd
     }
 
-    fn run(&self, name: &str, args: &[&str], stdin: Option<&str>) -> Result<Output> {
+    fn run_in(&self, dir: &Path, name: &str, args: &[&str], stdin: Option<&str>) -> Result<Output> {
         let mut cmd = self.cmd(name, args);
+        cmd.current_dir(dir);
         cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() }).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().with_context(|| format!("starting {name} {}", args.join(" ")))?;
         if let Some(input) = stdin {
@@ -76,12 +77,24 @@ impl Smoke<'_> {
 
     /// Run, and require exit status `code` and every one of `wants` in the output.
     fn expect(&self, what: &str, name: &str, args: &[&str], stdin: Option<&str>, code: i32, wants: &[&str]) -> Result<()> {
-        let out = self.run(name, args, stdin)?;
+        self.expect_in(&self.work, what, name, args, stdin, code, wants, &[])
+    }
+
+    /// [`Smoke::expect`] in `dir`, and none of `unwanted` in the output.
+    #[allow(clippy::too_many_arguments)]
+    fn expect_in(&self, dir: &Path, what: &str, name: &str, args: &[&str], stdin: Option<&str>, code: i32, wants: &[&str], unwanted: &[&str]) -> Result<()> {
+        let out = self.run_in(dir, name, args, stdin)?;
         let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         let all = format!("{stdout}{stderr}");
         let missing: Vec<&&str> = wants.iter().filter(|w| !all.contains(**w)).collect();
-        if out.status.code() != Some(code) || !missing.is_empty() {
-            bail!("{}: {what}: `{name} {}` exited {:?} (expected {code}){}\n--- stdout\n{stdout}\n--- stderr\n{stderr}", self.target.triple, args.join(" "), out.status.code(), if missing.is_empty() { String::new() } else { format!(", without {missing:?}") });
+        let present: Vec<&&str> = unwanted.iter().filter(|w| all.contains(**w)).collect();
+        if out.status.code() != Some(code) || !missing.is_empty() || !present.is_empty() {
+            let why = match (missing.is_empty(), present.is_empty()) {
+                (false, _) => format!(", without {missing:?}"),
+                (true, false) => format!(", with {present:?}"),
+                _ => String::new(),
+            };
+            bail!("{}: {what}: `{name} {}` exited {:?} (expected {code}){why}\n--- stdout\n{stdout}\n--- stderr\n{stderr}", self.target.triple, args.join(" "), out.status.code());
         }
         eprintln!("xtask: smoke {}: {what}: ok", self.target.triple);
         Ok(())
@@ -153,6 +166,22 @@ pub fn run(root: &Path, target: &Target, bin: &Path, runner: &[String], scratch:
 
     s.expect("--version names the target", "hookhost", &["--version"], None, 0, &[target.triple])?;
     s.expect("replay of the example session blocks rm -rf /", "hookhost", &["replay", "--no-project", "session.jsonl"], None, 0, &["rm -rf / --no-preserve-root", "block"])?;
+    // The compiled guard was cached by that run: the next one uses it (the cache and its key are
+    // private — mode 0600, or on Windows an access list of the user alone — or it is not used).
+    let work = &work;
+    s.expect_in(work, "a second run uses the private precompile cache", "hookhost", &["replay", "--no-project", "session.jsonl"], None, 0, &["block"], &["not using the precompile cache"])?;
+    // A project's hook files are read only when they are the user's and only the user can write
+    // them (uid and mode bits; Windows: owner SID and access list).
+    let project = work.join("project");
+    std::fs::create_dir_all(project.join(".hookhost"))?;
+    std::fs::copy(work.join("org/user/hooks.toml"), project.join(".hookhost/hooks.toml"))?;
+    s.expect_in(&project, "a project of the user's is read (and waits for approval)", "hookhost", &["check"], None, 0, &["are not approved"], &["ignored:"])?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(project.join(".hookhost/hooks.toml"), std::fs::Permissions::from_mode(0o666))?;
+        s.expect_in(&project, "a project others may write is ignored", "hookhost", &["check"], None, 0, &["ignored:", "is writable by"], &[])?;
+    }
     let deny = &[r#""permissionDecision":"deny""#, "rule fs.rm-root"];
     s.expect("run --output claude-code denies rm -rf ~", "hookhost", &["run", "--output", "claude-code", "--no-project"], Some(RM_RF_HOME), 0, deny)?;
     // The thin client: where it can start hookhost itself (not under qemu-user, which does not

@@ -48,8 +48,10 @@ fn cache_key(dir: &Path) -> std::io::Result<[u8; 32]> {
     if !path.exists() {
         let mut key = [0u8; 32];
         getrandom::getrandom(&mut key).map_err(|e| std::io::Error::other(e.to_string()))?;
-        // tempfile creates it 0600.
+        // tempfile creates it 0600; on Windows it is given the user-only access list before the
+        // key is written (not left to what the directory passes on).
         let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        hookhost_types::owner::make_private(tmp.path())?;
         tmp.write_all(&key)?;
         tmp.as_file().sync_all()?;
         match std::fs::hard_link(tmp.path(), &path) {
@@ -60,7 +62,8 @@ fn cache_key(dir: &Path) -> std::io::Result<[u8; 32]> {
     }
     let meta = std::fs::symlink_metadata(&path)?;
     if check_private(&path).is_err() || !hookhost_types::owner::owner_only(&path, &meta) || !meta.is_file() {
-        return Err(std::io::Error::other(format!("the cache key {} must be a file only you can read and write (mode 600)", path.display())));
+        let why = if meta.is_file() { check_private(&path).err().unwrap_or_else(|| "is readable by others".to_string()) } else { "is not a regular file".to_string() };
+        return Err(std::io::Error::other(format!("the cache key {} {why}: it must be a file only you can read and write (mode 600; on Windows an access list of you alone); remove it and hookhost makes a new one", path.display())));
     }
     let mut key = [0u8; 32];
     std::fs::File::open(&path)?.read_exact(&mut key)?;
