@@ -20,17 +20,24 @@ pub struct Target {
     /// Linux's C library, for npm's `libc` field and the installers' choice.
     pub libc: Option<&'static str>,
     pub builder: Builder,
+    /// CI type-checks it (`cargo xtask check --ci`). Besides the machine's own Linux x86_64 glibc
+    /// (the test build), Windows, macOS arm64 and Linux arm64 musl together compile every OS our
+    /// code has a `cfg` for and, on Linux, both CPUs and both C libraries (the `libc` types that
+    /// differ: `c_char` unsigned on arm64 Linux, `setrlimit`'s resource an `int` on musl). The others
+    /// differ from a checked one only in what no `cfg` of ours reads; each type-check costs CI
+    /// ~100 s on 2 cores, and the release command builds and links them all.
+    pub ci: bool,
 }
 
 /// Every target a release carries, in the order the release notes list them.
 pub const ALL: &[Target] = &[
-    Target { triple: "x86_64-unknown-linux-gnu", node_os: "linux", node_cpu: "x64", libc: Some("glibc"), builder: Builder::Cargo },
-    Target { triple: "aarch64-unknown-linux-gnu", node_os: "linux", node_cpu: "arm64", libc: Some("glibc"), builder: Builder::Zig },
-    Target { triple: "x86_64-unknown-linux-musl", node_os: "linux", node_cpu: "x64", libc: Some("musl"), builder: Builder::Zig },
-    Target { triple: "aarch64-unknown-linux-musl", node_os: "linux", node_cpu: "arm64", libc: Some("musl"), builder: Builder::Zig },
-    Target { triple: "x86_64-apple-darwin", node_os: "darwin", node_cpu: "x64", libc: None, builder: Builder::Zig },
-    Target { triple: "aarch64-apple-darwin", node_os: "darwin", node_cpu: "arm64", libc: None, builder: Builder::Zig },
-    Target { triple: "x86_64-pc-windows-gnu", node_os: "win32", node_cpu: "x64", libc: None, builder: Builder::Cargo },
+    Target { triple: "x86_64-unknown-linux-gnu", node_os: "linux", node_cpu: "x64", libc: Some("glibc"), builder: Builder::Cargo, ci: false },
+    Target { triple: "aarch64-unknown-linux-gnu", node_os: "linux", node_cpu: "arm64", libc: Some("glibc"), builder: Builder::Zig, ci: false },
+    Target { triple: "x86_64-unknown-linux-musl", node_os: "linux", node_cpu: "x64", libc: Some("musl"), builder: Builder::Zig, ci: false },
+    Target { triple: "aarch64-unknown-linux-musl", node_os: "linux", node_cpu: "arm64", libc: Some("musl"), builder: Builder::Zig, ci: true },
+    Target { triple: "x86_64-apple-darwin", node_os: "darwin", node_cpu: "x64", libc: None, builder: Builder::Zig, ci: false },
+    Target { triple: "aarch64-apple-darwin", node_os: "darwin", node_cpu: "arm64", libc: None, builder: Builder::Zig, ci: true },
+    Target { triple: "x86_64-pc-windows-gnu", node_os: "win32", node_cpu: "x64", libc: None, builder: Builder::Cargo, ci: true },
 ];
 
 impl Target {
@@ -133,5 +140,16 @@ mod tests {
         assert_eq!(two, ["aarch64-apple-darwin", "x86_64-pc-windows-gnu"]);
         let err = names(&["x86_64-unknown-linux-gnu", "riscv64gc-unknown-linux-gnu"]).unwrap_err().to_string();
         assert!(err.starts_with("--target riscv64gc-unknown-linux-gnu: not a release target; use one of x86_64-unknown-linux-gnu, "), "{err}");
+    }
+
+    #[test]
+    fn ci_checks_every_os_and_on_linux_both_cpus_and_c_libraries() {
+        let ci: Vec<&Target> = ALL.iter().filter(|t| t.ci).collect();
+        for os in ["darwin", "win32"] {
+            assert!(ci.iter().any(|t| t.node_os == os), "no {os} target in CI");
+        }
+        // Linux x86_64 glibc is the machine's own build; the CI set adds the other CPU and libc.
+        assert!(ci.iter().any(|t| t.node_os == "linux" && t.node_cpu == "arm64" && t.libc == Some("musl")));
+        assert!(!ci.iter().any(|t| t.triple == "x86_64-unknown-linux-gnu"), "the host's own is the test build");
     }
 }
