@@ -70,14 +70,15 @@ struct IfRule {
     path: Option<path_rule::PathRule>,
 }
 
-/// Claude Code's file tools, and which rule's tool covers them: an `Edit` rule applies to every
-/// tool that edits files (its permissions reference, "Read and Edit").
+/// Claude Code's file tools, whose rules name paths.
+fn is_file_tool(tool: &str) -> bool {
+    matches!(tool, "Edit" | "Write" | "Read" | "MultiEdit" | "NotebookEdit")
+}
+
+/// Whether a file rule for `rule_tool` applies to a `tool` call: an `Edit` rule to every tool
+/// that edits files (its permissions reference, "Read and Edit"), the others to their own tool.
 fn file_rule_covers(rule_tool: &str, tool: &str) -> bool {
-    match rule_tool {
-        "Edit" => matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit"),
-        "Write" | "Read" | "MultiEdit" | "NotebookEdit" => rule_tool == tool,
-        _ => false,
-    }
+    rule_tool == tool || (rule_tool == "Edit" && matches!(tool, "Write" | "MultiEdit" | "NotebookEdit"))
 }
 
 /// A compiled matcher.
@@ -195,7 +196,7 @@ fn if_rule(text: &str, problems: &mut Vec<(&'static str, String)>) -> Option<IfR
         problems.push(("if", format!("{t:?} is not a permission rule; use Tool or Tool(pattern), e.g. \"Bash(rm *)\"")));
         return None;
     }
-    let path = glob.as_deref().filter(|_| file_rule_covers(tool, tool)).map(path_rule::PathRule::parse);
+    let path = glob.as_deref().filter(|_| is_file_tool(tool)).map(path_rule::PathRule::parse);
     Some(IfRule { tool: tool.to_string(), glob, path })
 }
 

@@ -18,16 +18,10 @@ use std::path::Path;
 /// user's own group).
 pub fn not_own(path: &Path) -> Option<String> {
     let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.file_type().is_symlink() && cfg!(windows) {
-        return Some(format!("{} is a symbolic link; a project's hook files must be its own", path.display()));
-    }
-    if let Some(why) = imp::foreign(path, &meta) {
-        return Some(why);
-    }
     if meta.file_type().is_symlink() {
         return Some(format!("{} is a symbolic link; a project's hook files must be its own", path.display()));
     }
-    imp::writable_by_others(path, &meta)
+    imp::not_own(path, &meta)
 }
 
 /// `Err(problem)` when `path` is not owned by this user or others may write it (unix: its uid
@@ -120,15 +114,14 @@ mod imp {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
     use std::path::Path;
 
-    pub(super) fn foreign(path: &Path, meta: &Metadata) -> Option<String> {
-        // SAFETY: geteuid cannot fail and touches no memory.
-        let uid = unsafe { libc::geteuid() };
-        (meta.uid() != uid).then(|| format!("{} belongs to another user (uid {}, you are uid {uid})", path.display(), meta.uid()))
-    }
-
-    pub(super) fn writable_by_others(path: &Path, meta: &Metadata) -> Option<String> {
-        // SAFETY: getegid cannot fail and touches no memory.
-        let gid = unsafe { libc::getegid() };
+    /// Another user owns it, or others may write it (others; its group, unless that is this
+    /// user's own group).
+    pub(super) fn not_own(path: &Path, meta: &Metadata) -> Option<String> {
+        // SAFETY: geteuid and getegid cannot fail and touch no memory.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        if meta.uid() != uid {
+            return Some(format!("{} belongs to another user (uid {}, you are uid {uid})", path.display(), meta.uid()));
+        }
         if meta.mode() & 0o002 != 0 {
             return Some(format!("{} is writable by every user", path.display()));
         }
@@ -186,16 +179,9 @@ mod imp {
     use std::io;
     use std::path::Path;
 
-    pub(super) fn foreign(_path: &Path, _meta: &Metadata) -> Option<String> {
+    pub(super) fn not_own(_path: &Path, _meta: &Metadata) -> Option<String> {
         #[cfg(windows)]
-        return super::windows::foreign(_path);
-        #[cfg(not(windows))]
-        None
-    }
-
-    pub(super) fn writable_by_others(_path: &Path, _meta: &Metadata) -> Option<String> {
-        #[cfg(windows)]
-        return super::windows::writable_by_others(_path);
+        return super::windows::not_own(_path);
         #[cfg(not(windows))]
         None
     }
@@ -223,13 +209,13 @@ mod imp {
 
     // As on unix, a directory that is there already keeps its access list (the checks judge it).
     pub(super) fn create_private_dir(dir: &Path) -> io::Result<()> {
+        #[cfg(windows)]
         let existed = dir.is_dir();
         std::fs::create_dir_all(dir)?;
         #[cfg(windows)]
         if !existed {
             super::windows::make_private(dir, true)?;
         }
-        let _ = existed;
         Ok(())
     }
 

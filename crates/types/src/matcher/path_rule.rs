@@ -37,6 +37,8 @@ pub(super) struct PathRule {
     anchor: Anchor,
     /// The pattern's components, `**` among them.
     parts: Vec<String>,
+    /// The same, lower case: what a case-folding comparison matches against.
+    folded: Vec<String>,
 }
 
 impl PathRule {
@@ -58,7 +60,9 @@ impl PathRule {
         } else {
             (Anchor::AnyDepth, g.to_string())
         };
-        PathRule { anchor, parts: rest.split('/').filter(|p| !p.is_empty() && *p != ".").map(str::to_string).collect() }
+        let parts = components(&rest);
+        let folded = parts.iter().map(|p| p.to_lowercase()).collect();
+        PathRule { anchor, parts, folded }
     }
 
     /// Whether the file at `path` (as the tool call names it) is one this pattern names, for a
@@ -66,14 +70,14 @@ impl PathRule {
     pub(super) fn matches(&self, path: &str, cwd: Option<&str>, home: Option<&str>, fold: bool) -> bool {
         let fold = fold || windows_spelled(path) || cwd.is_some_and(windows_spelled);
         let case = |s: &str| if fold { s.to_lowercase() } else { s.to_string() };
-        let parts: Vec<String> = self.parts.iter().map(|p| case(p)).collect();
+        let parts = if fold { &self.folded } else { &self.parts };
         let cwd = cwd.and_then(|c| absolute(c, None, home)).map(|c| c.iter().map(|p| case(p)).collect::<Vec<_>>());
         let Some(subject) = absolute(path, cwd.as_deref(), home) else {
             // A relative path and no working directory: the pattern from its start, or anywhere.
             let rel: Vec<String> = components(&path.replace('\\', "/")).iter().map(|p| case(p)).collect();
             return match self.anchor {
                 Anchor::AnyDepth => parts.first().is_none_or(|p| rel.iter().any(|c| super::glob_match(p, c))),
-                _ => names(&parts, &rel) || anywhere(&parts, &rel),
+                _ => anywhere(parts, &rel),
             };
         };
         let subject: Vec<String> = subject.iter().map(|p| case(p)).collect();
@@ -84,8 +88,8 @@ impl PathRule {
             Anchor::Cwd => cwd,
         };
         match base {
-            Some(base) => subject.starts_with(&base) && names(&parts, &subject[base.len()..]),
-            None => anywhere(&parts, &subject),
+            Some(base) => subject.starts_with(&base) && names(parts, &subject[base.len()..]),
+            None => anywhere(parts, &subject),
         }
     }
 }
@@ -99,9 +103,9 @@ fn names(pattern: &[String], path: &[String]) -> bool {
     }
 }
 
-/// `pattern` at any depth of `path`.
+/// `pattern` at any depth of `path`, its start included.
 fn anywhere(pattern: &[String], path: &[String]) -> bool {
-    (0..path.len()).any(|i| names(pattern, &path[i..]))
+    (0..=path.len()).any(|i| names(pattern, &path[i..]))
 }
 
 /// `path` as absolute components (`.` and `..` resolved), from `cwd` when it is relative, or

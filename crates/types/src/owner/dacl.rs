@@ -7,8 +7,9 @@
 //! Administrators (who can take any file anyway), and `CREATOR OWNER` / `OWNER RIGHTS`. Anyone
 //! else granted a right to change the file (`Users`, `Authenticated Users`, `Everyone`, another
 //! user) makes it "writable by others", as group- or world-writable mode bits do on unix. Deny
-//! entries are not subtracted: a list that grants others write and denies it again is still
-//! refused (simpler to judge, and not how Windows' own tools make files).
+//! entries are not read (the reader keeps allow entries only), so they are not subtracted: a
+//! list that grants others write and denies it again is still refused (simpler to judge, and
+//! not how Windows' own tools make files).
 
 /// Who an access entry is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,11 +20,10 @@ pub(crate) enum Trustee {
     Other,
 }
 
-/// One entry of a discretionary access list.
+/// One allow entry (`ACCESS_ALLOWED_ACE_TYPE`) of a discretionary access list; no other type
+/// grants, so the reader keeps only these.
 #[derive(Clone, Debug)]
 pub(crate) struct Ace {
-    /// An allow entry (`ACCESS_ALLOWED_ACE_TYPE`); other types do not grant.
-    pub allow: bool,
     /// Inherit-only: it applies to what is created inside, not to this object.
     pub inherit_only: bool,
     /// The access mask.
@@ -45,7 +45,7 @@ pub(crate) const READ_RIGHTS: u32 = 0x1 | 0x8000_0000 | 0x1000_0000;
 /// inside: no access list at all, which grants everyone everything).
 pub(crate) fn granted_to_others(dacl: Option<&[Ace]>, rights: u32) -> Option<String> {
     let Some(entries) = dacl else { return Some("every user (it has no access list)".to_string()) };
-    entries.iter().find(|a| a.allow && !a.inherit_only && a.who == Trustee::Other && a.mask & rights != 0).map(|a| describe(&a.name))
+    entries.iter().find(|a| !a.inherit_only && a.who == Trustee::Other && a.mask & rights != 0).map(|a| describe(&a.name))
 }
 
 /// A well-known SID by the name Windows shows for it; others as the SID.
@@ -65,7 +65,7 @@ mod tests {
     use super::*;
 
     fn ace(who: Trustee, name: &str, mask: u32) -> Ace {
-        Ace { allow: true, inherit_only: false, mask, who, name: name.to_string() }
+        Ace { inherit_only: false, mask, who, name: name.to_string() }
     }
 
     #[test]
@@ -93,10 +93,8 @@ mod tests {
     fn entries_that_do_not_apply_here_grant_nothing() {
         let mut inherit_only = ace(Trustee::Other, "S-1-1-0", 0x1F_01FF);
         inherit_only.inherit_only = true;
-        let mut deny = ace(Trustee::Other, "S-1-1-0", 0x1F_01FF);
-        deny.allow = false;
         // Everyone may only read attributes and synchronise: not a write.
         let attributes = ace(Trustee::Other, "S-1-1-0", 0x10_0080);
-        assert_eq!(granted_to_others(Some(&[inherit_only, deny, attributes]), WRITE_RIGHTS), None);
+        assert_eq!(granted_to_others(Some(&[inherit_only, attributes]), WRITE_RIGHTS), None);
     }
 }

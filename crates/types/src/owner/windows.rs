@@ -11,7 +11,7 @@ use windows_sys::Win32::Security::Authorization::{
     ConvertSidToStringSidW, GetNamedSecurityInfoW, SetEntriesInAclW, SetNamedSecurityInfoW, EXPLICIT_ACCESS_W, NO_MULTIPLE_TRUSTEE, SET_ACCESS, SE_FILE_OBJECT, TRUSTEE_IS_SID, TRUSTEE_IS_USER, TRUSTEE_W,
 };
 use windows_sys::Win32::Security::{
-    AclSizeInformation, EqualSid, GetAce, GetAclInformation, GetTokenInformation, IsWellKnownSid, TokenOwner, TokenUser, WinBuiltinAdministratorsSid, WinCreatorOwnerSid, WinLocalSystemSid, ACCESS_ALLOWED_ACE, ACL,
+    AclSizeInformation, EqualSid, GetAce, GetAclInformation, GetTokenInformation, IsWellKnownSid, TokenOwner, TokenUser, WinBuiltinAdministratorsSid, WinCreatorOwnerRightsSid, WinCreatorOwnerSid, WinLocalSystemSid, ACCESS_ALLOWED_ACE, ACL,
     ACL_SIZE_INFORMATION, DACL_SECURITY_INFORMATION, INHERIT_ONLY_ACE, NO_INHERITANCE, OWNER_SECURITY_INFORMATION, PROTECTED_DACL_SECURITY_INFORMATION, PSID, SUB_CONTAINERS_AND_OBJECTS_INHERIT, TOKEN_OWNER, TOKEN_QUERY,
     TOKEN_USER,
 };
@@ -107,7 +107,7 @@ fn sid_text(sid: PSID) -> String {
 fn is_own(sid: PSID, me: &Me) -> bool {
     // SAFETY: `sid` is valid; IsWellKnownSid only reads it.
     let well_known = |kind| unsafe { IsWellKnownSid(sid, kind) != 0 };
-    same_sid(sid, &me.user) || same_sid(sid, &me.owner) || well_known(WinLocalSystemSid) || well_known(WinBuiltinAdministratorsSid) || well_known(WinCreatorOwnerSid) || sid_text(sid) == "S-1-3-4"
+    same_sid(sid, &me.user) || same_sid(sid, &me.owner) || [WinLocalSystemSid, WinBuiltinAdministratorsSid, WinCreatorOwnerSid, WinCreatorOwnerRightsSid].into_iter().any(well_known)
 }
 
 /// The owner SID (as text, when it is not this user's own) and the access list of `path`.
@@ -145,15 +145,14 @@ fn security(path: &Path) -> Result<Security, String> {
             // SAFETY: every ACE starts with an ACE_HEADER; allow entries are ACCESS_ALLOWED_ACEs
             // whose SID starts at SidStart.
             let header = unsafe { *(ace as *const ACCESS_ALLOWED_ACE) };
+            // Only allow entries grant (deny entries are not subtracted: owner/dacl.rs).
             if header.Header.AceType != ACCESS_ALLOWED_ACE_TYPE {
-                entries.push(Ace { allow: false, inherit_only: false, mask: 0, who: Trustee::Own, name: String::new() });
                 continue;
             }
             // SAFETY: as above: the SID begins at the SidStart field.
             let sid = unsafe { std::ptr::addr_of!((*(ace as *const ACCESS_ALLOWED_ACE)).SidStart) } as PSID;
             let own = is_own(sid, &me);
             entries.push(Ace {
-                allow: true,
                 inherit_only: u32::from(header.Header.AceFlags) & INHERIT_ONLY_ACE != 0,
                 mask: header.Mask,
                 who: if own { Trustee::Own } else { Trustee::Other },
@@ -165,18 +164,14 @@ fn security(path: &Path) -> Result<Security, String> {
     Ok(Security { foreign_owner, dacl })
 }
 
-/// Why `path` belongs to another account, if it does.
-pub(super) fn foreign(path: &Path) -> Option<String> {
+/// Why `path` is not the user's own: another account owns it, or others may change it (one read
+/// of its security descriptor).
+pub(super) fn not_own(path: &Path) -> Option<String> {
     match security(path) {
-        Ok(s) => s.foreign_owner.map(|o| format!("{} belongs to another account ({o})", path.display())),
-        Err(e) => Some(format!("{}: {e}", path.display())),
-    }
-}
-
-/// Why others may change `path`, if they may.
-pub(super) fn writable_by_others(path: &Path) -> Option<String> {
-    match security(path) {
-        Ok(s) => dacl::granted_to_others(s.dacl.as_deref(), dacl::WRITE_RIGHTS).map(|who| format!("{} is writable by {who}", path.display())),
+        Ok(s) => match s.foreign_owner {
+            Some(owner) => Some(format!("{} belongs to another account ({owner})", path.display())),
+            None => dacl::granted_to_others(s.dacl.as_deref(), dacl::WRITE_RIGHTS).map(|who| format!("{} is writable by {who}", path.display())),
+        },
         Err(e) => Some(format!("{}: {e}", path.display())),
     }
 }
