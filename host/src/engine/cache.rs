@@ -61,8 +61,14 @@ fn cache_key(dir: &Path) -> std::io::Result<[u8; 32]> {
         }
     }
     let meta = std::fs::symlink_metadata(&path)?;
-    if check_private(&path).is_err() || !hookhost_types::owner::owner_only(&path, &meta) || !meta.is_file() {
-        let why = if meta.is_file() { check_private(&path).err().unwrap_or_else(|| "is readable by others".to_string()) } else { "is not a regular file".to_string() };
+    let refused = if !meta.is_file() {
+        Some("is not a regular file".to_string())
+    } else if let Err(problem) = check_private(&path) {
+        Some(problem)
+    } else {
+        (!hookhost_types::owner::owner_only(&path, &meta)).then(|| "is readable by others".to_string())
+    };
+    if let Some(why) = refused {
         return Err(std::io::Error::other(format!("the cache key {} {why}: it must be a file only you can read and write (mode 600; on Windows an access list of you alone); remove it and hookhost makes a new one", path.display())));
     }
     let mut key = [0u8; 32];
