@@ -58,16 +58,27 @@ pub(crate) use signals::{Signal, Signals};
 pub(crate) use stamps::config_stamp;
 use stamps::{project_root, project_stamp, settled_stamp};
 
-/// The loopback port `serve` listens on by default.
-pub const DEFAULT_PORT: u16 = 7807;
+/// The loopback port `serve` listens on by default (where it does not listen on a unix socket).
+pub const DEFAULT_PORT: u16 = hookhost::types::paths::DAEMON_PORT;
+
+/// Where `serve` listens by default: on macOS the unix socket `serve.sock` in hookhost's state
+/// directory (`hookhost-send` can tell who serves a socket there, not a port), elsewhere
+/// `127.0.0.1:7807` (`hookhost::types::paths::default_daemon_socket` says why).
+fn default_listen() -> String {
+    match hookhost::types::paths::serve_socket_file() {
+        Some(socket) => format!("unix:{}", socket.display()),
+        None => format!("127.0.0.1:{DEFAULT_PORT}"),
+    }
+}
 
 #[derive(clap::Args)]
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub host: HostArgs,
     /// Where to listen: `HOST:PORT` (loopback unless you name another address) or
-    /// `unix:PATH`.
-    #[arg(long, default_value_t = format!("127.0.0.1:{DEFAULT_PORT}"))]
+    /// `unix:PATH`. Default: 127.0.0.1:7807; on macOS the unix socket serve.sock in hookhost's
+    /// state directory (~/Library/Application Support/hookhost), where hookhost-send looks.
+    #[arg(long, default_value_t = default_listen())]
     pub listen: String,
     /// A file holding a bearer token every request but `/healthz` must carry
     /// (`Authorization: Bearer TOKEN`). Default over TCP: the token in

@@ -222,6 +222,12 @@ pub fn run(root: &Path, target: &Target, bin: &Path, runner: &[String], scratch:
         let out = daemon.wait_with_output()?;
         result.with_context(|| format!("the daemon said: {}", String::from_utf8_lossy(&out.stderr)))?;
     }
+    // Windows has no unix sockets: the daemon listens on loopback TCP, and hookhost-send sends
+    // the event and serve's token only once the TCP table names a process of this user as the
+    // listener (cli/src/bin/send/peer.rs).
+    if target.windows() {
+        through_tcp_daemon(&s, deny).with_context(|| format!("{}: hookhost-send through hookhost serve on loopback TCP", target.triple))?;
+    }
     s.expect("key generate", "hookhost", &["key", "generate", "-o", "smoke"], None, 0, &["secret key"])?;
     s.expect("bundle pack", "hookhost", &["bundle", "pack", "bundle", "-o", "policy.hhb"], None, 0, &["manifest sha256:"])?;
     s.expect("bundle sign", "hookhost", &["bundle", "sign", "--key", "smoke.key", "policy.hhb"], None, 0, &["signed acme/shell-policy@1.0.0"])?;
@@ -242,4 +248,38 @@ pub fn run(root: &Path, target: &Target, bin: &Path, runner: &[String], scratch:
     eprintln!("xtask: smoke {}: check of the example org configs: ok", target.triple);
     s.expect("the guard's corpus through the guard component", "hookhost", &["bench", "guard"], None, 0, &["(100.0%)"])?;
     Ok(())
+}
+
+/// Start `hookhost serve` on a free loopback port, have `hookhost-send` answer `rm -rf ~`
+/// through it with no fallback (a deny comes only from the daemon), then stop it.
+fn through_tcp_daemon(s: &Smoke<'_>, deny: &[&str]) -> Result<()> {
+    use std::io::BufRead;
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let mut daemon = s.cmd("hookhost", &["serve", "--no-project", "--listen", "127.0.0.1:0"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().context("starting hookhost serve")?;
+    let stderr = daemon.stderr.take().context("serve's stderr")?;
+    // The address comes from serve's first line; the rest is kept for an error. Not joined: under
+    // Wine the wineserver may hold the pipe open after serve has gone.
+    let (url_tx, url_rx) = mpsc::channel();
+    let (said_tx, said_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut said = String::new();
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("hookhost serve: listening on ") {
+                let _ = url_tx.send(url.to_string());
+            }
+            said.push_str(&line);
+            said.push('\n');
+            let _ = said_tx.send(said.clone());
+        }
+    });
+    let result = match url_rx.recv_timeout(Duration::from_secs(300)) {
+        Ok(url) => s.expect("hookhost-send through hookhost serve on loopback TCP (its token; the listener's owner checked) denies rm -rf ~", "hookhost-send", &["--server", &url, "--no-fallback", "--output", "claude-code"], Some(RM_RF_HOME), 0, deny),
+        Err(_) => Err(anyhow::anyhow!("hookhost serve --listen 127.0.0.1:0 did not say where it listens")),
+    };
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    std::thread::sleep(Duration::from_millis(200));
+    let said = said_rx.try_iter().last().unwrap_or_default();
+    result.with_context(|| format!("the daemon said: {said}"))
 }

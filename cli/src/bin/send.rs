@@ -20,7 +20,10 @@
 //!
 //! It trusts only a daemon of its own user: before anything is sent (the event, the token), the
 //! listener must be this user's (or root's) — a unix socket's peer credentials, or on loopback
-//! TCP the owner of the daemon's end of the connection (the kernel's socket diagnostics). Only a complete
+//! TCP the owner of the daemon's end of the connection (Linux: the kernel's socket diagnostics;
+//! Windows: the TCP table's owning process). By default it asks where `hookhost serve` listens by
+//! default: `http://127.0.0.1:7807`, and on macOS — where a port's listener cannot be told —
+//! the unix socket `serve.sock` in hookhost's state directory. Only a complete
 //! `HTTP/1.1 200` answer with a JSON body of the expected shape, within [`MAX_ANSWER`] bytes,
 //! counts as an answer; anything else is a failure. The token comes from `--token-file`,
 //! `$HOOKHOST_TOKEN`, else the file `hookhost serve` made (`$XDG_STATE_HOME/hookhost/serve.token`).
@@ -35,7 +38,15 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 /// The daemon's default address (`hookhost serve`'s default).
-const DEFAULT_SERVER: &str = "http://127.0.0.1:7807";
+/// Where the daemon is asked by default: where `hookhost serve` listens by default — on macOS
+/// its unix socket in hookhost's state directory, elsewhere `http://127.0.0.1:7807`
+/// (`hookhost_types::paths::default_daemon_socket` says why).
+fn default_server() -> String {
+    match hookhost_types::paths::serve_socket_file() {
+        Some(socket) => format!("unix:{}", socket.display()),
+        None => format!("http://127.0.0.1:{}", hookhost_types::paths::DAEMON_PORT),
+    }
+}
 /// The largest event forwarded (the daemon's own default body cap).
 const MAX_EVENT: u64 = 32 << 20;
 /// The largest answer read: a runtime's answer holds at most the rewritten event.
@@ -80,7 +91,7 @@ fn usage_error(msg: &str) -> ExitCode {
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
-        server: std::env::var("HOOKHOST_SERVER").unwrap_or_else(|_| DEFAULT_SERVER.to_string()),
+        server: std::env::var("HOOKHOST_SERVER").unwrap_or_else(|_| default_server()),
         output: "json".into(),
         runtime: None,
         event_name: None,

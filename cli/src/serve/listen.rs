@@ -95,6 +95,13 @@ pub(super) fn read_or_create_token(path: &std::path::Path) -> Result<String, Str
 #[cfg(unix)]
 pub(super) fn bind_unix(path: &std::path::Path) -> anyhow::Result<(tokio::net::UnixListener, u64)> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    // The default socket's directory is hookhost's own state directory: made (private) if it is
+    // not there yet. Another path's directory is the user's to make.
+    if hookhost::types::paths::serve_socket_file().as_deref() == Some(path) {
+        if let Some(dir) = path.parent() {
+            hookhost::types::owner::create_private_dir(dir).map_err(|e| crate::usage(format!("--listen: cannot make {} for the daemon's socket: {e}", dir.display())))?;
+        }
+    }
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_socket() => {
             if std::os::unix::net::UnixStream::connect(path).is_ok() {

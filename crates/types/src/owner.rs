@@ -37,6 +37,14 @@ pub fn owner_only(path: &Path, meta: &std::fs::Metadata) -> bool {
     imp::owner_only(path, meta)
 }
 
+/// Windows: `Ok` when the process `pid` runs as this user (or LocalSystem, the counterpart of
+/// root); why not — including when it cannot be told. The thin client's check of who listens
+/// on a loopback port (`hookhost-send`).
+#[cfg(windows)]
+pub fn process_is_own(pid: u32) -> Result<(), String> {
+    windows::process_is_own(pid)
+}
+
 /// Open `path` for reading without following a final symbolic link and without waiting for a
 /// FIFO's writer (unix: `O_NOFOLLOW | O_NONBLOCK`; elsewhere the link is refused by a look first,
 /// and there are no FIFOs among files).

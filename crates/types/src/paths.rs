@@ -218,8 +218,38 @@ pub fn serve_token_file() -> Option<PathBuf> {
     Some(state_dir()?.join("serve.token"))
 }
 
+/// The loopback port `hookhost serve` listens on, and `hookhost-send` asks, where they meet over
+/// TCP.
+pub const DAEMON_PORT: u16 = 7807;
+
+/// The unix socket `hookhost serve` listens on and `hookhost-send` asks by default on `os`, in
+/// the state directory `state`, where they meet on one: macOS, where a unix socket's peer is told
+/// by `getpeereid` and a loopback port's listener cannot be told at all — over TCP the thin client
+/// could never trust the daemon and would decide every event in-process. `None`: loopback TCP on
+/// [`DAEMON_PORT`] with the daemon's token (Linux, where the kernel's socket diagnostics name the
+/// listener's owner; Windows, where the TCP table does).
+pub fn default_daemon_socket(os: Os, state: Option<PathBuf>) -> Option<PathBuf> {
+    (os == Os::MacOs).then(|| Some(state?.join("serve.sock"))).flatten()
+}
+
+/// [`default_daemon_socket`] for this OS and this user.
+pub fn serve_socket_file() -> Option<PathBuf> {
+    default_daemon_socket(Os::CURRENT, state_dir())
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_daemon_meets_its_client_on_a_unix_socket_on_macos_only() {
+        let state = || Some(PathBuf::from("/Users/ada/Library/Application Support/hookhost"));
+        assert_eq!(default_daemon_socket(Os::MacOs, state()), Some(PathBuf::from("/Users/ada/Library/Application Support/hookhost/serve.sock")));
+        // Within macOS's 104-byte socket path for an ordinary user name.
+        assert!(default_daemon_socket(Os::MacOs, state()).unwrap().as_os_str().len() < 104);
+        assert_eq!(default_daemon_socket(Os::MacOs, None), None, "no state directory: loopback TCP");
+        assert_eq!(default_daemon_socket(Os::Unix, state()), None);
+        assert_eq!(default_daemon_socket(Os::Windows, state()), None);
+    }
+
     use super::*;
 
     #[test]

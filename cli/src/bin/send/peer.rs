@@ -3,11 +3,16 @@
 //! - a unix socket's peer: `SO_PEERCRED` (Linux), `getpeereid` (macOS and the BSDs); no unix
 //!   sockets elsewhere (Windows), so a `unix:` server is unreachable there and the event is
 //!   decided in-process;
-//! - a loopback TCP listener's owner: the kernel's socket diagnostics (Linux); elsewhere it
-//!   cannot be told, which the caller treats like an answer it cannot trust (the event is decided
-//!   in-process, never sent).
+//! - a loopback TCP listener's owner: the kernel's socket diagnostics (Linux); the TCP table's
+//!   owning process and that process's user (Windows, `peer/tcp_table.rs`); elsewhere (macOS,
+//!   whose daemon listens on a unix socket) it cannot be told, which the caller treats like an
+//!   answer it cannot trust (the event is decided in-process, never sent).
 
 use std::io;
+
+#[cfg(any(windows, test))]
+#[path = "peer/tcp_table.rs"]
+mod tcp_table;
 
 /// Whether `uid` may be the daemon this client talks to: this user, or root.
 #[cfg(unix)]
@@ -50,8 +55,47 @@ pub fn check_loopback(s: &std::net::TcpStream, hostport: &str) -> Result<(), Str
     }
 }
 
+/// `Ok` when the process holding the daemon's end of `s` runs as this user (or LocalSystem,
+/// root's counterpart).
+#[cfg(windows)]
+pub fn check_loopback(s: &std::net::TcpStream, hostport: &str) -> Result<(), String> {
+    let pid = tcp_peer_pid(s).ok_or_else(|| format!("cannot tell who serves {hostport} (the TCP table names no process for the connection): nothing was sent to it"))?;
+    hookhost_types::owner::process_is_own(pid).map_err(|why| format!("{hostport} is not served by you ({why}): nothing was sent to it"))
+}
+
+/// The process holding the daemon's end of `s`: one read of the TCP table of its address
+/// family with owning processes (`GetExtendedTcpTable`), the row found in `peer/tcp_table.rs`.
+#[cfg(windows)]
+fn tcp_peer_pid(s: &std::net::TcpStream) -> Option<u32> {
+    use windows_sys::Win32::NetworkManagement::IpHelper::{GetExtendedTcpTable, TCP_TABLE_OWNER_PID_CONNECTIONS};
+    // ws2def.h's AF_INET and AF_INET6.
+    const AF_INET: u32 = 2;
+    const AF_INET6: u32 = 23;
+    const ERROR_INSUFFICIENT_BUFFER: u32 = 122;
+    let (ours, theirs) = (s.local_addr().ok()?, s.peer_addr().ok()?);
+    let family = if theirs.is_ipv4() { AF_INET } else { AF_INET6 };
+    let mut size = 0u32;
+    // The table can grow between asking its size and reading it: a few tries.
+    for _ in 0..4 {
+        // u32 elements: the rows are DWORD-aligned.
+        let mut buf = vec![0u32; (size as usize).div_ceil(4)];
+        let ptr = if buf.is_empty() { std::ptr::null_mut() } else { buf.as_mut_ptr().cast() };
+        // SAFETY: `buf` holds `size` bytes; the call writes at most that many, or says how many
+        // it needs in `size`.
+        match unsafe { GetExtendedTcpTable(ptr, &mut size, 0, family, TCP_TABLE_OWNER_PID_CONNECTIONS, 0) } {
+            0 => {
+                let bytes: Vec<u8> = buf.iter().flat_map(|w| w.to_ne_bytes()).collect();
+                return tcp_table::owning_pid(&bytes, theirs, ours);
+            }
+            ERROR_INSUFFICIENT_BUFFER => continue,
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Who listens cannot be told here: nothing is sent (the caller decides the event in-process).
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 pub fn check_loopback(_s: &std::net::TcpStream, hostport: &str) -> Result<(), String> {
     Err(format!("cannot tell who serves {hostport} on this platform: nothing was sent to it"))
 }

@@ -15,7 +15,7 @@ use windows_sys::Win32::Security::{
     ACL_SIZE_INFORMATION, DACL_SECURITY_INFORMATION, INHERIT_ONLY_ACE, NO_INHERITANCE, OWNER_SECURITY_INFORMATION, PROTECTED_DACL_SECURITY_INFORMATION, PSID, SUB_CONTAINERS_AND_OBJECTS_INHERIT, TOKEN_OWNER, TOKEN_QUERY,
     TOKEN_USER,
 };
-use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
+use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcess, OpenProcessToken, PROCESS_QUERY_LIMITED_INFORMATION};
 
 /// `ACCESS_ALLOWED_ACE_TYPE`: the only entry type read as a grant.
 const ACCESS_ALLOWED_ACE_TYPE: u8 = 0;
@@ -72,16 +72,47 @@ fn sid_bytes(sid: PSID) -> Vec<u8> {
 }
 
 fn me() -> Option<Me> {
+    // SAFETY: GetCurrentProcess is a pseudo handle, not closed.
+    let (user, owner) = process_sids(unsafe { GetCurrentProcess() }, true)?;
+    Some(Me { owner: owner.unwrap_or_else(|| user.clone()), user })
+}
+
+/// The user SID of the process `process` (and its default owner SID, when `owner`): `None` when
+/// its token cannot be opened.
+fn process_sids(process: HANDLE, owner: bool) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
     let mut token: HANDLE = std::ptr::null_mut();
-    // SAFETY: GetCurrentProcess is a pseudo handle; OpenProcessToken writes `token`.
-    if unsafe { OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &mut token) } == 0 {
+    // SAFETY: `process` is a process handle; OpenProcessToken writes `token`.
+    if unsafe { OpenProcessToken(process, TOKEN_QUERY, &mut token) } == 0 {
         return None;
     }
     let user = token_sid(token, TokenUser);
-    let owner = token_sid(token, TokenOwner);
+    let owner = if owner { token_sid(token, TokenOwner) } else { None };
     // SAFETY: `token` was opened above.
     unsafe { CloseHandle(token) };
-    Some(Me { owner: owner.or_else(|| user.clone())?, user: user? })
+    Some((user?, owner))
+}
+
+/// `Ok` when the process `pid` runs as this user or as LocalSystem (on unix, root is trusted the
+/// same way); why not otherwise. Another account's process usually cannot even be opened
+/// (`PROCESS_QUERY_LIMITED_INFORMATION` is denied): that is an `Err`, like a foreign user.
+pub(super) fn process_is_own(pid: u32) -> Result<(), String> {
+    let me = me().ok_or("this process's user cannot be read")?;
+    // SAFETY: a query-only handle to `pid`, closed below.
+    let process = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
+    if process.is_null() {
+        return Err(format!("process {pid} cannot be opened (Windows error {})", std::io::Error::last_os_error().raw_os_error().unwrap_or(0)));
+    }
+    let sids = process_sids(process, false);
+    // SAFETY: opened above.
+    unsafe { CloseHandle(process) };
+    let (user, _) = sids.ok_or_else(|| format!("process {pid}'s user cannot be read"))?;
+    let sid = user.as_ptr() as PSID;
+    // SAFETY: `sid` points at a copied SID, alive here; IsWellKnownSid only reads it.
+    if same_sid(sid, &me.user) || unsafe { IsWellKnownSid(sid, WinLocalSystemSid) != 0 } {
+        Ok(())
+    } else {
+        Err(format!("process {pid} runs as another account ({})", sid_text(sid)))
+    }
 }
 
 fn same_sid(a: PSID, b: &[u8]) -> bool {
