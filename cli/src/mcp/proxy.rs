@@ -52,6 +52,12 @@ pub(crate) struct ProxyArgs {
     /// A header every request to --url carries (`Authorization: Bearer …`); repeatable.
     #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
     pub headers: Vec<String>,
+    /// A header every request to --url carries whose value is the environment variable VAR
+    /// (`Authorization=DOCS_AUTH`, with DOCS_AUTH="Bearer …" in the MCP server entry's `env`);
+    /// repeatable. A secret given so is not on the proxy's command line, which any local user
+    /// can read.
+    #[arg(long = "header-env", value_name = "NAME=VAR", requires = "url")]
+    pub header_env: Vec<String>,
     /// Leave out of `tools/list` each tool the hooks block whatever its arguments (a call of it
     /// with no arguments is blocked).
     #[arg(long)]
@@ -104,7 +110,7 @@ pub(crate) async fn proxy(args: ProxyArgs) -> Result<ExitCode> {
     }
     let request_timeout = Duration::from_secs(args.request_timeout.clamp(1, 3600));
     let upstream = match &args.url {
-        Some(url) => Upstream::Http(upstream_http::parse(url, &args.headers).map_err(crate::usage)?),
+        Some(url) => Upstream::Http(upstream_http::parse(url, &args.headers, &args.header_env, &|var| std::env::var(var).ok()).map_err(crate::usage)?),
         None => Upstream::Process(
             tokio::process::Command::new(&args.server[0])
                 .args(&args.server[1..])

@@ -33,7 +33,7 @@ struct Upstream {
 }
 
 /// The server's URL and `--header NAME: VALUE`s, checked before anything starts.
-pub(super) fn parse(url: &str, headers: &[String]) -> Result<(reqwest::Url, HeaderMap), String> {
+pub(super) fn parse(url: &str, headers: &[String], from_env: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<(reqwest::Url, HeaderMap), String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("--url {url:?}: {e}"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(format!("--url {url:?}: an MCP server over streamable HTTP has an http:// or https:// URL"));
@@ -43,6 +43,15 @@ pub(super) fn parse(url: &str, headers: &[String]) -> Result<(reqwest::Url, Head
         let (name, value) = h.split_once(':').ok_or_else(|| format!("--header {h:?}: write it as `Name: value`"))?;
         let name = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|e| format!("--header {h:?}: {e}"))?;
         let value = HeaderValue::from_str(value.trim()).map_err(|e| format!("--header {h:?}: {e}"))?;
+        map.append(name, value);
+    }
+    // The value named by a variable: never echoed in an error (it is a secret's place).
+    for h in from_env {
+        let (name, var) = h.split_once('=').ok_or_else(|| format!("--header-env {h:?}: write it as `Name=VARIABLE`"))?;
+        let name = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|e| format!("--header-env {h:?}: {e}"))?;
+        let var = var.trim();
+        let value = env(var).filter(|v| !v.is_empty()).ok_or_else(|| format!("--header-env {h:?}: {var} is not set in hookhost mcp proxy's environment; set it in the MCP server entry's `env` (or the environment the client starts from)"))?;
+        let value = HeaderValue::from_str(value.trim()).map_err(|_| format!("--header-env {h:?}: {var} holds what cannot be a header value (a line break or a control character)"))?;
         map.append(name, value);
     }
     Ok((parsed, map))
@@ -240,5 +249,29 @@ fn split(body: &[u8]) -> Vec<Vec<u8>> {
         Ok(Value::Array(items)) => items.into_iter().map(|m| m.to_string().into_bytes()).collect(),
         _ if body.iter().all(u8::is_ascii_whitespace) => Vec::new(),
         _ => vec![body.to_vec()],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn a_header_can_come_from_a_variable_and_its_value_is_never_echoed() {
+        let env = |var: &str| match var {
+            "DOCS_AUTH" => Some("Bearer s3cret".to_string()),
+            "EMPTY" => Some(String::new()),
+            "BROKEN" => Some("Bearer a\nb".to_string()),
+            _ => None,
+        };
+        let (_, map) = parse("https://mcp.example.com/mcp", &["X-Team: blue".into()], &["Authorization=DOCS_AUTH".into()], &env).unwrap();
+        assert_eq!(map["authorization"], "Bearer s3cret");
+        assert_eq!(map["x-team"], "blue");
+        let err = |from_env: &str| parse("https://mcp.example.com/mcp", &[], &[from_env.into()], &env).unwrap_err();
+        assert_eq!(err("Authorization=UNSET"), "--header-env \"Authorization=UNSET\": UNSET is not set in hookhost mcp proxy's environment; set it in the MCP server entry's `env` (or the environment the client starts from)");
+        assert!(err("Authorization=EMPTY").contains("EMPTY is not set"), "an empty variable sends no empty credential");
+        let broken = err("Authorization=BROKEN");
+        assert!(broken.contains("BROKEN holds what cannot be a header value") && !broken.contains("s3cret") && !broken.contains("Bearer a"), "{broken}");
+        assert_eq!(err("Authorization"), "--header-env \"Authorization\": write it as `Name=VARIABLE`");
     }
 }

@@ -18,8 +18,14 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str], dir: &Path) -> Server {
+        Self::start_with(args, dir, &[])
+    }
+
+    /// [`Server::start`] with these variables in its environment.
+    fn start_with(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Server {
         let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
         cmd.arg("mcp").args(args).current_dir(dir).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        cmd.envs(env.iter().copied());
         let mut child = cmd.spawn().unwrap();
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap();
@@ -406,7 +412,8 @@ executor = { plugin = "builtin:redact-secrets" }
     }
 
     /// `--url`: the same, with the server over streamable HTTP — `hookhost serve`'s own MCP
-    /// endpoint, behind its bearer token, given with `--header`.
+    /// endpoint, behind its bearer token, given with `--header-env` (the token in the proxy's
+    /// environment, not on its command line).
     #[test]
     fn over_streamable_http_it_blocks_before_the_server_and_redacts_after_it() {
         let (setup, args) = setup(POLICY);
@@ -418,8 +425,8 @@ executor = { plugin = "builtin:redact-secrets" }
         let daemon = crate::common::Daemon::start(&["--listen", "127.0.0.1:0", "--token-file", token.to_str().unwrap(), "--no-project", "--config", &upstream_config, "--audit", setup.audit.to_str().unwrap()]);
         let url = format!("http://{}/mcp/claude-code", daemon.addr);
         let mut args: Vec<&str> = args[..at].iter().map(String::as_str).collect();
-        args.extend(["--url", &url, "--header", "Authorization: Bearer s3cret"]);
-        let mut proxy = Server::start(&args, setup.dir.path());
+        args.extend(["--url", &url, "--header-env", "Authorization=HH_UPSTREAM_AUTH", "--header", "X-Team: blue"]);
+        let mut proxy = Server::start_with(&args, setup.dir.path(), &[("HH_UPSTREAM_AUTH", "Bearer s3cret")]);
         let init = proxy.ask(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
         assert_eq!((init["result"]["serverInfo"]["name"].clone(), init["result"]["protocolVersion"].clone()), (json!("hookhost"), json!("2025-06-18")), "{init}");
         proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
@@ -464,6 +471,7 @@ executor = { plugin = "builtin:redact-secrets" }
             (vec!["mcp", "proxy", "--url", "http://127.0.0.1:1/mcp"], "--url needs --name"),
             (vec!["mcp", "proxy", "--name", "x", "--url", "ftp://h/mcp"], "http:// or https://"),
             (vec!["mcp", "proxy", "--name", "x", "--url", "http://127.0.0.1:1/mcp", "--header", "no colon"], "write it as `Name: value`"),
+            (vec!["mcp", "proxy", "--name", "x", "--url", "http://127.0.0.1:1/mcp", "--header-env", "Authorization=HOOKHOST_TEST_NEVER_SET"], "HOOKHOST_TEST_NEVER_SET is not set in hookhost mcp proxy's environment"),
         ] {
             let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost")).args(&args).current_dir(dir.path()).stdin(Stdio::null()).output().unwrap();
             assert_eq!(out.status.code(), Some(2), "{args:?}");
