@@ -279,8 +279,7 @@ fn build(release: &Release, source: &Path, t: Target, target_dir: &Path) -> Resu
         cmd.arg("build");
     }
     cmd.args(["--release", "--locked", "-p", "hookhost-cli", "--bin", "hookhost", "--bin", "hookhost-send", "--target", &triple_arg, "--target-dir"]).arg(target_dir);
-    let remap = [format!("--remap-path-prefix={}=/hookhost", source.display()), format!("--remap-path-prefix={}=/cargo", cargo_home.display())];
-    cmd.env("CARGO_ENCODED_RUSTFLAGS", remap.join("\u{1f}"));
+    cmd.env("CARGO_ENCODED_RUSTFLAGS", remap_flags(source, &cargo_home, target_dir).join("\u{1f}"));
     cmd.env("SOURCE_DATE_EPOCH", release.epoch.to_string());
     // macOS links against Apple's frameworks: with the SDK named by SDKROOT where there is one,
     // else against the text stubs of the few framework symbols hookhost imports.
@@ -293,6 +292,16 @@ fn build(release: &Release, source: &Path, t: Target, target_dir: &Path) -> Resu
         bail!("the release build for {} failed ({status})", t.triple);
     }
     Ok(release_dir(target_dir, t.triple))
+}
+
+/// The flags that keep this machine's directories out of a binary: the checkout, cargo's home
+/// (the dependencies' sources) and the target directory — generated code a build script writes
+/// into `OUT_DIR` (cranelift's ISLE and settings) is compiled with its path, which panics
+/// name; two builds in two target directories differed by that path alone. Where several
+/// match, rustc takes the last: the checkout, which `dist` makes inside the target directory,
+/// comes after it.
+fn remap_flags(source: &Path, cargo_home: &Path, target_dir: &Path) -> Vec<String> {
+    [(target_dir, "/target"), (cargo_home, "/cargo"), (source, "/hookhost")].iter().map(|(dir, to)| format!("--remap-path-prefix={}={to}", dir.display())).collect()
 }
 
 /// A checkout of `commit` at `dir` (a detached git worktree, replaced if there is one).
