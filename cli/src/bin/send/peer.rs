@@ -63,17 +63,31 @@ pub fn check_loopback(s: &std::net::TcpStream, hostport: &str) -> Result<(), Str
     hookhost_types::owner::process_is_own(pid).map_err(|why| format!("{hostport} is not served by you ({why}): nothing was sent to it"))
 }
 
-/// The process holding the daemon's end of `s`: one read of the TCP table of its address
-/// family with owning processes (`GetExtendedTcpTable`), the row found in `peer/tcp_table.rs`.
+/// The process holding the daemon's end of `s`, from the TCP table of its address family with
+/// owning processes (`GetExtendedTcpTable`), the row found in `peer/tcp_table.rs`. Windows
+/// names the listener's process for a connection at once; Wine names one only once the daemon
+/// has accepted it: a few reads, 5 ms apart, before it counts as unknown.
 #[cfg(windows)]
 fn tcp_peer_pid(s: &std::net::TcpStream) -> Option<u32> {
+    let (ours, theirs) = (s.local_addr().ok()?, s.peer_addr().ok()?);
+    for _ in 0..20 {
+        if let Some(pid) = tcp_table_bytes(theirs.is_ipv4()).and_then(|table| tcp_table::owning_pid(&table, theirs, ours)) {
+            return Some(pid);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    None
+}
+
+/// One read of the TCP connection table with owning processes, IPv4 or IPv6, as bytes.
+#[cfg(windows)]
+fn tcp_table_bytes(ipv4: bool) -> Option<Vec<u8>> {
     use windows_sys::Win32::NetworkManagement::IpHelper::{GetExtendedTcpTable, TCP_TABLE_OWNER_PID_CONNECTIONS};
     // ws2def.h's AF_INET and AF_INET6.
     const AF_INET: u32 = 2;
     const AF_INET6: u32 = 23;
     const ERROR_INSUFFICIENT_BUFFER: u32 = 122;
-    let (ours, theirs) = (s.local_addr().ok()?, s.peer_addr().ok()?);
-    let family = if theirs.is_ipv4() { AF_INET } else { AF_INET6 };
+    let family = if ipv4 { AF_INET } else { AF_INET6 };
     let mut size = 0u32;
     // The table can grow between asking its size and reading it: a few tries.
     for _ in 0..4 {
@@ -83,10 +97,7 @@ fn tcp_peer_pid(s: &std::net::TcpStream) -> Option<u32> {
         // SAFETY: `buf` holds `size` bytes; the call writes at most that many, or says how many
         // it needs in `size`.
         match unsafe { GetExtendedTcpTable(ptr, &mut size, 0, family, TCP_TABLE_OWNER_PID_CONNECTIONS, 0) } {
-            0 => {
-                let bytes: Vec<u8> = buf.iter().flat_map(|w| w.to_ne_bytes()).collect();
-                return tcp_table::owning_pid(&bytes, theirs, ours);
-            }
+            0 => return Some(buf.iter().flat_map(|w| w.to_ne_bytes()).collect()),
             ERROR_INSUFFICIENT_BUFFER => continue,
             _ => return None,
         }
