@@ -224,7 +224,9 @@ pub fn run(root: &Path, target: &Target, bin: &Path, runner: &[String], scratch:
     }
     // Windows has no unix sockets: the daemon listens on loopback TCP, and hookhost-send sends
     // the event and serve's token only once the TCP table names a process of this user as the
-    // listener (cli/src/bin/send/peer.rs).
+    // listener (cli/src/bin/send/peer.rs). Wine (8.0) names no owning process for any row —
+    // process 0 even for a listener and a connection of the asking process itself — so here the
+    // client must refuse the daemon, send nothing and decide in-process.
     if target.windows() {
         through_tcp_daemon(&s, deny).with_context(|| format!("{}: hookhost-send through hookhost serve on loopback TCP", target.triple))?;
     }
@@ -250,13 +252,18 @@ pub fn run(root: &Path, target: &Target, bin: &Path, runner: &[String], scratch:
     Ok(())
 }
 
-/// Start `hookhost serve` on a free loopback port, have `hookhost-send` answer `rm -rf ~`
-/// through it with no fallback (a deny comes only from the daemon), then stop it.
+/// Start `hookhost serve` on a free loopback port, have `hookhost-send` ask it about `rm -rf ~`,
+/// then stop it. Under Wine, whose TCP table names no owning process, the client cannot tell
+/// who listens: with `--no-fallback` it blocks having sent nothing, and by default it decides
+/// in-process (a deny).
 fn through_tcp_daemon(s: &Smoke<'_>, deny: &[&str]) -> Result<()> {
     use std::io::BufRead;
     use std::sync::mpsc;
     use std::time::Duration;
-    let mut daemon = s.cmd("hookhost", &["serve", "--no-project", "--listen", "127.0.0.1:0"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().context("starting hookhost serve")?;
+    // Its own token file: Wine keeps no access list of its own, so the daemon's default token
+    // file, once made, can read back as others' (the precompile cache key's case).
+    std::fs::write(s.work.join("serve.token"), "0123456789abcdef0123456789abcdef\n")?;
+    let mut daemon = s.cmd("hookhost", &["serve", "--no-project", "--listen", "127.0.0.1:0", "--token-file", "serve.token"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().context("starting hookhost serve")?;
     let stderr = daemon.stderr.take().context("serve's stderr")?;
     // The address comes from serve's first line; the rest is kept for an error. Not joined: under
     // Wine the wineserver may hold the pipe open after serve has gone.
@@ -274,7 +281,11 @@ fn through_tcp_daemon(s: &Smoke<'_>, deny: &[&str]) -> Result<()> {
         }
     });
     let result = match url_rx.recv_timeout(Duration::from_secs(300)) {
-        Ok(url) => s.expect("hookhost-send through hookhost serve on loopback TCP (its token; the listener's owner checked) denies rm -rf ~", "hookhost-send", &["--server", &url, "--no-fallback", "--output", "claude-code"], Some(RM_RF_HOME), 0, deny),
+        Ok(url) => {
+            let refused = ["cannot tell who serves", "nothing was sent to it"];
+            s.expect("hookhost-send --no-fallback sends nothing to a loopback daemon whose owner the TCP table does not name (Wine), and blocks", "hookhost-send", &["--server", &url, "--token-file", "serve.token", "--no-fallback", "--output", "claude-code"], Some(RM_RF_HOME), 2, &refused)
+                .and_then(|()| s.expect("hookhost-send then decides in-process (deny rm -rf ~)", "hookhost-send", &["--server", &url, "--token-file", "serve.token", "--output", "claude-code", "--", "--no-project"], Some(RM_RF_HOME), 0, &[deny, &["running the event in-process"]].concat()))
+        }
         Err(_) => Err(anyhow::anyhow!("hookhost serve --listen 127.0.0.1:0 did not say where it listens")),
     };
     let _ = daemon.kill();
