@@ -210,10 +210,16 @@ pub(crate) async fn proxy(args: ProxyArgs) -> Result<ExitCode> {
         }
     }
     from_client.abort();
+    // Gone with it, the last sender to the server: an HTTP server's session is then ended (its
+    // DELETE), on a signal as when the client goes.
+    let _ = from_client.await;
     // What was answered reaches the client before the proxy ends.
     let _ = tokio::time::timeout(Duration::from_secs(5), client_writer).await;
+    let Some(child) = child.as_mut() else {
+        let _ = tokio::time::timeout(Duration::from_secs(6), server_writer).await;
+        return Ok(ExitCode::SUCCESS);
+    };
     server_writer.abort();
-    let Some(child) = child.as_mut() else { return Ok(ExitCode::SUCCESS) };
     let status = match tokio::time::timeout(Duration::from_secs(5), child.wait()).await {
         Ok(Ok(status)) => status,
         _ => {

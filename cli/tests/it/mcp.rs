@@ -479,6 +479,89 @@ executor = { plugin = "builtin:redact-secrets" }
         }
     }
 
+    /// A streamable-HTTP MCP server that gives a session and records each request's method, path
+    /// and session header (one request per connection). Its address and the record.
+    fn session_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+        use std::io::Read;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().map_while(Result::ok) {
+                let record = record.clone();
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut line = String::new();
+                    reader.read_line(&mut line).unwrap();
+                    let (mut length, mut session) = (0usize, String::from("-"));
+                    loop {
+                        let mut header = String::new();
+                        reader.read_line(&mut header).unwrap();
+                        let header = header.trim_end();
+                        if header.is_empty() {
+                            break;
+                        }
+                        let (name, value) = header.split_once(':').unwrap();
+                        match name.to_ascii_lowercase().as_str() {
+                            "content-length" => length = value.trim().parse().unwrap(),
+                            "mcp-session-id" => session = value.trim().to_string(),
+                            _ => {}
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    reader.read_exact(&mut body).unwrap();
+                    let method = line.split(' ').next().unwrap_or_default().to_string();
+                    record.lock().unwrap().push(format!("{method} {session}"));
+                    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let mut out = stream;
+                    let reply = match (method.as_str(), request["method"].as_str()) {
+                        ("POST", Some("initialize")) => {
+                            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "up", "version": "1"}}}).to_string();
+                            format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s-42\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}", answer.len())
+                        }
+                        ("POST", Some(_)) if request.get("id").is_some() => {
+                            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {}}).to_string();
+                            format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}", answer.len())
+                        }
+                        ("POST", _) => "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string(),
+                        ("DELETE", _) => "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string(),
+                        _ => "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string(),
+                    };
+                    let _ = out.write_all(reply.as_bytes());
+                });
+            }
+        });
+        (format!("http://{addr}/mcp"), seen)
+    }
+
+    /// The session an HTTP server gave is ended (DELETE with its id) when the client goes, and
+    /// when the proxy is stopped by a signal.
+    #[cfg(unix)]
+    #[test]
+    fn the_servers_session_is_ended_when_the_client_goes_or_the_proxy_is_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        for stop in ["client goes", "SIGTERM"] {
+            let (url, seen) = session_server();
+            let mut proxy = Server::start(&["proxy", "--name", "up", "--no-project", "--url", &url], dir.path());
+            let init = proxy.ask(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+            assert_eq!(init["result"]["serverInfo"]["name"], "up", "{init}");
+            assert_eq!(proxy.ask(2, "ping", json!({}))["result"], json!({}));
+            let status = if stop == "SIGTERM" {
+                // SAFETY: a signal to the proxy this test started.
+                unsafe { libc::kill(proxy.child.id() as i32, libc::SIGTERM) };
+                // Its stdin stays open: the signal alone ends it.
+                (0..600).find_map(|_| proxy.child.try_wait().unwrap().or_else(|| { std::thread::sleep(Duration::from_millis(50)); None })).expect("the proxy ends within 30 s of SIGTERM")
+            } else {
+                proxy.finish()
+            };
+            assert!(status.success(), "{stop}: {status:?}");
+            let seen = seen.lock().unwrap().clone();
+            assert!(seen.contains(&"DELETE s-42".to_string()), "{stop}: the session was not ended: {seen:?}");
+            assert!(seen.contains(&"POST s-42".to_string()), "{stop}: later requests carry the session: {seen:?}");
+        }
+    }
+
     #[test]
     fn a_server_that_cannot_start_is_named() {
         let dir = tempfile::tempdir().unwrap();
