@@ -65,18 +65,12 @@ pub fn check_loopback(s: &std::net::TcpStream, hostport: &str) -> Result<(), Str
 
 /// The process holding the daemon's end of `s`, from the TCP table of its address family with
 /// owning processes (`GetExtendedTcpTable`), the row found in `peer/tcp_table.rs`. Windows
-/// names the listener's process for a connection at once; Wine names one only once the daemon
-/// has accepted it: a few reads, 5 ms apart, before it counts as unknown.
+/// names the listening process for a connection from the moment it is made; Wine (8.0) names
+/// process 0 for every row, which is no owner: there nothing is sent.
 #[cfg(windows)]
 fn tcp_peer_pid(s: &std::net::TcpStream) -> Option<u32> {
     let (ours, theirs) = (s.local_addr().ok()?, s.peer_addr().ok()?);
-    for _ in 0..20 {
-        if let Some(pid) = tcp_table_bytes(theirs.is_ipv4()).and_then(|table| tcp_table::owning_pid(&table, theirs, ours)) {
-            return Some(pid);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    None
+    tcp_table::owning_pid(&tcp_table_bytes(theirs.is_ipv4())?, theirs, ours)
 }
 
 /// One read of the TCP connection table with owning processes, IPv4 or IPv6, as bytes.

@@ -45,8 +45,8 @@ fn addr(b: &[u8], at: usize, v6: bool) -> Option<IpAddr> {
 
 /// The owning process of the connection whose local end is `daemon` and whose remote end is
 /// `client` (the daemon's side of the client's connection), in a table of `daemon`'s address
-/// family. `None` when no row matches, the table is cut short, or the row names process 0 (no
-/// process yet: Wine names none for a connection the daemon has not accepted).
+/// family. `None` when no row matches, the table is cut short, or the row names process 0 (the
+/// idle process, never a socket's owner: what Wine 8 names for every row).
 pub fn owning_pid(table: &[u8], daemon: SocketAddr, client: SocketAddr) -> Option<u32> {
     let v6 = daemon.is_ipv6();
     let l = if v6 { V6 } else { V4 };
@@ -96,7 +96,7 @@ mod tests {
         assert_eq!(owning_pid(&t, daemon, client), Some(333));
         assert_eq!(owning_pid(&t, daemon, other), Some(222));
         assert_eq!(owning_pid(&t, daemon, "127.0.0.1:1".parse().unwrap()), None);
-        // Process 0 is no owner (a connection not yet accepted, under Wine).
+        // Process 0 is no owner (Wine names it for every row).
         assert_eq!(owning_pid(&table(&[v4_row(daemon, client, 0)]), daemon, client), None);
     }
 
