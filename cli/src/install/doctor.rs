@@ -9,7 +9,7 @@
 use super::json::Json;
 use super::runtimes::{self, Places, Runtime, Scope};
 use super::steps::{self, settings};
-use super::{mcp_server, plugin};
+use super::{drop_in, mcp_server, plugin};
 use super::on_path;
 use crate::{usage, HostArgs};
 use anyhow::Result;
@@ -171,11 +171,26 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
             }
             continue;
         }
-        let Some(doc) = settings(&file) else {
-            if file.exists() {
-                report.add(name, Some(scope), "hooks file readable", Err((format!("{} is not readable JSON, so {} reads no hooks from it", file.display(), runtime.title()), format!("fix the file, then {}", install_fix(runtime, scope)))));
+        let doc = if runtime.is_drop_in() {
+            // hookhost's drop-in: a file the runtime skips (with a warning only) when it cannot
+            // read it, which leaves hookhost off.
+            let Some(text) = std::fs::read_to_string(&file).ok().filter(|t| drop_in::is_ours(t)) else { continue };
+            match drop_in::read(&text) {
+                Ok(doc) => doc,
+                Err(e) => {
+                    wired_somewhere = true;
+                    report.add(name, Some(scope), "hooks file readable", Err((format!("{}: {e}, so {} skips it and runs no hook of hookhost's", file.display(), runtime.title()), install_fix(runtime, scope))));
+                    continue;
+                }
             }
-            continue;
+        } else {
+            let Some(doc) = settings(&file) else {
+                if file.exists() {
+                    report.add(name, Some(scope), "hooks file readable", Err((format!("{} is not readable JSON, so {} reads no hooks from it", file.display(), runtime.title()), format!("fix the file, then {}", install_fix(runtime, scope)))));
+                }
+                continue;
+            };
+            doc
         };
         let empty = Json::obj();
         let hooks = doc.get("hooks").unwrap_or(&empty);

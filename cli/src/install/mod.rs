@@ -16,6 +16,7 @@
 //! else changed it since, it removes only hookhost's entries and the trust install added.
 
 pub(crate) mod doctor;
+pub(crate) mod drop_in;
 mod files;
 mod json;
 pub(crate) mod mcp_server;
@@ -166,12 +167,14 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
     let mut notes = Vec::new();
     let hooks_path = runtime.hooks_file(scope, places)?;
     let before = read(&hooks_path)?;
-    if runtime.is_plugin() {
+    if let Some(ours) = whole_file(runtime) {
         // The whole file is hookhost's: never one someone else put there.
-        if before.as_deref().is_some_and(|b| !plugin::is_ours(b)) {
-            return Err(format!("{} exists and is not hookhost's plugin; move it away, then install again", hooks_path.display()));
+        if before.as_deref().is_some_and(|b| !ours(b)) {
+            let what = if runtime.is_plugin() { "plugin" } else { "hooks drop-in" };
+            return Err(format!("{} exists and is not hookhost's {what}; move it away, then install again", hooks_path.display()));
         }
-        edits.push(Edit { path: hooks_path, before, after: plugin::text(target), role: Role::Hooks, added: vec![] });
+        let after = if runtime.is_plugin() { plugin::text(target) } else { drop_in::text(runtime, target)? };
+        edits.push(Edit { path: hooks_path, before, after, role: Role::Hooks, added: vec![] });
         return Ok((edits, notes));
     }
     let old = parse_json(&hooks_path, before.as_deref())?;
@@ -191,6 +194,18 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
         edits.extend(steps.trust(&hooks_path, &doc, places, project, &mut notes)?);
     }
     Ok((edits, notes))
+}
+
+/// For a runtime wired by a file of hookhost's alone (a plugin, a drop-in), what tells that
+/// file from someone else's.
+fn whole_file(runtime: Runtime) -> Option<fn(&str) -> bool> {
+    if runtime.is_plugin() {
+        Some(plugin::is_ours)
+    } else if runtime.is_drop_in() {
+        Some(drop_in::is_ours)
+    } else {
+        None
+    }
 }
 
 /// hookhost's managed config from `file`, checked to parse as a config first.

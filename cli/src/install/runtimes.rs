@@ -118,10 +118,21 @@ impl Runtime {
         self.events()[0].0
     }
 
-    /// Whether the runtime's events are matcher groups holding handlers (else the events hold
-    /// the handlers themselves).
-    fn grouped(self) -> bool {
-        self.install().layout == Layout::Groups
+    /// Whether `event` holds matcher groups holding handlers (else it holds the handlers
+    /// themselves): every event of a [`Layout::Groups`] file; in a drop-in, the events wired
+    /// with a matcher.
+    fn groups_on(self, event: &str) -> bool {
+        match self.install().layout {
+            Layout::Groups => true,
+            Layout::DropIn => self.events().iter().any(|(e, m)| *e == event && m.is_some()),
+            Layout::Handlers { .. } | Layout::Plugin => false,
+        }
+    }
+
+    /// Whether it is wired by a file of hookhost's alone in a directory the runtime reads every
+    /// file of ([`super::drop_in`]).
+    pub(crate) fn is_drop_in(self) -> bool {
+        self.install().layout == Layout::DropIn
     }
 
     /// Whether its payloads name no event, so its command is told the event it is wired under.
@@ -132,7 +143,7 @@ impl Runtime {
     /// The handler key holding the command.
     fn command_key(self) -> &'static str {
         match self.install().layout {
-            Layout::Groups | Layout::Plugin => "command",
+            Layout::Groups | Layout::Plugin | Layout::DropIn => "command",
             Layout::Handlers { key, .. } => key,
         }
     }
@@ -181,7 +192,7 @@ impl Runtime {
         Ok(match scope {
             Scope::Managed => places.system(self.managed_file(Os::CURRENT)?),
             Scope::User => self.home_dir(places).join(self.install().user_file),
-            Scope::Project => places.project.join(self.install().project_file),
+            Scope::Project => places.project.join(self.install().project_file?),
         })
     }
 
@@ -189,7 +200,7 @@ impl Runtime {
     /// ever run here.
     pub(crate) fn home_dir(self, places: &Places) -> PathBuf {
         let install = self.install();
-        install.home_var.and_then(|v| places.moved.get(v).cloned()).unwrap_or_else(|| places.home.join(install.home))
+        install.home_vars.iter().find_map(|v| places.moved.get(v).cloned()).unwrap_or_else(|| places.home.join(install.home))
     }
 }
 
@@ -221,7 +232,8 @@ impl Places {
         // home directory not moved is taken as it is.
         let moved = Runtime::all()
             .iter()
-            .filter_map(|r| r.install().home_var)
+            .flat_map(|r| r.install().home_vars)
+            .copied()
             .filter_map(|v| var(v).map(|dir| (v, std::fs::canonicalize(&dir).unwrap_or(dir))))
             .collect();
         let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
@@ -281,7 +293,7 @@ impl Target {
     pub(crate) fn command(&self, runtime: Runtime, event: &str) -> String {
         // Handlers with a command per shell take sh's quoting (a path quoted '…' is a
         // PowerShell string too).
-        let windows = cfg!(windows) && runtime.grouped();
+        let windows = cfg!(windows) && !matches!(runtime.install().layout, Layout::Handlers { .. });
         let mut cmd = match self.wiring {
             Wiring::Send => format!("{} --output {}", shell_word(&self.send, windows), runtime.protocol()),
             _ => format!("{} run --output {}", shell_word(&self.hookhost, windows), runtime.protocol()),
@@ -348,7 +360,7 @@ impl Target {
     /// What goes into the event's array: a matcher group holding the handler, or the handler.
     pub(crate) fn entry(&self, runtime: Runtime, event: &str, matcher: Option<&str>) -> Json {
         let handler = self.handler(runtime, event);
-        if !runtime.grouped() {
+        if !runtime.groups_on(event) {
             return handler;
         }
         let mut group = Json::obj();
@@ -393,7 +405,7 @@ pub(crate) fn is_ours(handler: &Json) -> bool {
 pub(crate) fn our_handlers<'a>(runtime: Runtime, hooks: &'a Json, event: &str) -> Vec<(usize, usize, &'a Json)> {
     let mut out = Vec::new();
     for (gi, item) in hooks.get(event).and_then(Json::as_array).into_iter().flatten().enumerate() {
-        if runtime.grouped() {
+        if runtime.groups_on(event) {
             for (hi, h) in item.get("hooks").and_then(Json::as_array).into_iter().flatten().enumerate() {
                 if is_ours(h) {
                     out.push((gi, hi, h));
@@ -438,7 +450,7 @@ pub(crate) fn wire(runtime: Runtime, doc: &mut Json, target: &Target) -> Result<
             _ => Vec::new(),
         };
         let ours_alone = |item: &Json| {
-            if runtime.grouped() {
+            if runtime.groups_on(event) {
                 let hs = item.get("hooks").and_then(Json::as_array);
                 hs.is_some_and(|hs| !hs.is_empty() && hs.iter().all(is_ours))
             } else {
@@ -470,7 +482,7 @@ pub(crate) fn strip(runtime: Runtime, hooks: &mut Json, event: &str, spare: Opti
             out.push(item);
             continue;
         }
-        if runtime.grouped() {
+        if runtime.groups_on(event) {
             let had = item.get("hooks").and_then(Json::as_array).map_or(0, Vec::len);
             if let Some(Json::Array(hs)) = item.get_mut("hooks") {
                 hs.retain(|h| !is_ours(h));
@@ -500,7 +512,7 @@ pub(crate) fn unwire(runtime: Runtime, doc: &mut Json) {
     }
     if hooks.fields().is_empty() {
         doc.remove("hooks");
-        if !runtime.grouped() && doc.fields().len() == 1 && doc.get("version").is_some() {
+        if matches!(runtime.install().layout, Layout::Handlers { .. }) && doc.fields().len() == 1 && doc.get("version").is_some() {
             doc.remove("version");
         }
     }

@@ -8,6 +8,7 @@ mod claude_code;
 mod codex;
 mod copilot;
 mod cursor;
+mod docker_agent;
 mod gemini_cli;
 mod opencode;
 mod qwen_code;
@@ -77,7 +78,8 @@ pub(super) fn of(runtime: Runtime) -> &'static dyn Steps {
         R::OpenCode => &opencode::OpenCode,
         R::QwenCode => &qwen_code::QwenCode,
         R::Cursor => &cursor::Cursor,
-        R::Everruns | R::DockerAgent | R::Starchild => unreachable!("{runtime:?} has no `install` in its profile, so no install steps"),
+        R::DockerAgent => &docker_agent::DockerAgent,
+        R::Everruns | R::Starchild => unreachable!("{runtime:?} has no `install` in its profile, so no install steps"),
     }
 }
 
@@ -149,7 +151,9 @@ mod tests {
             let event_name = matches!(r.shared().profile().payload, hookhost_types::runtime::Payload::Camel(_)).then(|| r.tool_event());
             let event = hookhost::HookEvent::read(probe.as_bytes(), Some(r.shared()), event_name).unwrap_or_else(|e| panic!("{r:?}: its probe {probe} does not read: {e}"));
             assert_eq!(event.name, hookhost::EventName::PreToolUse, "{r:?}");
-            assert_eq!(event.arguments().and_then(|a| a.get("command")).and_then(|c| c.as_str()), Some("rm -rf /"), "{r:?}: {probe}");
+            // Its shell tool's own argument (docker-agent's is `cmd`).
+            let command = event.arguments().and_then(|a| a.get("command").or_else(|| a.get("cmd")));
+            assert_eq!(command.and_then(|c| c.as_str()), Some("rm -rf /"), "{r:?}: {probe}");
             assert!(!steps.denies(&serde_json::json!({})), "{r:?}: an empty answer is no deny");
         }
     }

@@ -16,8 +16,9 @@ pub(super) fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<S
     }
     let runtime = Runtime::all().iter().copied().find(|r| r.name() == rec.runtime).ok_or_else(|| format!("{}: recorded for an unknown runtime {:?}", rec.path.display(), rec.runtime))?;
     match rec.role {
-        // hookhost's plugin, changed since: still hookhost's, so it goes; else it is someone's.
-        Role::Hooks if runtime.is_plugin() => Ok(if plugin::is_ours(current) { None } else { Some(current.to_string()) }),
+        // hookhost's plugin or drop-in, changed since: still hookhost's, so it goes; else it is
+        // someone's.
+        Role::Hooks if whole_file(runtime).is_some() => Ok(if whole_file(runtime).is_some_and(|ours| ours(current)) { None } else { Some(current.to_string()) }),
         Role::Hooks => {
             let old = parse_json(&rec.path, Some(current))?;
             let mut doc = old.clone();

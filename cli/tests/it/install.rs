@@ -627,3 +627,69 @@ fn an_unreadable_claude_json_stops_only_the_mcp_wiring() {
     assert!(String::from_utf8_lossy(&out.stderr).contains(".claude.json"), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(&state).unwrap(), "{ not json\n");
 }
+
+/// docker-agent: hookhost's own drop-in in `hooks.d/` of its config directory (moved by
+/// `DOCKER_AGENT_CONFIG_DIR`), in its YAML hooks shape; doctor probes it and fails when
+/// docker-agent would skip it; no project scope; uninstall removes it.
+#[test]
+fn docker_agent_gets_a_drop_in_which_doctor_probes_and_uninstall_removes() {
+    let desk = Desk::new();
+    let drop_in = desk.home.join(".config/cagent/hooks.d/hookhost.yaml");
+    let out = desk.ok(&["install", "--runtime", "docker-agent"]);
+    assert!(out.contains("docker-agent: wired 4 events in") && out.contains(".config/cagent/hooks.d/hookhost.yaml"), "{out}");
+    let text = std::fs::read_to_string(&drop_in).unwrap();
+    assert!(text.starts_with("# hookhost's hooks for docker-agent"), "{text}");
+    let hooks: serde_json::Value = serde_norway::from_str(&text).unwrap();
+    let command = format!("{} run --output docker-agent", hookhost_bin());
+    assert_eq!(hooks["pre_tool_use"], serde_json::json!([{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]), "{text}");
+    assert_eq!(hooks["user_prompt_submit"], serde_json::json!([{"type": "command", "command": command}]), "{text}");
+    assert!(desk.ok(&["install", "--runtime", "docker-agent"]).contains("nothing changed"));
+
+    let out = desk.ok(&["doctor", "--runtime", "docker-agent"]);
+    assert!(out.contains("ok   docker-agent (user) wired: 4 events in"), "{out}");
+    assert!(out.contains(&format!("ok   docker-agent (user) live probe: `{command}` denies `rm -rf /`")), "{out}");
+
+    // A drop-in docker-agent cannot parse is skipped whole (a warning in its log): doctor fails.
+    let good = text.clone();
+    desk.write(&drop_in, &format!("{good}  - broken: [\n"));
+    let out = desk.hookhost(&["doctor", "--runtime", "docker-agent", "--no-probe"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL docker-agent (user) hooks file readable:") && stdout.contains("it is not valid YAML") && stdout.contains("so docker-agent skips it and runs no hook of hookhost's"), "{stdout}");
+    assert!(stdout.contains("fix: hookhost install --runtime docker-agent"), "{stdout}");
+    // Install writes it whole again: it is hookhost's.
+    desk.ok(&["install", "--runtime", "docker-agent"]);
+    assert_eq!(std::fs::read_to_string(&drop_in).unwrap(), good);
+
+    // Someone else's file at that path is never overwritten.
+    desk.write(&drop_in, "pre_tool_use: []\n");
+    let out = desk.hookhost(&["install", "--runtime", "docker-agent"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exists and is not hookhost's hooks drop-in"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&drop_in).unwrap(), "pre_tool_use: []\n");
+    std::fs::remove_file(&drop_in).unwrap();
+
+    // Installed, then uninstalled: the file and the directory install made are gone.
+    desk.ok(&["install", "--runtime", "docker-agent", "--wiring", "send"]);
+    assert!(std::fs::read_to_string(&drop_in).unwrap().contains("hookhost-send --output docker-agent"));
+    assert!(desk.ok(&["uninstall"]).contains("removed"));
+    assert!(!drop_in.exists() && !desk.home.join(".config/cagent/hooks.d").exists());
+
+    // Its config directory moved: the drop-in goes where docker-agent reads it.
+    let moved = desk.home.join("elsewhere");
+    std::fs::create_dir_all(&moved).unwrap();
+    let moved_env = [("DOCKER_AGENT_CONFIG_DIR", moved.to_str().unwrap())];
+    let out = desk.hookhost_with(&["install", "--runtime", "docker-agent"], &moved_env);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(moved.join("hooks.d/hookhost.yaml").is_file());
+
+    for (args, said) in [
+        (&["install", "--runtime", "docker-agent", "--scope", "project"][..], "docker-agent has no project hooks file"),
+        (&["install", "--runtime", "docker-agent", "--wiring", "http"][..], "--wiring http: docker-agent's hooks are commands"),
+        (&["install", "--runtime", "docker-agent", "--scope", "managed", "--root", "/nonexistent-root"][..], "docker-agent has no managed settings"),
+    ] {
+        let out = desk.hookhost(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(said), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -114,8 +114,10 @@ fn every_runtime_has_every_part() {
                     lack("install", format!("it wires {event}, which is not among its profile's events"));
                 }
             }
-            if !profile.config_files.contains(&install.project_file) && !profile.config_files.iter().any(|f| f.ends_with("*.json") && install.project_file.starts_with(f.trim_end_matches("*.json"))) {
-                lack("install", format!("its project file {} is not among the files it reads hooks from", install.project_file));
+            if let Ok(project_file) = install.project_file {
+                if !profile.config_files.contains(&project_file) && !profile.config_files.iter().any(|f| f.ends_with("*.json") && project_file.starts_with(f.trim_end_matches("*.json"))) {
+                    lack("install", format!("its project file {project_file} is not among the files it reads hooks from"));
+                }
             }
         }
         if let Some(hooks) = &profile.project_hooks {

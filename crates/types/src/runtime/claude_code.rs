@@ -57,9 +57,9 @@ pub(super) const PROFILE: Profile = Profile {
     install: Some(Install {
         program: "claude",
         home: ".claude",
-        home_var: None,
+        home_vars: &[],
         user_file: "settings.json",
-        project_file: ".claude/settings.json",
+        project_file: Ok(".claude/settings.json"),
         // Its settings reference, "Settings files": managed-settings.json.
         managed: Managed {
             unix: Ok("/etc/claude-code/managed-settings.json"),

@@ -31,9 +31,9 @@ pub(super) const PROFILE: Profile = Profile {
     install: Some(Install {
         program: "codex",
         home: ".codex",
-        home_var: Some("CODEX_HOME"),
+        home_vars: &["CODEX_HOME"],
         user_file: "hooks.json",
-        project_file: ".codex/hooks.json",
+        project_file: Ok(".codex/hooks.json"),
         // Its system layer (/etc/codex): a hooks.json there is managed and runs without a trust
         // step (checked with Codex 0.169's hooks/list: source "system", trustStatus "managed").
         managed: Managed {

@@ -42,9 +42,9 @@ pub(super) const PROFILE: Profile = Profile {
     install: Some(Install {
         program: "copilot",
         home: ".copilot",
-        home_var: None,
+        home_vars: &[],
         user_file: "hooks/hookhost.json",
-        project_file: ".github/hooks/hookhost.json",
+        project_file: Ok(".github/hooks/hookhost.json"),
         managed: Managed { unix: Err(NO_MANAGED), macos: Err(NO_MANAGED), windows: Err(NO_MANAGED) },
         events: &[("preToolUse", None), ("permissionRequest", None), ("postToolUse", None), ("userPromptTransformed", None), ("agentStop", None)],
         layout: Layout::Handlers { version: 1, key: "bash", fail_closed: false },

@@ -65,9 +65,9 @@ pub(super) const PROFILE: Profile = Profile {
     install: Some(Install {
         program: "cursor-agent",
         home: ".cursor",
-        home_var: None,
+        home_vars: &[],
         user_file: "hooks.json",
-        project_file: ".cursor/hooks.json",
+        project_file: Ok(".cursor/hooks.json"),
         // "Enterprise" hooks, the ones its administrators deploy (MDM).
         managed: Managed {
             unix: Ok("/etc/cursor/hooks.json"),

@@ -2,8 +2,17 @@
 //! (<https://docs.docker.com/ai/docker-agent/configuration/hooks/>, "Hook Types"): its events as the runtime
 //! dispatches them. `on_user_input` is the agent *waiting* for input (a notification), not a
 //! prompt; `pre_compact` and `before_compaction` both fire before a compaction.
+//!
+//! Where its hooks live: each agent's YAML (`agents.<name>.hooks`), the user's config
+//! (`~/.config/cagent/config.yaml`, `settings.hooks`, from v1.97.0) and, one file per tool,
+//! `~/.config/cagent/hooks.d/*.yaml` — each a standalone hooks block, read in name order, a file
+//! that does not parse skipped with a warning (docker/docker-agent pull request 3496, "hooks.d
+//! drop-in directory and config-dir env override"; `DOCKER_AGENT_CONFIG_DIR`, or its older
+//! name `CAGENT_CONFIG_DIR`, moves the directory). `hookhost install` writes its own drop-in
+//! there. The hooks block's shape is the agent YAML's: `pre_tool_use` / `post_tool_use` hold
+//! matcher groups, the other events the handlers themselves.
 
-use super::{event, Answer, Fields, MatchOn as On, Naming, Payload, Profile, Rewrite, Runtime};
+use super::{event, Answer, Fields, Install, Layout, Managed, MatchOn as On, Naming, Payload, Profile, Rewrite, Runtime};
 use crate::event::EventName as E;
 
 pub(super) const PROFILE: Profile = Profile {
@@ -59,5 +68,24 @@ pub(super) const PROFILE: Profile = Profile {
     // A permission_request hook's `updated_input` is taken whatever it decides.
     answer: Some(Answer { soft_error_exit: 1, nothing: "", input_before_tool: true, input_on_permission: Rewrite::Yes, prompt_rewrite: false }),
     project_hooks: None,
-    install: None,
+    install: Some(Install {
+        // Its standalone binary (`docker agent` is the same program as a Docker CLI plugin);
+        // its config directory in the home says it has run here either way.
+        program: "docker-agent",
+        home: ".config/cagent",
+        home_vars: &["DOCKER_AGENT_CONFIG_DIR", "CAGENT_CONFIG_DIR"],
+        user_file: "hooks.d/hookhost.yaml",
+        project_file: Err(NO_PROJECT),
+        managed: Managed { unix: Err(NO_MANAGED), macos: Err(NO_MANAGED), windows: Err(NO_MANAGED) },
+        // The events whose config shape its hooks reference shows (`tool_response_transform`,
+        // where a tool's output is rewritten, and `permission_request` are not shown there:
+        // a drop-in of the wrong shape is skipped whole, so they are not wired).
+        events: &[("pre_tool_use", Some("*")), ("post_tool_use", Some("*")), ("user_prompt_submit", None), ("stop", None)],
+        layout: Layout::DropIn,
+        http: Err("docker-agent's hooks are commands: use --wiring send (a thin client per event) or command"),
+        mcp: Err("docker-agent's hooks are commands: use --wiring send (a thin client per event) or command; `hookhost mcp proxy` covers its MCP servers"),
+    }),
 };
+
+const NO_PROJECT: &str = "docker-agent has no project hooks file (its hooks are in each agent's YAML and in your user config): use --scope user, or add the entries docs/INTEGRATIONS.md shows to the agent's YAML";
+const NO_MANAGED: &str = "docker-agent has no managed settings: wire it at --scope user for each user";

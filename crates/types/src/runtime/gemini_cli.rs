@@ -47,9 +47,9 @@ pub(super) const PROFILE: Profile = Profile {
     install: Some(Install {
         program: "gemini",
         home: ".gemini",
-        home_var: None,
+        home_vars: &[],
         user_file: "settings.json",
-        project_file: ".gemini/settings.json",
+        project_file: Ok(".gemini/settings.json"),
         // Its configuration docs (docs/cli/configuration.md, "Settings files"): system settings.
         managed: Managed {
             unix: Ok("/etc/gemini-cli/settings.json"),

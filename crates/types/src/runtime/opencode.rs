@@ -40,9 +40,9 @@ pub(super) const PROFILE: Profile = Profile {
     install: Some(Install {
         program: "opencode",
         home: ".config/opencode",
-        home_var: None,
+        home_vars: &[],
         user_file: "plugin/hookhost.js",
-        project_file: ".opencode/plugin/hookhost.js",
+        project_file: Ok(".opencode/plugin/hookhost.js"),
         managed: Managed { unix: Err(NO_MANAGED), macos: Err(NO_MANAGED), windows: Err(NO_MANAGED) },
         events: &[("tool.execute.before", None), ("tool.execute.after", None), ("chat.message", None)],
         layout: Layout::Plugin,

@@ -190,12 +190,13 @@ pub struct Install {
     /// Its own directory in the home (`.claude`): where its user hooks file is, and a sign it
     /// has run here.
     pub home: &'static str,
-    /// The variable that moves that directory (`CODEX_HOME`), if one does.
-    pub home_var: Option<&'static str>,
+    /// The variables that move that directory (`CODEX_HOME`), the first one set winning.
+    pub home_vars: &'static [&'static str],
     /// Its user hooks file, in that directory (`settings.json`).
     pub user_file: &'static str,
-    /// Its project hooks file, in a project (`.claude/settings.json`).
-    pub project_file: &'static str,
+    /// Its project hooks file, in a project (`.claude/settings.json`), or why it has none
+    /// (docker-agent reads hooks from each agent's own YAML and the user's config only).
+    pub project_file: Result<&'static str, &'static str>,
     /// Its managed (system) hooks file on each OS, or why it has none there.
     pub managed: Managed,
     /// The events hookhost wires, each with the matcher that takes every tool (`None`: every
@@ -294,5 +295,10 @@ pub enum Layout {
     /// No hooks file: a plugin module of hookhost's own, which the runtime loads and which
     /// asks hookhost per event (OpenCode's JavaScript plugins). Install writes it whole.
     Plugin,
+    /// A hooks file of hookhost's alone, in a directory the runtime reads every file of
+    /// (docker-agent's `hooks.d/`), in the runtime's YAML hooks format: an event wired with a
+    /// matcher holds matcher groups, the others the handlers themselves. Install writes it
+    /// whole; uninstall removes it.
+    DropIn,
 }
 

@@ -64,9 +64,9 @@ pub(super) const PROFILE: Profile = Profile {
     install: Some(Install {
         program: "qwen",
         home: ".qwen",
-        home_var: None,
+        home_vars: &[],
         user_file: "settings.json",
-        project_file: ".qwen/settings.json",
+        project_file: Ok(".qwen/settings.json"),
         // Its settings reference, "Settings files": the system settings file, which overrides
         // the user's and the project's.
         managed: Managed {

@@ -5,13 +5,13 @@ use super::*;
 
 /// Agent CLIs: started with hooks off or configured elsewhere, they run without the guard.
 pub(super) static AGENTS: &[&str] = &[
-    "claude", "claude-code", "codex", "gemini", "gemini-cli", "copilot", "opencode", "opencode-ai", "cursor-agent", "qwen", "aider", "goose", "amp", "crush", "droid", "hookhost", "hookhost-send",
+    "claude", "claude-code", "codex", "gemini", "gemini-cli", "copilot", "opencode", "opencode-ai", "cursor-agent", "docker-agent", "cagent", "qwen", "aider", "goose", "amp", "crush", "droid", "hookhost", "hookhost-send",
 ];
 
 /// Variables that move or switch off an agent's or hookhost's configuration wherever they are
 /// set; [`AGENT_VARS`] only when an agent starts with them.
 pub(super) fn always_protected_var(name: &str) -> bool {
-    (name.starts_with("HOOKHOST_") && !matches!(name, "HOOKHOST_LOG" | "HOOKHOST_REGISTRY")) || matches!(name, "CLAUDE_CONFIG_DIR" | "CODEX_HOME" | "COPILOT_HOME" | "GEMINI_CLI_HOME" | "GEMINI_CLI_SYSTEM_SETTINGS_PATH" | "CLAUDE_CODE_MANAGED_SETTINGS_PATH" | "OPENCODE_CONFIG" | "OPENCODE_CONFIG_DIR" | "QWEN_CODE_SYSTEM_SETTINGS_PATH" | "QWEN_CODE_TRUSTED_FOLDERS_PATH")
+    (name.starts_with("HOOKHOST_") && !matches!(name, "HOOKHOST_LOG" | "HOOKHOST_REGISTRY")) || matches!(name, "CLAUDE_CONFIG_DIR" | "CODEX_HOME" | "COPILOT_HOME" | "GEMINI_CLI_HOME" | "GEMINI_CLI_SYSTEM_SETTINGS_PATH" | "CLAUDE_CODE_MANAGED_SETTINGS_PATH" | "OPENCODE_CONFIG" | "OPENCODE_CONFIG_DIR" | "QWEN_CODE_SYSTEM_SETTINGS_PATH" | "QWEN_CODE_TRUSTED_FOLDERS_PATH" | "DOCKER_AGENT_CONFIG_DIR" | "CAGENT_CONFIG_DIR")
 }
 
 pub(super) static AGENT_VARS: &[&str] = &["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "HOME", "USERPROFILE", "APPDATA"];

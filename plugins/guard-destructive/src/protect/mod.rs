@@ -24,8 +24,9 @@
 //!   written into a `bin` directory);
 //! - **an agent started with its hooks off or configured elsewhere**: an agent CLI given an
 //!   option about hooks (`claude --settings '{"disableAllHooks":true}'`, `--setting-sources`),
-//!   `HOOKHOST_*` / `CLAUDE_CONFIG_DIR` / `CODEX_HOME` / `COPILOT_HOME` / `GEMINI_CLI_HOME` set
-//!   on the line, `XDG_*_HOME` / `HOME` set for an agent or exported;
+//!   `HOOKHOST_*` / `CLAUDE_CONFIG_DIR` / `CODEX_HOME` / `COPILOT_HOME` / `GEMINI_CLI_HOME` /
+//!   `DOCKER_AGENT_CONFIG_DIR` set on the line, `XDG_*_HOME` / `HOME` set for an agent or
+//!   exported;
 //! - a line the shell parser refuses that names, once unquoted, a protected path or hookhost is
 //!   asked about.
 //!
@@ -74,6 +75,8 @@ rules! {
 static NEEDLES: &[&str] = &[
     "hookh", "claude", "codex", "gemini", ".github", "copilot", "opencode", ".config", ".cache", ".local", "/etc", "/var", "settings", "hooks", "config.", "trustedfolders", "*** ", "kill",
     "xdg_", "home=", "fuser", "stop-process", "systemctl", "launchctl", "cursor-agent", "qwen", "library", "appdata", "programdata",
+    // docker-agent: its program and config directory, the variables that move it.
+    "docker-agent", "cagent", "agent_config_dir",
 ];
 
 /// Why this tool call would change or stop the hooks, or `None`.

@@ -22,6 +22,8 @@ pub(super) static FILES: &[&str] = &[
     ".qwen/settings.json",
     ".qwen/trustedfolders.json",
     ".cursor/hooks.json",
+    // docker-agent's user config: its `settings.hooks`.
+    ".config/cagent/config.yaml",
     "hooks.lock",
 ];
 
@@ -32,6 +34,8 @@ pub(super) static DIRS: &[&str] = &[
     ".copilot/hooks",
     ".claude/hooks",
     ".cursor/hooks",
+    // docker-agent's drop-in hooks (hookhost's is one): every file in it is a hooks block.
+    ".config/cagent/hooks.d",
     // OpenCode's own directories: the plugins it loads at start (hookhost's is one), and the
     // agents and commands beside them.
     ".opencode",
@@ -82,7 +86,7 @@ pub(super) static ROOTED: &[&str] = &[
 ];
 
 /// File names the guard's [`FILES`] and hookhost's layers use, for `find -name` filters.
-pub(super) static NAMES: &[&str] = &["settings.json", "settings.local.json", "hooks.json", "config.toml", "trustedfolders.json", "config.json", "hooks.lock", "hooks.toml", "managed.toml", "hooks", ".hookhost", "hookhost", ".claude", ".codex", ".gemini", ".copilot", ".qwen", ".cursor"];
+pub(super) static NAMES: &[&str] = &["settings.json", "settings.local.json", "hooks.json", "config.toml", "trustedfolders.json", "config.json", "hooks.lock", "hooks.toml", "managed.toml", "hooks", "hooks.d", ".hookhost", "hookhost", ".claude", ".codex", ".gemini", ".copilot", ".qwen", ".cursor"];
 
 /// What a command may do to a path it is given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

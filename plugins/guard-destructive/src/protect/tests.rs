@@ -27,6 +27,11 @@ fn edits_of_hook_configuration_are_refused() {
     ] {
         assert!(check_call(tool, &args, cwd).is_some(), "{tool} {args}");
     }
+    // docker-agent's drop-in hooks (hookhost's among them) and its user config's hooks.
+    for cmd in ["rm ~/.config/cagent/hooks.d/hookhost.yaml", "echo 'pre_tool_use: []' > ~/.config/cagent/hooks.d/hookhost.yaml", "mv ~/.config/cagent/hooks.d /tmp/off", "sed -i 's/hookhost/true/' ~/.config/cagent/config.yaml", "DOCKER_AGENT_CONFIG_DIR=/tmp/empty docker-agent run agent.yaml", "export CAGENT_CONFIG_DIR=/tmp/empty"] {
+        assert!(shell(cmd).is_some(), "{cmd}");
+    }
+    assert_eq!(shell("cat ~/.config/cagent/hooks.d/hookhost.yaml"), None, "reading it is fine");
     // A patch's context lines are not actions.
     let patch = "*** Begin Patch\n*** Update File: scripts/clean.sh\n@@\n rm -rf ~/.claude\n-echo a\n+echo b\n*** End Patch";
     assert_eq!(check_call("apply_patch", &json!({"command": patch}), cwd), None);
@@ -89,8 +94,10 @@ fn every_runtimes_hook_files_and_program_are_covered() {
             assert!(AGENTS.contains(&install.program), "{r}: the agent {} is not in AGENTS", install.program);
             let user = format!("~/{}/{}", install.home, install.user_file);
             assert!(p(&user), "{r}: {user}");
-            assert!(p(install.project_file), "{r}: {}", install.project_file);
-            if let Some(var) = install.home_var {
+            if let Ok(project_file) = install.project_file {
+                assert!(p(project_file), "{r}: {project_file}");
+            }
+            for &var in install.home_vars {
                 assert!(always_protected_var(var), "{r}: {var} moves its hooks and is not protected");
             }
             for managed in [install.managed.unix, install.managed.macos, install.managed.windows].into_iter().flatten() {
