@@ -19,6 +19,8 @@
 //!   Claude Code's answers, less what it does not document (`qwen_code.rs`);
 //! - Cursor: its hooks reference (<https://cursor.com/docs/hooks>): `permission` before a
 //!   tool, `continue` on a prompt, `followup_message` on a stop (`cursor.rs`);
+//! - Antigravity CLI: `decision` (`allow` / `deny` / `force_ask`) and `reason`, as its users
+//!   measured agy 1.0 and 1.1 (`antigravity.rs`; no documentation of its own can be read);
 //! - OpenCode: no hook protocol, but hookhost's own plugin, which reads what `opencode.rs`
 //!   writes (through OpenCode's plugin API).
 
@@ -27,6 +29,7 @@ use hookhost_types::runtime::{Answer, Rewrite};
 use hookhost_types::{Effect, EventName, HookEvent, Runtime, VerdictKind};
 use serde_json::{Map, Value};
 
+mod antigravity;
 mod claude_code;
 mod codex;
 mod copilot;
@@ -97,6 +100,7 @@ fn writer(runtime: Runtime) -> Option<Writer> {
         Runtime::OpenCode => opencode::opencode,
         Runtime::QwenCode => qwen_code::qwen,
         Runtime::Cursor => cursor::cursor,
+        Runtime::Antigravity => antigravity::antigravity,
         // It embeds the library and reads the outcome itself.
         Runtime::Everruns => return None,
     })

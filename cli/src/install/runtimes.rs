@@ -119,12 +119,12 @@ impl Runtime {
     }
 
     /// Whether `event` holds matcher groups holding handlers (else it holds the handlers
-    /// themselves): every event of a [`Layout::Groups`] file; in a drop-in, the events wired
-    /// with a matcher.
+    /// themselves): every event of a [`Layout::Groups`] file; in a drop-in or a
+    /// [`Layout::MatcherGroups`] file, the events wired with a matcher.
     fn groups_on(self, event: &str) -> bool {
         match self.install().layout {
             Layout::Groups => true,
-            Layout::DropIn => self.events().iter().any(|(e, m)| *e == event && m.is_some()),
+            Layout::DropIn | Layout::MatcherGroups => self.events().iter().any(|(e, m)| *e == event && m.is_some()),
             Layout::Handlers { .. } | Layout::Plugin => false,
         }
     }
@@ -143,7 +143,7 @@ impl Runtime {
     /// The handler key holding the command.
     fn command_key(self) -> &'static str {
         match self.install().layout {
-            Layout::Groups | Layout::Plugin | Layout::DropIn => "command",
+            Layout::Groups | Layout::MatcherGroups | Layout::Plugin | Layout::DropIn => "command",
             Layout::Handlers { key, .. } => key,
         }
     }

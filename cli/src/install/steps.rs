@@ -4,6 +4,7 @@
 //! One module per runtime; [`of`] is the one table from a runtime to its steps, and its match
 //! does not compile without an arm for a new runtime.
 
+mod antigravity;
 mod claude_code;
 mod codex;
 mod copilot;
@@ -79,6 +80,7 @@ pub(super) fn of(runtime: Runtime) -> &'static dyn Steps {
         R::QwenCode => &qwen_code::QwenCode,
         R::Cursor => &cursor::Cursor,
         R::DockerAgent => &docker_agent::DockerAgent,
+        R::Antigravity => &antigravity::Antigravity,
         R::Everruns | R::Starchild => unreachable!("{runtime:?} has no `install` in its profile, so no install steps"),
     }
 }

@@ -257,7 +257,7 @@ fn config_show_prints_the_normalised_chain_of_a_peer_file() {
     assert_eq!(forced.status.code(), Some(2), "a Claude file read as Everruns");
     assert!(stderr(&forced).ends_with("  - user_hooks.permissions: unknown field; known fields are hooks, disabled_contributions\n  - user_hooks.hooks: must be a list of hooks"), "{}", stderr(&forced));
     let bad = hookhost(&["config", "show", "--dialect", "zsh", "--config", file], "");
-    assert_eq!(stderr(&bad), "hookhost: error: --dialect: unknown format \"zsh\"; use native, everruns, claude-code, docker-agent, starchild, copilot, cursor");
+    assert_eq!(stderr(&bad), "hookhost: error: --dialect: unknown format \"zsh\"; use native, everruns, claude-code, docker-agent, starchild, copilot, cursor, antigravity");
 }
 
 #[test]
@@ -501,7 +501,7 @@ fn under_a_runtime_protocol_hookhosts_own_failures_block_before_an_action() {
     // A protocol hookhost does not speak is the command line's own error.
     let out = hookhost(&["run", "--output", "windsurf"], pre);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"windsurf\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode, qwen-code, cursor");
+    assert_eq!(stderr(&out), "hookhost: error: --output: unknown protocol \"windsurf\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode, qwen-code, cursor, antigravity");
 }
 
 /// `hookhost wit DIR` writes the WIT package authors build against; `-` prints it; a second

@@ -101,6 +101,7 @@ fn each_snippet_is_what_install_writes() {
         ("## GitHub Copilot CLI", "copilot", ".github/hooks/hookhost.json"),
         ("## Qwen Code", "qwen-code", ".qwen/settings.json"),
         ("## Cursor", "cursor", ".cursor/hooks.json"),
+        ("## Antigravity CLI", "antigravity", ".agents/hooks.json"),
     ] {
         let at = &text[text.find(&format!("{section}\n")).unwrap_or_else(|| panic!("no {section} section"))..];
         let start = at.find("```json\n").unwrap() + "```json\n".len();

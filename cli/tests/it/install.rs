@@ -693,3 +693,53 @@ fn docker_agent_gets_a_drop_in_which_doctor_probes_and_uninstall_removes() {
         assert!(String::from_utf8_lossy(&out.stderr).contains(said), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// Antigravity CLI: hookhost's entry under the `hooks` key of `hooks.json` (agy 1.0's wrapper,
+/// agy 1.1's hook named `hooks`), beside the user's own named hooks; doctor probes it with agy's
+/// payload and fails when that named hook says `enabled: false`; uninstall gives the bytes back.
+#[test]
+fn antigravity_is_wired_beside_other_named_hooks_probed_and_taken_back() {
+    let desk = Desk::new();
+    let file = desk.proj.join(".agents/hooks.json");
+    let mine = "{\n  \"lint\": {\n    \"Stop\": [{ \"command\": \"make lint\" }]\n  }\n}\n";
+    desk.write(&file, mine);
+    let out = desk.ok(&["install", "--runtime", "antigravity", "--scope", "project"]);
+    assert!(out.contains("antigravity: wired 1 events in") && out.contains(".agents/hooks.json"), "{out}");
+    let doc = desk.json(&file);
+    assert_eq!(doc["lint"], serde_json::json!({"Stop": [{"command": "make lint"}]}), "the user's named hook stays");
+    let command = format!("{} run --output antigravity --event-name PreToolUse", hookhost_bin());
+    assert_eq!(doc["hooks"], serde_json::json!({"PreToolUse": [{"matcher": "", "hooks": [{"type": "command", "command": command}]}]}));
+    assert!(desk.ok(&["install", "--runtime", "antigravity", "--scope", "project"]).contains("nothing changed"));
+
+    let out = desk.ok(&["doctor", "--runtime", "antigravity"]);
+    assert!(out.contains("ok   antigravity (project) wired: 1 events in"), "{out}");
+    assert!(out.contains(&format!("ok   antigravity (project) live probe: `{command}` denies `rm -rf /`")), "{out}");
+
+    // The named hook holding hookhost's entry switched off: doctor fails, naming it.
+    let mut off = desk.json(&file);
+    off["hooks"]["enabled"] = serde_json::json!(false);
+    desk.write(&file, &serde_json::to_string_pretty(&off).unwrap());
+    let out = desk.hookhost(&["doctor", "--runtime", "antigravity", "--no-probe"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("says \"hooks\": {\"enabled\": false}"), "{stdout}");
+    // A file agy cannot load (it drops it whole): doctor says so.
+    desk.write(&file, "{\"hooks\": {},}\n");
+    let out = desk.hookhost(&["doctor", "--runtime", "antigravity", "--no-probe"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is not readable JSON, so Antigravity CLI reads no hooks from it"), "{}", String::from_utf8_lossy(&out.stdout));
+
+    // Back to what install wrote, then uninstall: the user's file as it was, byte for byte.
+    desk.write(&file, mine);
+    desk.ok(&["install", "--runtime", "antigravity", "--scope", "project"]);
+    desk.ok(&["uninstall", "--runtime", "antigravity"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), mine);
+
+    for (args, said) in [
+        (&["install", "--runtime", "antigravity", "--wiring", "http"][..], "--wiring http: Antigravity CLI hooks are commands"),
+        (&["install", "--runtime", "antigravity", "--scope", "managed", "--root", "/nonexistent-root"][..], "Antigravity CLI has no managed hooks file known"),
+    ] {
+        let out = desk.hookhost(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(said), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

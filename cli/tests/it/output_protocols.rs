@@ -42,14 +42,15 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
     let cache = crate::common::cache_dir().display().to_string();
     let cases = cases();
     let mut checked = 0;
-    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot", "qwen-code", "cursor"] {
+    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot", "qwen-code", "cursor", "antigravity"] {
         std::fs::write(&outer, format!(
             "[grants]\n\"builtin:bash-adapter\" = [\"process:exec\"]\n{}",
             ["pre_tool_use", "permission_request", "user_prompt_submit", "stop", "session_start"].iter().map(|e| {
-                // Copilot's payloads name no event: its hook configuration does (INTEGRATIONS.md).
+                // Copilot's and Antigravity CLI's payloads name no event: their hook
+                // configuration does (INTEGRATIONS.md).
                 let runtime = hookhost::Runtime::parse(protocol).unwrap();
                 let named = match runtime {
-                    hookhost::Runtime::Copilot => format!(", \"--event-name\", \"{}\"", runtime.event_name(&hookhost::EventName::from_canonical(e).unwrap())),
+                    hookhost::Runtime::Copilot | hookhost::Runtime::Antigravity => format!(", \"--event-name\", \"{}\"", runtime.event_name(&hookhost::EventName::from_canonical(e).unwrap())),
                     _ => String::new(),
                 };
                 format!(
@@ -59,16 +60,26 @@ fn each_protocol_round_trips_through_the_adapter_that_reads_it() {
             }).collect::<String>()
         )).unwrap();
         for (event, answer) in &cases {
+            // A session of its own per protocol and run: a stop block counts towards the
+            // session's stop-loop cap, which hookhost keeps across processes in the cache.
+            let mut event = event.clone();
+            event["session_id"] = json!(format!("round-trip-{}-{protocol}", std::process::id()));
+            let event = &event;
             let event_name = hookhost::HookEvent::from_value(event.clone()).unwrap().name.config_name();
+            // Antigravity CLI has no permission request and no prompt event hookhost models.
+            if protocol == "antigravity" && !matches!(event_name.as_str(), "pre_tool_use" | "stop" | "session_start") {
+                continue;
+            }
             inner_config(&inner, event, answer);
             let want = essence(&run(&inner, event, &[]));
-            let got = essence(&run(&outer, event, &[]));
+            let outcome = run(&outer, event, &[]);
+            let got = essence(&outcome);
             let expected = nearest(protocol, &event_name, want.clone());
-            assert_eq!(got, expected, "{protocol} on {event_name} answering {answer}: the inner hookhost decided {want}");
+            assert_eq!(got, expected, "{protocol} on {event_name} answering {answer}: the inner hookhost decided {want}; the outer's outcome: {outcome}");
             checked += 1;
         }
     }
-    assert_eq!(checked, 88);
+    assert_eq!(checked, 96);
 }
 
 /// (event, what the inner hook answers in Claude Code's dialect): every verdict, and the effects
@@ -109,7 +120,7 @@ fn every_answer_matches_its_runtimes_documented_output_schema() {
         (json!({"hook_event_name": "UserPromptSubmit", "prompt": "key sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX"}), ""),
     ]);
     let mut validated = 0;
-    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot", "qwen-code", "cursor"] {
+    for protocol in ["claude-code", "codex", "gemini-cli", "docker-agent", "starchild", "copilot", "qwen-code", "cursor", "antigravity"] {
         // Codex and Qwen Code publish no schema of their own: their answers are Claude Code's
         // shape (Qwen Code's with fewer fields).
         let schema_file = if matches!(protocol, "codex" | "qwen-code") { "claude-code" } else { protocol };
@@ -224,6 +235,19 @@ fn nearest(protocol: &str, event: &str, mut want: Value) -> Value {
             if !matches!(event, "post_tool_use" | "session_start" | "notification") {
                 want["context"] = json!([]);
             }
+        }
+        // Antigravity CLI: no halt (a deny), no context, and no rewritten input before a tool
+        // (what is let through only rewritten is blocked, and says why).
+        "antigravity" => {
+            if decision == "halt" {
+                want["decision"] = json!("block");
+            }
+            if event == "pre_tool_use" && !want["patch"]["arguments"].is_null() {
+                want["decision"] = json!("block");
+                want["reason"] = json!("hookhost's hooks allow this only with its tool input rewritten, and this runtime cannot apply the rewrite, so it is blocked");
+                want["patch"] = Value::Null;
+            }
+            want["context"] = json!([]);
         }
         // docker-agent takes context where its reference says (not on pre_tool_use).
         "docker-agent" => {

@@ -115,7 +115,7 @@ fn without_a_daemon_it_runs_the_event_in_process_or_fails_as_asked() {
     let out = send(&["--server", &server, "--output", "copilot", "--event-name", "permissionRequest"], copilot_mkfs);
     assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""), "no hook on permission requests by default: {}", stderr(&out));
     let out = send(&["--output", "windsurf"], MKFS);
-    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(2), "hookhost-send: error: --output: unknown protocol \"windsurf\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode, qwen-code, cursor"));
+    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(2), "hookhost-send: error: --output: unknown protocol \"windsurf\"; use one of json, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode, qwen-code, cursor, antigravity"));
 }
 
 #[test]

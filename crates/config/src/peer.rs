@@ -17,6 +17,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod antigravity;
 mod claude_code;
 mod copilot;
 mod cursor;
@@ -120,10 +121,22 @@ fn is_cursors(hooks: Option<&Value>) -> bool {
 }
 
 /// The format a file's place says it is in, where only one runtime keeps hook files there
-/// (`.cursor/hooks.json`: Cursor's, whatever its events).
+/// (`.cursor/hooks.json`: Cursor's, whatever its events; `.agents/hooks.json` and
+/// `~/.gemini/config/hooks.json`: Antigravity CLI's, whose top-level keys are hook names, which
+/// no content test can tell).
 pub fn format_of_path(file: &Path) -> Option<Format> {
     let dir = file.parent()?.file_name()?.to_str()?;
-    (dir == ".cursor" && file.file_name()? == "hooks.json").then_some(Format::Peer(Runtime::Cursor))
+    if file.file_name()? != "hooks.json" {
+        return None;
+    }
+    match dir {
+        ".cursor" => Some(Format::Peer(Runtime::Cursor)),
+        // Antigravity CLI's customization roots: a project's `.agents/`, the user's
+        // `~/.gemini/config/`.
+        ".agents" => Some(Format::Peer(Runtime::Antigravity)),
+        "config" if file.parent()?.parent()?.file_name()? == ".gemini" => Some(Format::Peer(Runtime::Antigravity)),
+        _ => None,
+    }
 }
 
 /// How a peer file's hooks are converted: where its project is, what a hook that cannot start
@@ -182,13 +195,16 @@ fn project_of(file: &Path) -> Option<std::path::PathBuf> {
     let dir = file.parent()?;
     // The runtime's directory holds the file (`.claude/settings.json`) or its parent does
     // (Copilot's `.github/hooks/policy.json`).
-    let runtime_dir = [Some(dir), dir.parent()].into_iter().flatten().find(|d| runtime_dir(d).is_some());
-    let project = match runtime_dir {
+    let in_runtime_dir = [Some(dir), dir.parent()].into_iter().flatten().find(|d| runtime_dir(d).is_some());
+    let project = match in_runtime_dir {
         Some(runtime_dir) => runtime_dir.parent()?,
         None => dir,
     };
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    if runtime_dir.is_some() && home.as_deref() == Some(project) {
+    // The user's own files: `~/.claude/settings.json`, and `~/.gemini/config/hooks.json`
+    // (Antigravity CLI's, one directory deeper).
+    let users = home.as_deref() == Some(project) || (home.as_deref() == project.parent() && runtime_dir(project).is_some());
+    if in_runtime_dir.is_some() && users {
         return None;
     }
     Some(project.to_path_buf())
@@ -204,6 +220,7 @@ pub fn convert(format: Format, doc: Value, opts: &Options) -> Result<RawConfig, 
         Format::Peer(Runtime::Starchild) => starchild::starchild(doc, &mut problems),
         Format::Peer(Runtime::Copilot) => copilot::copilot(doc, &mut problems),
         Format::Peer(Runtime::Cursor) => cursor::cursor(doc, &mut problems),
+        Format::Peer(Runtime::Antigravity) => antigravity::antigravity(doc, &mut problems),
         Format::Peer(other) => {
             problems.push(Problem::file(format!("hookhost does not read {} hook configs; it reads {}", other.title(), Format::peer_names())));
             RawConfig::default()

@@ -233,7 +233,7 @@ mod tests {
     fn every_bad_setting_is_named() {
         assert_eq!(err(json!([])), "settings must be an object");
         assert_eq!(err(json!({"command": "x", "colour": 1})), "unknown setting \"colour\"; known settings are command, argv, url, headers, allowed_env_vars, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure");
-        assert_eq!(err(json!({"command": "x", "dialect": "fish"})), "settings.dialect: \"fish\" is not one of everruns, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode, qwen-code, cursor");
+        assert_eq!(err(json!({"command": "x", "dialect": "fish"})), "settings.dialect: \"fish\" is not one of everruns, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode, qwen-code, cursor, antigravity");
         assert_eq!(err(json!({"command": "x", "mode": "cloud"})), "settings.mode: unknown variant `cloud`, expected one of `sandbox`, `host`, `auto`");
         assert_eq!(err(json!({"command": "x", "start_failure": "ignore"})), "settings.start_failure: unknown variant `ignore`, expected `block` or `warn`");
         assert_eq!(err(json!({"command": 7})), "settings.command: invalid type: integer `7`, expected a string");

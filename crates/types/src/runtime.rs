@@ -14,6 +14,7 @@ use std::fmt;
 mod profile;
 pub use profile::*;
 
+mod antigravity;
 mod claude_code;
 mod codex;
 mod copilot;
@@ -24,6 +25,8 @@ mod gemini_cli;
 mod opencode;
 mod qwen_code;
 mod starchild;
+
+use copilot::snake;
 
 /// An agent runtime hookhost reads configs of, answers, or speaks to shell hooks as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,6 +51,8 @@ pub enum Runtime {
     QwenCode,
     /// Cursor (its agent and `cursor-agent`).
     Cursor,
+    /// Google's Antigravity CLI (`agy`), Gemini CLI's successor.
+    Antigravity,
 }
 
 const fn event(name: &'static str, canonical: Option<EventName>, matcher: MatchOn) -> RuntimeEvent {
@@ -61,7 +66,7 @@ const fn gating_event(name: &'static str, matcher: MatchOn) -> RuntimeEvent {
 
 impl Runtime {
     /// Every runtime, in the order messages list them.
-    pub const ALL: [Runtime; 10] = [Runtime::Everruns, Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::DockerAgent, Runtime::Starchild, Runtime::Copilot, Runtime::OpenCode, Runtime::QwenCode, Runtime::Cursor];
+    pub const ALL: [Runtime; 11] = [Runtime::Everruns, Runtime::ClaudeCode, Runtime::Codex, Runtime::GeminiCli, Runtime::DockerAgent, Runtime::Starchild, Runtime::Copilot, Runtime::OpenCode, Runtime::QwenCode, Runtime::Cursor, Runtime::Antigravity];
 
     /// What hookhost knows of it.
     pub fn profile(self) -> &'static Profile {
@@ -76,6 +81,7 @@ impl Runtime {
             Runtime::OpenCode => &opencode::PROFILE,
             Runtime::QwenCode => &qwen_code::PROFILE,
             Runtime::Cursor => &cursor::PROFILE,
+            Runtime::Antigravity => &antigravity::PROFILE,
         }
     }
 

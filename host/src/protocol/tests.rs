@@ -425,3 +425,32 @@ fn cursor_answers_per_kind_of_event() {
     let reply = render(cur, &event, &outcome(VerdictKind::Pass, None, vec![], Some(json!({"result": "key [REDACTED]"}))));
     assert!(reply.notes.iter().any(|n| n.contains("rewritten tool output is dropped")), "{:?}", reply.notes);
 }
+
+/// Antigravity CLI: `decision` and `reason` only — deny, `force_ask` for an ask (its plain ask
+/// would take a person's earlier "always allow"), allow; a pass says nothing (agy's own flow
+/// asks); a halt is a deny; what it has no field for is a note; a call let through only
+/// rewritten is blocked; hookhost's own failure before a tool is its deny.
+#[test]
+fn antigravity_answers_with_a_decision_and_its_reason() {
+    let agy = Protocol::Runtime(Runtime::Antigravity);
+    let a = |kind, reason| out(agy, "PreToolUse", outcome(kind, reason, vec![], None));
+    assert_eq!(a(VerdictKind::Pass, None), (Value::Null, vec![]));
+    assert_eq!(a(VerdictKind::Block, Some("no")).0, json!({"decision": "deny", "reason": "no"}));
+    assert_eq!(a(VerdictKind::Block, None).0, json!({"decision": "deny", "reason": "blocked by a hook"}));
+    assert_eq!(a(VerdictKind::Ask, Some("sure?")).0, json!({"decision": "force_ask", "reason": "sure?"}));
+    assert_eq!(a(VerdictKind::Allow, None).0, json!({"decision": "allow"}));
+    let (halt, notes) = a(VerdictKind::Halt, Some("enough"));
+    assert_eq!(halt, json!({"decision": "deny", "reason": "enough"}));
+    assert!(notes.iter().any(|n| n.contains("no answer that ends the session")), "{notes:?}");
+    let (context, notes) = out(agy, "PreToolUse", outcome(VerdictKind::Pass, None, vec![Effect::AddContext { text: "note".into() }], None));
+    assert_eq!(context, Value::Null);
+    assert!(notes.iter().any(|n| n.contains("added context is dropped")), "{notes:?}");
+    let (rewritten, notes) = out(agy, "PreToolUse", outcome(VerdictKind::Pass, None, vec![], Some(json!({"arguments": {"command": "ls -a"}}))));
+    assert_eq!(rewritten["decision"], "deny", "{rewritten}");
+    assert!(notes.iter().any(|n| n.contains("cannot take a rewritten tool input")), "{notes:?}");
+    let event = HookEvent::read(br#"{"conversationId": "c", "toolCall": {"name": "run_command", "args": {"CommandLine": "rm -rf ~"}}, "workspacePaths": ["/p"]}"#, Some(Runtime::Antigravity), None).unwrap();
+    assert_eq!(event.name, EventName::PreToolUse);
+    let reply = failure(agy, Some(&event), "hooks.toml: bad", OnFailure::Closed);
+    assert_eq!((reply.code, serde_json::from_str::<Value>(&reply.stdout).unwrap()["decision"].clone()), (0, json!("deny")));
+    assert_eq!(failure(agy, Some(&event), "hooks.toml: bad", OnFailure::Open), Reply { stdout: String::new(), notes: vec!["hookhost: error: hooks.toml: bad".into()], code: 1 });
+}

@@ -185,6 +185,7 @@ pub fn deliver(dialect: Dialect, event: &Event, ctx: &Context, project_dir: &str
                 .collect();
             Delivery { json, env, stdin: true, file_var: None }
         }
+        Payload::Camel(_) if dialect == Dialect::Antigravity => Delivery { json: Value::Object(antigravity(event, ctx)).to_string(), env: Vec::new(), stdin: true, file_var: None },
         Payload::Camel(_) => Delivery { json: Value::Object(copilot(event, ctx)).to_string(), env: Vec::new(), stdin: true, file_var: None },
     }
 }
@@ -277,6 +278,39 @@ fn copilot(event: &Event, ctx: &Context) -> Map<String, Value> {
         for (k, v) in extra.iter().filter(|(k, _)| k.as_str() != "user_prompt") {
             p.entry(camel(k)).or_insert_with(|| v.clone());
         }
+    }
+    p
+}
+
+/// Antigravity CLI's camelCase payload (`hookhost_types`' `runtime/antigravity.rs`): the
+/// conversation, the workspace, and the tool call with its arguments (a shell command as
+/// `CommandLine`, the name agy's shell tool gives it); after a tool, `error` when it failed.
+/// Events with no tool call carry the conversation and workspace only.
+fn antigravity(event: &Event, ctx: &Context) -> Map<String, Value> {
+    let mut p = Map::new();
+    put(&mut p, "conversationId", ctx.session_id.clone());
+    put(&mut p, "workspacePaths", vec![Value::String(ctx.cwd.clone().unwrap_or_default())]);
+    let call = |name: &str, arguments: &Value| {
+        let mut args = arguments.clone();
+        if let Some(obj) = args.as_object_mut().filter(|o| !o.contains_key("CommandLine")) {
+            if let Some(command) = obj.remove("command") {
+                obj.insert("CommandLine".into(), command);
+            }
+        }
+        serde_json::json!({"name": name, "args": args})
+    };
+    match event {
+        Event::PreToolUse(c) | Event::PermissionRequest(c) => put(&mut p, "toolCall", call(&c.name, &c.arguments)),
+        Event::PostToolUse(r) | Event::ToolResultTransform(r) => {
+            put(&mut p, "toolCall", call(&r.name, &r.arguments));
+            let error = match (&r.result, r.is_error) {
+                (Value::String(s), true) => Value::String(s.clone()),
+                (other, true) => Value::String(other.to_string()),
+                (_, false) => Value::Null,
+            };
+            put(&mut p, "error", error);
+        }
+        _ => {}
     }
     p
 }

@@ -269,7 +269,7 @@ fn settings_are_checked() {
     assert_eq!(err(json!({"url": "http://h/", "headers": {"a": 1}})), "settings.headers: invalid type: integer `1`, expected a string");
     assert!(BashAdapter::validate_settings(&json!({"url": "http://127.0.0.1:9/h", "headers": {"a": "b"}, "allowed_env_vars": ["X"], "dialect": "claude-code", "mode": "auto"})).is_ok());
     assert_eq!(err(json!({"command": "x", "argv": ["y"]})), "set either settings.command or settings.argv, not both");
-    assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect: \"zsh\" is not one of everruns, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode, qwen-code, cursor");
+    assert_eq!(err(json!({"command": "x", "dialect": "zsh"})), "settings.dialect: \"zsh\" is not one of everruns, claude-code, codex, gemini-cli, docker-agent, starchild, copilot, opencode, qwen-code, cursor, antigravity");
     assert_eq!(err(json!({"command": "x", "shell": "fish"})), "settings.shell \"fish\" is not one of bash, sh, zsh, dash, powershell, pwsh");
     assert_eq!(err(json!({"command": "x", "color": 1})), "unknown setting \"color\"; known settings are command, argv, url, headers, allowed_env_vars, env, working_dir, dialect, mode, timeout_ms, project_dir, shell, start_failure");
     assert_eq!(err(json!({"command": "x", "project_dir": "repo"})), "settings.project_dir \"repo\" must be an absolute path");

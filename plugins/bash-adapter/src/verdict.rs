@@ -54,6 +54,7 @@ fn reader(dialect: Dialect) -> Reader {
         Dialect::Starchild => of(starchild, false),
         Dialect::Copilot => of(copilot, true),
         Dialect::Cursor => of(cursor, false),
+        Dialect::Antigravity => of(antigravity, false),
     }
 }
 
@@ -139,6 +140,25 @@ fn cursor_json(v: &Value) -> Decision {
         d.effects.push(Effect::AddContext(c));
     }
     d
+}
+
+/// Antigravity CLI's (as its users measured it: hookhost_types' `runtime/antigravity.rs`):
+/// `decision` `deny` blocks with its `reason`, `ask` and `force_ask` ask, `allow` allows; no
+/// decision passes. Its exit codes are not documented: exit 2 blocks as in Gemini CLI, whose
+/// hooks it took over, and another non-zero exit is a failure.
+fn antigravity(_: &Event, code: i32, stdout: &str, stderr: Option<String>) -> Result<Decision, String> {
+    exit_two_blocks(code, stdout, stderr, antigravity_json, |_| Decision::pass())
+}
+
+fn antigravity_json(v: &Value) -> Decision {
+    let reason = text(v, "reason");
+    let verdict = match v.get("decision").and_then(Value::as_str) {
+        Some("deny") => Verdict::Block { reason, user_message: None },
+        Some("ask" | "force_ask") => Verdict::Ask(reason),
+        Some("allow") => Verdict::Allow(reason),
+        _ => Verdict::Pass,
+    };
+    Decision { verdict, effects: Vec::new() }
 }
 
 /// The rules Claude Code, docker-agent and Gemini CLI share: exit 2 blocks whatever stdout says

@@ -159,6 +159,47 @@ async fn cursor_hook_file() {
     }
 }
 
+/// Antigravity CLI's `hooks.json`: named hooks at the top level (one switched off with
+/// `enabled: false`), matcher groups on the tool events and bare handlers on the others; read
+/// as Antigravity's by its place (`.agents/hooks.json`) or when named; its commands get agy's
+/// camelCase payload and are read in its dialect.
+#[tokio::test]
+async fn antigravity_hooks_json() {
+    let file = dir("peers").join("antigravity-hooks.json");
+    let config = ConfigFile::load_as(&file, hookhost_config::peer::Format::parse("antigravity")).unwrap();
+    assert_eq!(summary(&config), ["user:pre_tool_use_0 pre_tool_use builtin:bash-adapter 10000ms block antigravity", "user:stop_1 stop builtin:bash-adapter 60000ms warn antigravity"]);
+    let not_run: Vec<(&str, &str)> = config.not_run.iter().map(|n| (n.at.as_str(), n.kind.as_str())).collect();
+    assert_eq!(not_run, [("reminder.PreInvocation[0]", "prompt")]);
+    assert!(config.warnings.iter().any(|w| w.starts_with("switched-off: \"enabled\": false")), "{:?}", config.warnings);
+    let agy = |tool: &str, command: &str| {
+        let v = serde_json::json!({"conversationId": "c1", "stepIdx": 1, "toolCall": {"name": tool, "args": {"CommandLine": command}}, "workspacePaths": ["/repo"]});
+        hookhost::HookEvent::read(v.to_string().as_bytes(), Some(hookhost::Runtime::Antigravity), None).unwrap()
+    };
+    let host = hookhost::Host::from_config(config).await.unwrap_or_else(|e| panic!("{e}"));
+    let rm = host.dispatch(&agy("run_command", "rm -rf build")).await;
+    assert_eq!((rm.decision, rm.reason.as_deref()), (VerdictKind::Block, Some("rm -rf is not allowed here")));
+    let ls = host.dispatch(&agy("run_command", "ls")).await;
+    assert_eq!((ls.decision, ls.hooks.len()), (VerdictKind::Pass, 1));
+    assert!(host.dispatch(&agy("view_file", "rm -rf build")).await.hooks.is_empty(), "the matcher is on the tool name");
+
+    // Its place says whose it is: a project's `.agents/hooks.json`, agy 1.0's `{"hooks": …}`
+    // wrapper read as the hook named `hooks`; elsewhere the same text is Claude Code's.
+    let plain = r#"{"hooks": {"PreToolUse": [{"matcher": "", "hooks": [{"type": "command", "command": "true"}]}]}}"#;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join(".agents")).unwrap();
+    std::fs::write(tmp.path().join(".agents/hooks.json"), plain).unwrap();
+    std::fs::write(tmp.path().join("settings.json"), plain).unwrap();
+    let dialect = |path: &Path| summary(&ConfigFile::load(path).unwrap())[0].rsplit(' ').next().unwrap().to_string();
+    assert_eq!(dialect(&tmp.path().join(".agents/hooks.json")), "antigravity");
+    assert_eq!(dialect(&tmp.path().join("settings.json")), "claude-code");
+    // What agy would reject is named.
+    std::fs::write(tmp.path().join(".agents/hooks.json"), r#"{"h": {"enabled": "no"}, "g": {"Stop": [{"type": "COMMAND", "command": "x"}], "PreToolUse": [{"matcher": 1, "hooks": []}]}, "f": []}"#).unwrap();
+    let err = ConfigFile::load(&tmp.path().join(".agents/hooks.json")).unwrap_err().to_string();
+    for said in ["h.enabled: must be true or false", "g.Stop[0].type: \"COMMAND\" is not a hook type Antigravity CLI runs", "g.PreToolUse[0].matcher: must be a string", "f: must be a named hook"] {
+        assert!(err.contains(said), "{said} not in: {err}");
+    }
+}
+
 #[tokio::test]
 async fn starchild_shell_hooks_yaml() {
     let config = ConfigFile::load(&dir("peers").join("starchild.yaml")).unwrap();

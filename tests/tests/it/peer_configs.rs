@@ -325,7 +325,7 @@ async fn a_hookhost_config_includes_peer_files_with_their_grants_and_start_failu
         bad("[[peers]]\npath = \"nope.json\"\n"),
         format!("h.toml: peers[0].path: cannot read {}/nope.json (No such file or directory (os error 2)); check the path (it is relative to this config)", p.root().display())
     );
-    assert_eq!(bad("[[peers]]\npath = \".claude/settings.json\"\nformat = \"native\"\n"), "h.toml: peers[0].format: \"native\" is not a peer format; use everruns, claude-code, docker-agent, starchild, copilot, cursor");
+    assert_eq!(bad("[[peers]]\npath = \".claude/settings.json\"\nformat = \"native\"\n"), "h.toml: peers[0].format: \"native\" is not a peer format; use everruns, claude-code, docker-agent, starchild, copilot, cursor, antigravity");
     assert!(bad("[[peers]]\npath = \".claude/settings.json\"\ngrants = [\"net:all\"]\n").starts_with("h.toml: peers[0].grants: "));
     assert_eq!(bad("[[peers]]\npath = \"/dev/zero\"\n"), "h.toml: peers[0].path: cannot read /dev/zero (not a regular file); check the path (it is relative to this config)");
     assert_eq!(bad("[[peers]]\npath = \"hooks.toml\"\n"), format!("h.toml: peers[0].path: {} is a native hookhost config, not a peer file; merge its hooks into this one", native.display()));

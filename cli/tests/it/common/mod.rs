@@ -38,7 +38,7 @@ pub fn hermetic(cmd: &mut Command) {
             cmd.env_remove(&*name);
         }
     }
-    for var in ["CODEX_HOME", "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "CLAUDE_CODE_MANAGED_SETTINGS_PATH", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR"] {
+    for var in ["CODEX_HOME", "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "CLAUDE_CODE_MANAGED_SETTINGS_PATH", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "DOCKER_AGENT_CONFIG_DIR", "CAGENT_CONFIG_DIR"] {
         cmd.env_remove(var);
     }
     cmd.env("HOME", home).env("HOOKHOST_CACHE_DIR", cache_dir());

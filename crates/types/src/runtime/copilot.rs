@@ -132,7 +132,7 @@ fn normalise(obj: Map<String, Value>) -> Map<String, Value> {
 }
 
 /// `toolName` → `tool_name`.
-fn snake(key: &str) -> String {
+pub(super) fn snake(key: &str) -> String {
     let mut out = String::with_capacity(key.len() + 4);
     for c in key.chars() {
         if c.is_ascii_uppercase() {

@@ -295,6 +295,9 @@ pub enum Layout {
     /// No hooks file: a plugin module of hookhost's own, which the runtime loads and which
     /// asks hookhost per event (OpenCode's JavaScript plugins). Install writes it whole.
     Plugin,
+    /// `hooks.<Event>` holds matcher groups on the events wired with a matcher and the
+    /// handlers themselves on the others (Antigravity CLI's `hooks.json`).
+    MatcherGroups,
     /// A hooks file of hookhost's alone, in a directory the runtime reads every file of
     /// (docker-agent's `hooks.d/`), in the runtime's YAML hooks format: an event wired with a
     /// matcher holds matcher groups, the others the handlers themselves. Install writes it

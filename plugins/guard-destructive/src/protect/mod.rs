@@ -77,6 +77,8 @@ static NEEDLES: &[&str] = &[
     "xdg_", "home=", "fuser", "stop-process", "systemctl", "launchctl", "cursor-agent", "qwen", "library", "appdata", "programdata",
     // docker-agent: its program and config directory, the variables that move it.
     "docker-agent", "cagent", "agent_config_dir",
+    // Antigravity CLI's program and its project hooks' directory.
+    "agy ", ".agents",
 ];
 
 /// Why this tool call would change or stop the hooks, or `None`.

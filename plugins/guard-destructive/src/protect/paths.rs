@@ -22,6 +22,9 @@ pub(super) static FILES: &[&str] = &[
     ".qwen/settings.json",
     ".qwen/trustedfolders.json",
     ".cursor/hooks.json",
+    // Antigravity CLI's hooks, a project's and the user's.
+    ".agents/hooks.json",
+    ".gemini/config/hooks.json",
     // docker-agent's user config: its `settings.hooks`.
     ".config/cagent/config.yaml",
     "hooks.lock",

@@ -32,6 +32,10 @@ fn edits_of_hook_configuration_are_refused() {
         assert!(shell(cmd).is_some(), "{cmd}");
     }
     assert_eq!(shell("cat ~/.config/cagent/hooks.d/hookhost.yaml"), None, "reading it is fine");
+    // Antigravity CLI's hooks files.
+    for cmd in ["echo '{}' > .agents/hooks.json", "rm ~/.gemini/config/hooks.json", "agy --hooks-off"] {
+        assert!(shell(cmd).is_some(), "{cmd}");
+    }
     // A patch's context lines are not actions.
     let patch = "*** Begin Patch\n*** Update File: scripts/clean.sh\n@@\n rm -rf ~/.claude\n-echo a\n+echo b\n*** End Patch";
     assert_eq!(check_call("apply_patch", &json!({"command": patch}), cwd), None);
