@@ -9,7 +9,7 @@
 use super::json::Json;
 use super::runtimes::{self, Places, Runtime, Scope};
 use super::steps::{self, settings};
-use super::{drop_in, mcp_server, plugin};
+use super::{drop_in, mcp_server, plugin, yaml_list};
 use super::on_path;
 use crate::{usage, HostArgs};
 use anyhow::Result;
@@ -147,7 +147,7 @@ fn root_owned(path: &Path) -> Result<String, (String, String)> {
 
 fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: bool, named: bool) {
     let name = runtime.name();
-    let installed = on_path(runtime.program()).is_some() || runtime.home_dir(places).is_dir();
+    let installed = runtime.found(places);
     let mut wired_somewhere = false;
     let mut wired_managed = false;
     for scope in [Scope::Managed, Scope::User, Scope::Project] {
@@ -171,7 +171,16 @@ fn check_runtime(report: &mut Report, runtime: Runtime, places: &Places, probe: 
             }
             continue;
         }
-        let doc = if runtime.is_drop_in() {
+        let doc = if runtime.is_yaml_list() {
+            let Ok(text) = std::fs::read_to_string(&file) else { continue };
+            match yaml_list::read(&text) {
+                Ok(doc) => doc,
+                Err(e) => {
+                    report.add(name, Some(scope), "hooks file readable", Err((format!("{}: {e}, so {} reads no hooks from it", file.display(), runtime.title()), format!("fix the file, then {}", install_fix(runtime, scope)))));
+                    continue;
+                }
+            }
+        } else if runtime.is_drop_in() {
             // hookhost's drop-in: a file the runtime skips (with a warning only) when it cannot
             // read it, which leaves hookhost off.
             let Some(text) = std::fs::read_to_string(&file).ok().filter(|t| drop_in::is_ours(t)) else { continue };

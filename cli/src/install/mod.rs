@@ -24,6 +24,7 @@ pub(crate) mod plugin;
 pub(crate) mod runtimes;
 mod steps;
 mod uninstall;
+pub(crate) mod yaml_list;
 
 use files::*;
 pub(crate) use uninstall::*;
@@ -158,7 +159,7 @@ pub(crate) fn on_path(program: &str) -> Option<PathBuf> {
 
 /// The runtimes found on this machine: the program on PATH, or the runtime's directory in the home.
 pub(crate) fn detected(places: &Places) -> Vec<Runtime> {
-    Runtime::all().iter().copied().filter(|r| on_path(r.program()).is_some() || r.home_dir(places).is_dir()).collect()
+    Runtime::all().iter().copied().filter(|r| r.found(places)).collect()
 }
 
 /// The edits wiring `runtime` at `scope` takes, and the warnings and trust notes to show.
@@ -175,6 +176,15 @@ fn plan(runtime: Runtime, scope: Scope, places: &Places, target: &Target, manage
         }
         let after = if runtime.is_plugin() { plugin::text(target) } else { drop_in::text(runtime, target)? };
         edits.push(Edit { path: hooks_path, before, after, role: Role::Hooks, added: vec![] });
+        return Ok((edits, notes));
+    }
+    if runtime.is_yaml_list() {
+        let after = yaml_list::wire(runtime, before.as_deref(), target).map_err(|e| format!("{}: {e}", hooks_path.display()))?;
+        let doc = yaml_list::read(&after).map_err(|e| format!("{}: {e}", hooks_path.display()))?;
+        let project = (scope == Scope::Project).then_some(places.project.as_path());
+        let trust = steps::of(runtime).trust(&hooks_path, &doc, places, project, &mut notes)?;
+        edits.push(Edit { path: hooks_path, before, after, role: Role::Hooks, added: vec![] });
+        edits.extend(trust);
         return Ok((edits, notes));
     }
     let old = parse_json(&hooks_path, before.as_deref())?;

@@ -125,8 +125,13 @@ impl Runtime {
         match self.install().layout {
             Layout::Groups => true,
             Layout::DropIn | Layout::MatcherGroups => self.events().iter().any(|(e, m)| *e == event && m.is_some()),
-            Layout::Handlers { .. } | Layout::Plugin => false,
+            Layout::Handlers { .. } | Layout::Plugin | Layout::YamlList => false,
         }
+    }
+
+    /// Whether its hooks file is a YAML list of entries hookhost adds to ([`super::yaml_list`]).
+    pub(crate) fn is_yaml_list(self) -> bool {
+        self.install().layout == Layout::YamlList
     }
 
     /// Whether it is wired by a file of hookhost's alone in a directory the runtime reads every
@@ -143,7 +148,7 @@ impl Runtime {
     /// The handler key holding the command.
     fn command_key(self) -> &'static str {
         match self.install().layout {
-            Layout::Groups | Layout::MatcherGroups | Layout::Plugin | Layout::DropIn => "command",
+            Layout::Groups | Layout::MatcherGroups | Layout::Plugin | Layout::DropIn | Layout::YamlList => "command",
             Layout::Handlers { key, .. } => key,
         }
     }
@@ -194,6 +199,13 @@ impl Runtime {
             Scope::User => self.home_dir(places).join(self.install().user_file),
             Scope::Project => places.project.join(self.install().project_file?),
         })
+    }
+
+    /// Whether the runtime is on this machine: its program on PATH, or its directory in the
+    /// home. A directory outside the home (Starchild's container workspace, `/data/workspace`)
+    /// says nothing of a desk: such a runtime is wired and checked only when named.
+    pub(crate) fn found(self, places: &Places) -> bool {
+        super::on_path(self.program()).is_some() || (!self.install().home.starts_with('/') && self.home_dir(places).is_dir())
     }
 
     /// The runtime's own directory in the home (or where its variable moves it): whether it has

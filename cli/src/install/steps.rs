@@ -13,6 +13,7 @@ mod docker_agent;
 mod gemini_cli;
 mod opencode;
 mod qwen_code;
+mod starchild;
 
 use super::json::Json;
 use super::runtimes::{Places, Runtime};
@@ -81,7 +82,8 @@ pub(super) fn of(runtime: Runtime) -> &'static dyn Steps {
         R::Cursor => &cursor::Cursor,
         R::DockerAgent => &docker_agent::DockerAgent,
         R::Antigravity => &antigravity::Antigravity,
-        R::Everruns | R::Starchild => unreachable!("{runtime:?} has no `install` in its profile, so no install steps"),
+        R::Starchild => &starchild::Starchild,
+        R::Everruns => unreachable!("{runtime:?} has no `install` in its profile, so no install steps"),
     }
 }
 

@@ -19,6 +19,7 @@ pub(super) fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<S
         // hookhost's plugin or drop-in, changed since: still hookhost's, so it goes; else it is
         // someone's.
         Role::Hooks if whole_file(runtime).is_some() => Ok(if whole_file(runtime).is_some_and(|ours| ours(current)) { None } else { Some(current.to_string()) }),
+        Role::Hooks if runtime.is_yaml_list() => yaml_list::unwire(current).map(Some).map_err(|e| format!("{}: {e}; nothing was changed", rec.path.display())),
         Role::Hooks => {
             let old = parse_json(&rec.path, Some(current))?;
             let mut doc = old.clone();

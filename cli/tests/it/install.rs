@@ -743,3 +743,54 @@ fn antigravity_is_wired_beside_other_named_hooks_probed_and_taken_back() {
         assert!(String::from_utf8_lossy(&out.stderr).contains(said), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// Starchild: hookhost's entries appended to the `hooks:` list of a workspace's
+/// `config/shell_hooks.yaml`, the user's entries and comments kept; install names the approval
+/// Starchild needs; doctor probes the entry and fails while the master switch is off; uninstall
+/// gives the bytes back. (Its own workspace, `/data/workspace`, is never wired unless named.)
+#[test]
+fn starchild_entries_join_the_workspaces_list_and_doctor_reads_its_switch() {
+    let desk = Desk::new();
+    let ws = desk.proj.clone();
+    let file = ws.join("config/shell_hooks.yaml");
+    let mine = "# guards\nhooks:\n  - event: pre_tool_call\n    matcher: \"rm -rf|mkfs\"   # perf gate\n    command: /data/workspace/hooks/guard.py\n    timeout: 10\n";
+    desk.write(&file, mine);
+    let out = desk.ok(&["install", "--runtime", "starchild", "--scope", "project"]);
+    assert!(out.contains("starchild: wired 2 events in") && out.contains("config/shell_hooks.yaml"), "{out}");
+    let command = format!("{} run --output starchild", hookhost_bin());
+    assert!(out.contains("trust: Starchild runs these entries") && out.contains(&format!("hooks/approve -H 'Content-Type: application/json' -d '{{\"command\":\"{command}\"}}'")), "{out}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with(mine), "the user's part is kept as it was:\n{text}");
+    let read: serde_json::Value = serde_norway::from_str(&text).unwrap();
+    assert_eq!(read["hooks"][1], serde_json::json!({"event": "pre_tool_call", "command": command}));
+    assert_eq!(read["hooks"][2], serde_json::json!({"event": "on_user_message", "command": command}));
+    assert!(desk.ok(&["install", "--runtime", "starchild", "--scope", "project"]).contains("nothing changed"));
+
+    // The master switch off (no config/agent.yaml saying so): doctor fails, naming the fix.
+    let out = desk.hookhost(&["doctor", "--runtime", "starchild"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("ok   starchild (project) wired: 2 events in"), "{stdout}");
+    assert!(stdout.contains(&format!("ok   starchild (project) live probe: `{command}` denies `rm -rf /`")), "{stdout}");
+    assert!(stdout.contains("FAIL starchild (project) switched on: Starchild's master switch is off"), "{stdout}");
+    desk.write(&ws.join("config/agent.yaml"), "model: x\nshell_hooks:\n  enabled: true\n");
+    let out = desk.ok(&["doctor", "--runtime", "starchild"]);
+    assert!(out.contains("ok   starchild (project) switched on: shell_hooks.enabled is true"), "{out}");
+
+    // Uninstall: the file as it was, byte for byte; after an edit of the user's, only
+    // hookhost's entries go.
+    desk.ok(&["uninstall", "--runtime", "starchild"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), mine);
+    desk.ok(&["install", "--runtime", "starchild", "--scope", "project"]);
+    let edited = std::fs::read_to_string(&file).unwrap().replace("timeout: 10", "timeout: 20");
+    desk.write(&file, &edited);
+    desk.ok(&["uninstall", "--runtime", "starchild"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), mine.replace("timeout: 10", "timeout: 20"));
+
+    // A file it cannot edit stops the install before anything is written.
+    desk.write(&file, "hooks: {not: a list}\n");
+    let out = desk.hookhost(&["install", "--runtime", "starchild", "--scope", "project"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("config/shell_hooks.yaml: its `hooks` is not a list"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "hooks: {not: a list}\n");
+}

@@ -298,6 +298,10 @@ pub enum Layout {
     /// `hooks.<Event>` holds matcher groups on the events wired with a matcher and the
     /// handlers themselves on the others (Antigravity CLI's `hooks.json`).
     MatcherGroups,
+    /// A YAML file of the user's holding one list of hook entries, `{event, command, …}`
+    /// (Starchild's `config/shell_hooks.yaml`, `hooks:`): install adds hookhost's entries to the
+    /// list and uninstall takes them out, the rest of the file kept as it was.
+    YamlList,
     /// A hooks file of hookhost's alone, in a directory the runtime reads every file of
     /// (docker-agent's `hooks.d/`), in the runtime's YAML hooks format: an event wired with a
     /// matcher holds matcher groups, the others the handlers themselves. Install writes it

@@ -1,8 +1,16 @@
 //! Starchild, from its shell-hook guide (the `agent-hooks` skill of
 //! <https://github.com/starchild-ai-agent/official-skills>): its event names; events it has that
 //! hookhost does not model (`on_response_end`, `on_completion_claim`, ...) pass through.
+//!
+//! Where its hooks live: `config/shell_hooks.yaml` in its workspace (`/data/workspace` in its
+//! container), `hooks:` a list of `{event, command, matcher, timeout}`. A hook runs only when
+//! the master switch is on (`shell_hooks.enabled: true` in `config/agent.yaml`) and the
+//! `(event, command)` pair is approved — both done by its loopback self-approve API
+//! (`POST http://localhost:8000/internal/runtime/hooks/approve {"command": …}`), or by hand
+//! with `/hooks approve` and `/hooks on`. Its bridge fails open: a command it cannot run is a
+//! "continue".
 
-use super::{event, Answer, Fields, MatchOn as On, Naming, Payload, Profile, Rewrite, Runtime};
+use super::{event, Answer, Fields, Install, Layout, Managed, MatchOn as On, Naming, Payload, Profile, Rewrite, Runtime};
 use crate::event::EventName as E;
 
 pub(super) const PROFILE: Profile = Profile {
@@ -25,7 +33,7 @@ pub(super) const PROFILE: Profile = Profile {
     ],
     naming: Naming::Canonical,
     config_dir: None,
-    config_files: &[],
+    config_files: &["config/shell_hooks.yaml"],
     config_syntax: Some(Runtime::Starchild),
     dialect: Runtime::Starchild,
     payload: Payload::Flat(Fields {
@@ -43,5 +51,21 @@ pub(super) const PROFILE: Profile = Profile {
     }),
     answer: Some(Answer { soft_error_exit: 1, nothing: "", input_before_tool: true, input_on_permission: Rewrite::No, prompt_rewrite: false }),
     project_hooks: None,
-    install: None,
+    install: Some(Install {
+        // No program of its own on a desk: it is a server in its container, whose workspace
+        // is where hookhost finds it.
+        program: "starchild",
+        home: "/data/workspace",
+        home_vars: &[],
+        user_file: "config/shell_hooks.yaml",
+        // Another workspace than the container's (`--project DIR`).
+        project_file: Ok("config/shell_hooks.yaml"),
+        managed: Managed { unix: Err(NO_MANAGED), macos: Err(NO_MANAGED), windows: Err(NO_MANAGED) },
+        events: &[("pre_tool_call", None), ("on_user_message", None)],
+        layout: Layout::YamlList,
+        http: Err("Starchild's http hooks may not reach a loopback address (unless STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL=1): use --wiring send (a thin client per event) or command"),
+        mcp: Err("Starchild's hooks are commands and http only: use --wiring send (a thin client per event) or command"),
+    }),
 };
+
+const NO_MANAGED: &str = "Starchild has no managed settings: its hooks are its workspace's (config/shell_hooks.yaml)";

@@ -5,7 +5,7 @@ use super::*;
 
 /// Agent CLIs: started with hooks off or configured elsewhere, they run without the guard.
 pub(super) static AGENTS: &[&str] = &[
-    "claude", "claude-code", "codex", "gemini", "gemini-cli", "copilot", "opencode", "opencode-ai", "cursor-agent", "docker-agent", "cagent", "agy", "qwen", "aider", "goose", "amp", "crush", "droid", "hookhost", "hookhost-send",
+    "claude", "claude-code", "codex", "gemini", "gemini-cli", "copilot", "opencode", "opencode-ai", "cursor-agent", "docker-agent", "cagent", "agy", "starchild", "qwen", "aider", "goose", "amp", "crush", "droid", "hookhost", "hookhost-send",
 ];
 
 /// Variables that move or switch off an agent's or hookhost's configuration wherever they are

@@ -79,6 +79,8 @@ static NEEDLES: &[&str] = &[
     "docker-agent", "cagent", "agent_config_dir",
     // Antigravity CLI's program and its project hooks' directory.
     "agy ", ".agents",
+    // Starchild's hooks file and master switch.
+    "shell_hooks", "agent.yaml",
 ];
 
 /// Why this tool call would change or stop the hooks, or `None`.

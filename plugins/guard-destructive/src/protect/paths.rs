@@ -25,6 +25,9 @@ pub(super) static FILES: &[&str] = &[
     // Antigravity CLI's hooks, a project's and the user's.
     ".agents/hooks.json",
     ".gemini/config/hooks.json",
+    // Starchild's hooks and the master switch that turns them on (its workspace's `config/`).
+    "config/shell_hooks.yaml",
+    "config/agent.yaml",
     // docker-agent's user config: its `settings.hooks`.
     ".config/cagent/config.yaml",
     "hooks.lock",
@@ -89,7 +92,7 @@ pub(super) static ROOTED: &[&str] = &[
 ];
 
 /// File names the guard's [`FILES`] and hookhost's layers use, for `find -name` filters.
-pub(super) static NAMES: &[&str] = &["settings.json", "settings.local.json", "hooks.json", "config.toml", "trustedfolders.json", "config.json", "hooks.lock", "hooks.toml", "managed.toml", "hooks", "hooks.d", ".hookhost", "hookhost", ".claude", ".codex", ".gemini", ".copilot", ".qwen", ".cursor"];
+pub(super) static NAMES: &[&str] = &["settings.json", "settings.local.json", "hooks.json", "config.toml", "trustedfolders.json", "config.json", "hooks.lock", "hooks.toml", "managed.toml", "hooks", "hooks.d", "shell_hooks.yaml", ".hookhost", "hookhost", ".claude", ".codex", ".gemini", ".copilot", ".qwen", ".cursor"];
 
 /// What a command may do to a path it is given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -33,7 +33,7 @@ fn edits_of_hook_configuration_are_refused() {
     }
     assert_eq!(shell("cat ~/.config/cagent/hooks.d/hookhost.yaml"), None, "reading it is fine");
     // Antigravity CLI's hooks files.
-    for cmd in ["echo '{}' > .agents/hooks.json", "rm ~/.gemini/config/hooks.json", "agy --hooks-off"] {
+    for cmd in ["echo '{}' > .agents/hooks.json", "rm ~/.gemini/config/hooks.json", "agy --hooks-off", "echo 'hooks: []' > /data/workspace/config/shell_hooks.yaml", "sed -i 's/enabled: true/enabled: false/' config/agent.yaml"] {
         assert!(shell(cmd).is_some(), "{cmd}");
     }
     // A patch's context lines are not actions.
