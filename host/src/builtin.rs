@@ -125,7 +125,7 @@ pub fn project_mount(settings: &AdapterSettings) -> Option<std::path::PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    /// The guard's initial memory is three pages (64 KiB stack, its data, the SDK's 64 KiB
+    /// The guard's initial memory is three pages (60 KiB stack, its data, the SDK's 64 KiB
     /// arena): each page is reset before every call, and a fourth costs ~2 µs a decision
     /// (docs/PERFORMANCE.md). A table that pushes its data past ~64 KiB fails here.
     #[test]

@@ -125,57 +125,36 @@ fn each_snippet_is_what_install_writes() {
     }
 }
 
-/// docker-agent's drop-in in INTEGRATIONS.md is, byte for byte, what `hookhost install --runtime
-/// docker-agent` writes (the binary's absolute path read as `hookhost`).
+/// The YAML each runtime's section of INTEGRATIONS.md shows is, byte for byte, what `hookhost
+/// install` writes there (the binary's absolute path read as `hookhost`): docker-agent's drop-in
+/// in the home, Starchild's list in an empty workspace.
 #[test]
-fn the_docker_agent_drop_in_is_what_install_writes() {
+fn the_yaml_snippets_are_what_install_writes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let text = std::fs::read_to_string(root.join("docs/INTEGRATIONS.md")).unwrap();
-    let at = &text[text.find("## docker-agent\n").expect("the docker-agent section")..];
-    let start = at.find("```yaml\n").unwrap() + "```yaml\n".len();
-    let snippet = &at[start..start + at[start..].find("```").unwrap()];
     let bin = Path::new(env!("CARGO_BIN_EXE_hookhost")).canonicalize().unwrap().display().to_string();
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"))
-        .args(["install", "--runtime", "docker-agent"])
-        .current_dir(dir.path())
-        .env("HOME", &home)
-        .env("XDG_STATE_HOME", dir.path().join("state"))
-        .env_remove("DOCKER_AGENT_CONFIG_DIR")
-        .env_remove("CAGENT_CONFIG_DIR")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let written = std::fs::read_to_string(home.join(".config/cagent/hooks.d/hookhost.yaml")).unwrap().replace(&format!("{bin} "), "hookhost ");
-    assert_eq!(snippet, written, "docs/INTEGRATIONS.md's docker-agent drop-in is not what `hookhost install` writes");
-}
-
-/// Starchild's list in INTEGRATIONS.md is, byte for byte, what `hookhost install --runtime
-/// starchild --scope project` writes into an empty workspace (the binary read as `hookhost`).
-#[test]
-fn the_starchild_list_is_what_install_writes() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let text = std::fs::read_to_string(root.join("docs/INTEGRATIONS.md")).unwrap();
-    let at = &text[text.find("## Starchild\n").expect("the Starchild section")..];
-    let start = at.find("```yaml\n").unwrap() + "```yaml\n".len();
-    let snippet = &at[start..start + at[start..].find("```").unwrap()];
-    let bin = Path::new(env!("CARGO_BIN_EXE_hookhost")).canonicalize().unwrap().display().to_string();
-    let dir = tempfile::tempdir().unwrap();
-    let (home, workspace) = (dir.path().join("home"), dir.path().join("workspace"));
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&workspace).unwrap();
-    let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"))
-        .args(["install", "--runtime", "starchild", "--scope", "project"])
-        .current_dir(&workspace)
-        .env("HOME", &home)
-        .env("XDG_STATE_HOME", dir.path().join("state"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let written = std::fs::read_to_string(workspace.join("config/shell_hooks.yaml")).unwrap().replace(&format!("{bin} "), "hookhost ");
-    assert_eq!(snippet, written, "docs/INTEGRATIONS.md's Starchild list is not what `hookhost install` writes");
+    for (section, args, file) in [
+        ("## docker-agent", &["install", "--runtime", "docker-agent"][..], "home/.config/cagent/hooks.d/hookhost.yaml"),
+        ("## Starchild", &["install", "--runtime", "starchild", "--scope", "project"][..], "workspace/config/shell_hooks.yaml"),
+    ] {
+        let at = &text[text.find(&format!("{section}\n")).unwrap_or_else(|| panic!("no {section} section"))..];
+        let start = at.find("```yaml\n").unwrap() + "```yaml\n".len();
+        let snippet = &at[start..start + at[start..].find("```").unwrap()];
+        let dir = tempfile::tempdir().unwrap();
+        let (home, workspace) = (dir.path().join("home"), dir.path().join("workspace"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&workspace).unwrap();
+        let out = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"))
+            .args(args)
+            .current_dir(&workspace)
+            .env("HOME", &home)
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{section}: {}", String::from_utf8_lossy(&out.stderr));
+        let written = std::fs::read_to_string(dir.path().join(file)).unwrap().replace(&format!("{bin} "), "hookhost ");
+        assert_eq!(snippet, written, "docs/INTEGRATIONS.md's {section} YAML is not what `hookhost install` writes");
+    }
 }
 
 /// The MCP wiring's two snippets in INTEGRATIONS.md are what `hookhost install --wiring mcp`

@@ -15,7 +15,7 @@ pub use wrappers::{every_command, program, runs, Runs};
 
 /// Parse budget: AST depth and parser operations. A line beyond them is unparseable, which the
 /// guard and the host's `if` rules treat conservatively. The depth is what bounds the parser's
-/// recursion, so it is also what must fit the guard's 64 KiB wasm stack (about 2 KiB a level
+/// recursion, so it is also what must fit the guard's 60 KiB wasm stack (about 2 KiB a level
 /// there): 24 levels of `$(…)`, subshells, groups, loops and functions is far beyond what an
 /// agent's command nests, and leaves room for [`reread`]'s parses on top.
 const MAX_DEPTH: usize = 24;

@@ -89,7 +89,7 @@ async fn a_lean_guest_that_spins_is_stopped_at_its_timeout() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "stopped near its deadline, not by fuel: {:?}", started.elapsed());
 }
 
-/// The built-in guard runs on a 64 KiB wasm stack (three pages of memory in all: each page is
+/// The built-in guard runs on a 60 KiB wasm stack (three pages of memory in all: each page is
 /// reset before every call). The shell parser's nesting budget keeps every construct within it:
 /// up to 24 levels a line is read and decided; deeper, it is "could not be parsed", decided by
 /// the programs it names — never a trap, which would read as the hook failing.

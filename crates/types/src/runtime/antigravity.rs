@@ -61,12 +61,14 @@ pub(super) const PROFILE: Profile = Profile {
         // `""`: every tool, in 1.0 as in 1.1.
         events: &[("PreToolUse", Some(""))],
         layout: Layout::MatcherGroups,
-        http: Err("Antigravity CLI hooks are commands (and prompts) only: use --wiring send (a thin client per event) or command"),
-        mcp: Err("Antigravity CLI hooks are commands (and prompts) only: use --wiring send (a thin client per event) or command; `hookhost mcp proxy` covers its MCP servers"),
+        http: Err(COMMANDS),
+        mcp: Err(COMMANDS),
     }),
 };
 
-const NO_MANAGED: &str = "Antigravity CLI has no managed hooks file known to hookhost: wire it at --scope user for each user (or --scope project in each repository)";
+// (Short: the built-in guard links every profile, and its data must fit its three pages.)
+const NO_MANAGED: &str = "Antigravity CLI has no managed hooks file known: wire it per user or per project";
+const COMMANDS: &str = "Antigravity CLI hooks are commands: use --wiring send or command";
 
 /// The event a payload's fields say it is: a tool call before it runs, or after (`error`).
 fn infer(obj: &Map<String, Value>) -> Option<&'static str> {

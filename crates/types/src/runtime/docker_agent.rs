@@ -82,10 +82,13 @@ pub(super) const PROFILE: Profile = Profile {
         // a drop-in of the wrong shape is skipped whole, so they are not wired).
         events: &[("pre_tool_use", Some("*")), ("post_tool_use", Some("*")), ("user_prompt_submit", None), ("stop", None)],
         layout: Layout::DropIn,
-        http: Err("docker-agent's hooks are commands: use --wiring send (a thin client per event) or command"),
-        mcp: Err("docker-agent's hooks are commands: use --wiring send (a thin client per event) or command; `hookhost mcp proxy` covers its MCP servers"),
+        http: Err(COMMANDS),
+        mcp: Err(COMMANDS),
     }),
 };
 
-const NO_PROJECT: &str = "docker-agent has no project hooks file (its hooks are in each agent's YAML and in your user config): use --scope user, or add the entries docs/INTEGRATIONS.md shows to the agent's YAML";
+// (The built-in guard links every profile: its strings count towards the guard's three pages of
+// memory, host/src/builtin.rs. Keep them short.)
+const NO_PROJECT: &str = "docker-agent has no project hooks file (a project's are in its agent YAML): use --scope user";
+const COMMANDS: &str = "docker-agent's hooks are commands: use --wiring send or command";
 const NO_MANAGED: &str = "docker-agent has no managed settings: wire it at --scope user for each user";

@@ -63,9 +63,10 @@ pub(super) const PROFILE: Profile = Profile {
         managed: Managed { unix: Err(NO_MANAGED), macos: Err(NO_MANAGED), windows: Err(NO_MANAGED) },
         events: &[("pre_tool_call", None), ("on_user_message", None)],
         layout: Layout::YamlList,
-        http: Err("Starchild's http hooks may not reach a loopback address (unless STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL=1): use --wiring send (a thin client per event) or command"),
-        mcp: Err("Starchild's hooks are commands and http only: use --wiring send (a thin client per event) or command"),
+        http: Err("Starchild's http hooks cannot reach loopback: use --wiring send or command"),
+        mcp: Err("Starchild's hooks are commands: use --wiring send or command"),
     }),
 };
 
-const NO_MANAGED: &str = "Starchild has no managed settings: its hooks are its workspace's (config/shell_hooks.yaml)";
+// (Short: the built-in guard links every profile, and its data must fit its three pages.)
+const NO_MANAGED: &str = "Starchild has no managed settings: its hooks are its workspace's";

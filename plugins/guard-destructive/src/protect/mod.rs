@@ -75,12 +75,10 @@ rules! {
 static NEEDLES: &[&str] = &[
     "hookh", "claude", "codex", "gemini", ".github", "copilot", "opencode", ".config", ".cache", ".local", "/etc", "/var", "settings", "hooks", "config.", "trustedfolders", "*** ", "kill",
     "xdg_", "home=", "fuser", "stop-process", "systemctl", "launchctl", "cursor-agent", "qwen", "library", "appdata", "programdata",
-    // docker-agent: its program and config directory, the variables that move it.
-    "docker-agent", "cagent", "agent_config_dir",
-    // Antigravity CLI's program and its project hooks' directory.
-    "agy ", ".agents",
-    // Starchild's hooks file and master switch.
-    "shell_hooks", "agent.yaml",
+    // docker-agent (its program, `~/.config/cagent`, `DOCKER_AGENT_CONFIG_DIR`), Antigravity
+    // CLI's `.agents/` and Starchild's `config/agent.yaml` ("hooks" covers its
+    // `shell_hooks.yaml`); `agy`, Antigravity CLI's program.
+    "agent", "agy ",
 ];
 
 /// Why this tool call would change or stop the hooks, or `None`.

@@ -142,15 +142,18 @@ pub fn protected(path: &str, cwd: Option<&str>, access: Access) -> Option<String
     // removing, moving or changing the mode of it as a whole reaches what it holds.
     let last = parts.last()?.as_str();
     if access == Access::Remove && !pure_wildcard(last) && !rebuildable {
-        let holds = FILES.iter().chain(DIRS).any(|p| p.contains('/') && component(last, p.split('/').next().unwrap_or("")))
+        let holds = FILES.iter().chain(DIRS).filter_map(|p| p.split_once('/')).any(|(first, _)| component(last, first))
             || DIRS.iter().any(|d| component(last, d))
             || (parts.len() == 2 && parts[0] == "/" && ROOTED.iter().any(|r| component(last, r.trim_start_matches('/').split('/').next().unwrap_or(""))));
         if holds {
             return Some(format!("{path}, which {HOLDS}"));
         }
     }
-    // A hook directory itself, given to a program that may write into it.
-    if !rebuildable && CONFIG_DIRS.iter().chain(DIRS).any(|d| ends_with(&parts, d)) {
+    // A hook directory itself, given to a program that may write into it (its last component
+    // first, a cheap compare: the guard judges every word of a brace expansion, thousands on a
+    // long line, within the line's fuel).
+    let names_dir = |d: &&str| component(last, d.rsplit('/').next().unwrap_or_default()) && ends_with(&parts, d);
+    if !rebuildable && CONFIG_DIRS.iter().chain(DIRS).any(names_dir) {
         return Some(if path.contains(['*', '?', '[']) { format!("{path}, which {HOLDS}") } else { describe() });
     }
     None
@@ -264,13 +267,20 @@ pub(super) fn pure_wildcard(part: &str) -> bool {
 /// (`build/*` against `hooks.lock`) is not named.
 pub(super) fn starts_with(parts: &[String], pattern: &str) -> bool {
     // A protected pattern's components (`/etc/hookhost` from the root), compared as they are
-    // split: no list is built.
-    let pattern = pattern.trim_start_matches('/');
-    let len = pattern.split('/').count();
-    parts.len() >= len && parts.iter().zip(pattern.split('/')).all(|(part, pat)| component(part, pat)) && parts[..len].iter().any(|part| !pure_wildcard(part))
+    // split, stopping at the first that differs: no list is built (this runs for every word of
+    // a brace expansion, thousands on a long line, within the line's fuel).
+    let mut n = 0;
+    for pat in pattern.trim_start_matches('/').split('/') {
+        match parts.get(n) {
+            Some(part) if component(part, pat) => n += 1,
+            _ => return false,
+        }
+    }
+    parts[..n].iter().any(|part| !pure_wildcard(part))
 }
 
 pub(super) fn ends_with(parts: &[String], pattern: &str) -> bool {
-    let len = pattern.trim_start_matches('/').split('/').count();
+    let pattern = pattern.trim_start_matches('/');
+    let len = pattern.bytes().filter(|&b| b == b'/').count() + 1;
     parts.len() >= len && starts_with(&parts[parts.len() - len..], pattern)
 }
