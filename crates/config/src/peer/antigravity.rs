@@ -9,8 +9,8 @@
 //! hook before a tool gives no decision, so a converted hook that fails there blocks; elsewhere
 //! its failure is a warning.
 
-use super::{ignored_keys, runtime_event, seconds, shell_executor};
-use crate::{NotRun, OnError, RawConfig, RawHook};
+use super::{handler_type, ignored_keys, runtime_event, seconds, shell_executor};
+use crate::{OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
 use hookhost_types::matcher::MatcherSpec;
 use hookhost_types::runtime::{MatchOn as On, Runtime};
@@ -92,17 +92,8 @@ pub(super) fn antigravity(doc: Value, problems: &mut Vec<Problem>) -> RawConfig 
 }
 
 fn handler(at: &str, event: &EventName, pattern: Option<&str>, h: &Value, raw: &mut RawConfig, problems: &mut Vec<Problem>) -> Option<RawHook> {
-    if !h.is_object() {
-        problems.push(Problem::at(at.to_string(), format!("must be a hook object, not {}", hookhost_types::text::json_kind(h))));
-        return None;
-    }
-    ignored_keys(at, h, KEYS, &mut raw.warnings);
-    match h.get("type").and_then(Value::as_str).unwrap_or("command") {
+    match handler_type(at, event, h, KEYS, raw, problems)? {
         "command" => {}
-        "prompt" => {
-            raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: "prompt".into(), why: "a prompt hook adds text for the model; hookhost runs programs".into() });
-            return None;
-        }
         other => {
             problems.push(Problem::at(format!("{at}.type"), format!("{other:?} is not a hook type Antigravity CLI runs (command or prompt); it would reject the whole file")));
             return None;

@@ -7,7 +7,7 @@
 //! `failClosed: true`: so do the converted hooks (a block on their failure, else a warning).
 
 use hookhost_types::Problem;
-use super::{anchored_matcher, hooks_by_event, ignored_keys, runtime_event, seconds, shell_executor, version_one};
+use super::{anchored_matcher, handler_type, hooks_by_event, runtime_event, seconds, shell_executor, version_one};
 use crate::{NotRun, OnError, RawConfig, RawHook};
 use hookhost_types::event::EventName;
 use hookhost_types::runtime::{MatchOn as On, Runtime};
@@ -41,17 +41,8 @@ pub(super) fn cursor(doc: Value, problems: &mut Vec<Problem>) -> RawConfig {
 }
 
 fn entry(at: &str, event: &EventName, on: On, h: &Value, raw: &mut RawConfig, problems: &mut Vec<Problem>) -> Option<RawHook> {
-    if !h.is_object() {
-        problems.push(Problem::at(at.to_string(), format!("must be a hook object, not {}", hookhost_types::text::json_kind(h))));
-        return None;
-    }
-    ignored_keys(at, h, KEYS, &mut raw.warnings);
-    match h.get("type").and_then(Value::as_str).unwrap_or("command") {
+    match handler_type(at, event, h, KEYS, raw, problems)? {
         "command" => {}
-        "prompt" => {
-            raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: "prompt".into(), why: "a prompt hook asks a model; hookhost runs programs".into() });
-            return None;
-        }
         other => {
             raw.not_run.push(NotRun { at: at.into(), event: event.config_name(), kind: other.into(), why: format!("{other:?} is not a hook type hookhost knows") });
             return None;

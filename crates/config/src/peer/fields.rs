@@ -137,6 +137,24 @@ pub(super) fn ignored_keys(at: &str, h: &Value, known: &[&str], warnings: &mut V
     }
 }
 
+/// A handler object's `type` (`command` when it names none), with a warning for each key
+/// `keys` does not list. `None` when there is nothing to run: not an object (a problem), or a
+/// `prompt` handler (listed as not run). Cursor's and Antigravity CLI's flat handlers.
+pub(super) fn handler_type<'a>(at: &str, event: &EventName, h: &'a Value, keys: &[&str], raw: &mut RawConfig, problems: &mut Vec<Problem>) -> Option<&'a str> {
+    if !h.is_object() {
+        problems.push(Problem::at(at.to_string(), format!("must be a hook object, not {}", hookhost_types::text::json_kind(h))));
+        return None;
+    }
+    ignored_keys(at, h, keys, &mut raw.warnings);
+    match h.get("type").and_then(Value::as_str).unwrap_or("command") {
+        "prompt" => {
+            raw.not_run.push(crate::NotRun { at: at.into(), event: event.config_name(), kind: "prompt".into(), why: "a prompt hook is text for a model; hookhost runs programs".into() });
+            None
+        }
+        kind => Some(kind),
+    }
+}
+
 /// A file's `"version": 1`, which GitHub Copilot CLI's and Cursor's hook files carry.
 pub(super) fn version_one(doc: &Value, runtime: Runtime, problems: &mut Vec<Problem>) {
     match doc.get("version") {
