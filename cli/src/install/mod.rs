@@ -255,7 +255,8 @@ pub(crate) fn install(args: InstallArgs) -> Result<ExitCode> {
     let runtimes = if args.runtime.is_empty() {
         let found = detected(&places);
         if found.is_empty() {
-            return Err(usage("no agent runtime found on this machine (claude, codex, gemini, copilot or opencode on PATH, or its directory in your home): name one with --runtime"));
+            let programs: Vec<&str> = Runtime::all().iter().map(|r| r.program()).collect();
+            return Err(usage(format!("no agent runtime found on this machine ({} on PATH, or its directory in your home): name one with --runtime", programs.join(", "))));
         }
         say!("runtimes found: {}", found.iter().map(|r| r.name()).collect::<Vec<_>>().join(", "));
         if args.scope == Scope::Managed {
