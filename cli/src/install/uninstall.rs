@@ -16,20 +16,22 @@ pub(super) fn undo(rec: &Record, current: &str, latest: bool) -> Result<Option<S
     }
     let runtime = Runtime::all().iter().copied().find(|r| r.name() == rec.runtime).ok_or_else(|| format!("{}: recorded for an unknown runtime {:?}", rec.path.display(), rec.runtime))?;
     match rec.role {
-        // hookhost's plugin or drop-in, changed since: still hookhost's, so it goes; else it is
-        // someone's.
-        Role::Hooks if whole_file(runtime).is_some() => Ok(if whole_file(runtime).is_some_and(|ours| ours(current)) { None } else { Some(current.to_string()) }),
-        Role::Hooks if runtime.is_yaml_list() => yaml_list::unwire(current).map(Some).map_err(|e| format!("{}: {e}; nothing was changed", rec.path.display())),
-        Role::Hooks => {
-            let old = parse_json(&rec.path, Some(current))?;
-            let mut doc = old.clone();
-            runtimes::unwire(runtime, &mut doc);
-            // The keys install set in the document itself (Claude Code's allowManagedHooksOnly).
-            for key in &rec.added {
-                doc.remove(key);
+        Role::Hooks => match whole_file(runtime) {
+            // hookhost's plugin or drop-in, changed since: still hookhost's, so it goes; else it
+            // is someone's.
+            Some(ours) => Ok((!ours(current)).then(|| current.to_string())),
+            None if runtime.is_yaml_list() => yaml_list::unwire(current).map(Some).map_err(|e| format!("{}: {e}; nothing was changed", rec.path.display())),
+            None => {
+                let old = parse_json(&rec.path, Some(current))?;
+                let mut doc = old.clone();
+                runtimes::unwire(runtime, &mut doc);
+                // The keys install set in the document itself (Claude Code's allowManagedHooksOnly).
+                for key in &rec.added {
+                    doc.remove(key);
+                }
+                Ok(Some(rendered(&doc, &old, Some(current))))
             }
-            Ok(Some(rendered(&doc, &old, Some(current))))
-        }
+        },
         Role::ManagedConfig => Ok(Some(current.to_string())),
         Role::McpServer => {
             let old = parse_json(&rec.path, Some(current))?;

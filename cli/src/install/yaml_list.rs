@@ -13,15 +13,16 @@ use yaml_edit::Document;
 /// The key holding the list.
 const KEY: &str = "hooks";
 
-/// The entries of a file's list, as data (what the runtime reads), or why it has none.
-fn entries(text: &str) -> Result<Vec<serde_json::Value>, String> {
+/// The entries of a file's list, as data (what the runtime reads): `None` when it has none (an
+/// empty file, no `hooks` key, or one with no value), or why it cannot be read.
+fn entries(text: &str) -> Result<Option<Vec<serde_json::Value>>, String> {
     if text.trim().is_empty() {
-        return Ok(Vec::new());
+        return Ok(None);
     }
     let value: serde_json::Value = serde_norway::from_str(text).map_err(|e| format!("it is not valid YAML ({e})"))?;
     match value.get(KEY) {
-        None | Some(serde_json::Value::Null) if value.is_object() || value.is_null() => Ok(Vec::new()),
-        Some(serde_json::Value::Array(items)) => Ok(items.clone()),
+        Some(serde_json::Value::Array(items)) => Ok(Some(items.clone())),
+        None | Some(serde_json::Value::Null) if value.is_object() || value.is_null() => Ok(None),
         Some(_) => Err(format!("its `{KEY}` is not a list")),
         None => Err("it does not hold a mapping".into()),
     }
@@ -44,40 +45,45 @@ fn entry(runtime: Runtime, target: &Target, event: &str) -> Json {
 /// them (`None`), everything else kept as it was.
 fn edit(text: Option<&str>, ours: Option<Vec<Json>>) -> Result<String, String> {
     let text = text.unwrap_or("");
-    let before = entries(text)?;
+    let list = entries(text)?;
+    let before = list.clone().unwrap_or_default();
     let ours = ours.unwrap_or_default();
-    let kept: Vec<serde_json::Value> = before.iter().filter(|e| !is_ours(e)).cloned().collect();
-    let wanted: Vec<serde_json::Value> = kept.iter().cloned().chain(ours.iter().map(Json::to_value)).collect();
+    let wanted: Vec<serde_json::Value> = before.iter().filter(|e| !is_ours(e)).cloned().chain(ours.iter().map(Json::to_value)).collect();
     if wanted == before {
         return Ok(text.to_string());
     }
-    let after = if text.trim().is_empty() || before.is_empty() && !text.contains(KEY) {
-        // No list yet (so nothing of the user's in one): append one; the rest of the file,
-        // comments included, stays above it.
-        let mut list = Json::obj();
-        list.set(KEY, Json::Array(ours));
-        let list = serde_norway::to_string(&list).map_err(|e| format!("cannot write YAML: {e}"))?;
-        let sep = if text.is_empty() || text.ends_with('\n') { "" } else { "\n" };
-        format!("{text}{sep}{list}")
-    } else {
-        let doc = Document::from_str(text).map_err(|e| format!("cannot edit it as YAML ({e})"))?;
-        let mapping = doc.as_mapping().ok_or("it does not hold a mapping")?;
-        let list = mapping.get_sequence(KEY).ok_or(format!("its `{KEY}` is not a list"))?;
-        for i in (0..before.len()).rev() {
-            if is_ours(&before[i]) {
-                list.remove(i);
+    let yaml = |v: &Json| serde_norway::to_string(v).map_err(|e| format!("cannot write YAML: {e}"));
+    // A mapping of the user's is edited in place; an empty (or comments-only) file gets the list
+    // after what it holds.
+    let doc = Document::from_str(text).ok().filter(|d| d.as_mapping().is_some());
+    let after = match (doc, list) {
+        (Some(doc), Some(_)) => {
+            let items = doc.as_mapping().and_then(|m| m.get_sequence(KEY)).ok_or(format!("its `{KEY}` is not a list"))?;
+            for i in (0..before.len()).rev().filter(|&i| is_ours(&before[i])) {
+                items.remove(i);
             }
+            for item in &ours {
+                let node = Document::from_str(&yaml(item)?).map_err(|e| format!("cannot write YAML: {e}"))?;
+                items.push(node.as_mapping().ok_or("cannot write YAML: an entry is not a mapping")?);
+            }
+            doc.to_string()
         }
-        for item in ours {
-            let one = serde_norway::to_string(&item).map_err(|e| format!("cannot write YAML: {e}"))?;
-            let node = Document::from_str(&one).map_err(|e| format!("cannot write YAML: {e}"))?;
-            list.push(node.as_mapping().ok_or("cannot write YAML: an entry is not a mapping")?);
+        // No list yet (none of the user's entries, then): `hooks:` set to hookhost's.
+        (Some(doc), None) => {
+            let new = Document::from_str(&yaml(&Json::Array(ours))?).map_err(|e| format!("cannot write YAML: {e}"))?;
+            doc.as_mapping().ok_or("it does not hold a mapping")?.set(KEY, new.as_sequence().ok_or("cannot write YAML: the entries are not a list")?);
+            doc.to_string()
         }
-        doc.to_string()
+        (None, _) => {
+            let mut file = Json::obj();
+            file.set(KEY, Json::Array(ours));
+            let sep = if text.is_empty() || text.ends_with('\n') { "" } else { "\n" };
+            format!("{text}{sep}{}", yaml(&file)?)
+        }
     };
     // What the runtime will read must be exactly what was meant: else write nothing.
     match entries(&after) {
-        Ok(read) if read == wanted => Ok(after),
+        Ok(read) if read.as_deref().unwrap_or_default() == wanted.as_slice() => Ok(after),
         _ => Err(format!("could not edit its `{KEY}` list so that it reads back as intended; add the entries docs/INTEGRATIONS.md shows by hand")),
     }
 }
@@ -95,15 +101,13 @@ pub(crate) fn unwire(text: &str) -> Result<String, String> {
 /// The file as a hooks document (`{"hooks": {event: [entry, …]}}`, as a JSON hooks file holds
 /// its handlers), or why the runtime would not read it.
 pub(crate) fn read(text: &str) -> Result<Json, String> {
-    let mut by_event: Vec<(String, Vec<serde_json::Value>)> = Vec::new();
-    for e in entries(text)? {
+    let mut hooks = serde_json::Map::new();
+    for e in entries(text)?.unwrap_or_default() {
         let event = e.get("event").and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
-        match by_event.iter_mut().find(|(name, _)| *name == event) {
-            Some((_, list)) => list.push(e),
-            None => by_event.push((event, vec![e])),
+        if let serde_json::Value::Array(list) = hooks.entry(event).or_insert_with(|| serde_json::Value::Array(Vec::new())) {
+            list.push(e);
         }
     }
-    let hooks: serde_json::Map<String, serde_json::Value> = by_event.into_iter().map(|(k, v)| (k, serde_json::Value::Array(v))).collect();
     let mut doc = Json::obj();
     doc.set("hooks", serde_json::from_value(serde_json::Value::Object(hooks)).map_err(|e| e.to_string())?);
     Ok(doc)
@@ -132,7 +136,7 @@ mod tests {
         let wired = wire(starchild(), Some(MINE), &target()).unwrap();
         assert!(wired.starts_with("# my hooks\nhooks:\n  - event: pre_tool_call\n    matcher: \"rm -rf|mkfs\"  # the guard\n"), "{wired}");
         assert!(wired.contains("# end"), "{wired}");
-        let read = entries(&wired).unwrap();
+        let read = entries(&wired).unwrap().unwrap();
         assert_eq!(read.len(), 1 + starchild().events().len(), "{wired}");
         assert_eq!(read[1], serde_json::json!({"event": "pre_tool_call", "command": "'/opt/my tools/hookhost' run --output starchild"}));
         assert_eq!(wire(starchild(), Some(&wired), &target()).unwrap(), wired, "a second run changes nothing");
@@ -148,10 +152,17 @@ mod tests {
     #[test]
     fn a_new_or_listless_file_gets_a_list() {
         let fresh = wire(starchild(), None, &target()).unwrap();
-        assert_eq!(entries(&fresh).unwrap().len(), starchild().events().len(), "{fresh}");
+        assert_eq!(entries(&fresh).unwrap().unwrap().len(), starchild().events().len(), "{fresh}");
         let other = wire(starchild(), Some("# nothing yet\nversion: 1\n"), &target()).unwrap();
         assert!(other.starts_with("# nothing yet\nversion: 1\nhooks:\n"), "{other}");
-        assert_eq!(wire(starchild(), Some("hooks: []\n"), &target()).map(|t| entries(&t).unwrap().len()), Ok(starchild().events().len()));
+        assert_eq!(wire(starchild(), Some("hooks: []\n"), &target()).map(|t| entries(&t).unwrap().unwrap().len()), Ok(starchild().events().len()));
+        // A key with no value, and a comment that merely names the key, are no list yet.
+        let empty_key = wire(starchild(), Some("# my shell hooks\nversion: 1\nhooks:\nother: 2\n"), &target()).unwrap();
+        assert!(empty_key.starts_with("# my shell hooks\nversion: 1\nhooks:\n"), "{empty_key}");
+        assert_eq!(entries(&empty_key).unwrap().unwrap().len(), starchild().events().len(), "{empty_key}");
+        let comment_only = wire(starchild(), Some("# hooks go here\n"), &target()).unwrap();
+        assert!(comment_only.starts_with("# hooks go here\nhooks:\n"), "{comment_only}");
+        assert_eq!(entries(&comment_only).unwrap().unwrap().len(), starchild().events().len());
     }
 
     #[test]

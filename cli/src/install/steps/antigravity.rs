@@ -6,14 +6,14 @@
 
 use super::{settings, Steps};
 use crate::install::json::Json;
-use crate::install::runtimes::{Places, Runtime};
+use crate::install::runtimes::{Places, Runtime, Scope};
 
 pub(super) struct Antigravity;
 
 impl Steps for Antigravity {
-    fn switched_off(&self, _runtime: Runtime, places: &Places, _wired_managed: bool) -> Vec<String> {
+    fn switched_off(&self, runtime: Runtime, places: &Places, _wired_managed: bool) -> Vec<String> {
         let mut off = Vec::new();
-        for path in [places.home.join(".gemini/config/hooks.json"), places.project.join(".agents/hooks.json")] {
+        for path in [Scope::User, Scope::Project].into_iter().filter_map(|scope| runtime.hooks_file(scope, places).ok()) {
             let Some(doc) = settings(&path) else { continue };
             if doc.get("hooks").and_then(|h| h.get("enabled")).and_then(Json::as_bool) == Some(false) {
                 off.push(format!("{} says \"hooks\": {{\"enabled\": false}} (the named hook holding hookhost's entries)", path.display()));
