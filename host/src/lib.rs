@@ -32,6 +32,7 @@ mod dispatch;
 mod engine;
 mod error;
 mod host;
+pub mod kv;
 mod net;
 mod plugin;
 mod process;

@@ -1,0 +1,494 @@
+//! Hooks' session state (`hookhost:hooks/state@0.3.0`): a small key-value store per hook per
+//! session, kept in SQLite so that it outlives the `hookhost run` process that wrote it.
+//!
+//! - **Where**: one database per user, `{state dir}/state.sqlite3` (owner-only, like the rest of
+//!   the state directory), or in memory ([`StateStore::in_memory`]: `replay`, `diff`, `test`).
+//! - **Scope**: every row belongs to one (user, project, session, hook). A hook reads and writes
+//!   only its own rows of the session it is called for; nothing in the contract names another
+//!   scope. The project is the event's working directory's repository root (its nearest
+//!   ancestor with `.git`, else the directory itself), so a session id two projects happen to
+//!   share does not mix them.
+//! - **Bounds** ([`StateLimits`]): keys per scope, bytes per key and value, bytes per scope. A
+//!   write over a bound is an error the hook sees ([`StateError::Quota`]); nothing is written.
+//! - **Expiry**: every row has one; a write without a TTL lives [`StateLimits::ttl`] from that
+//!   write. Expired rows are invisible at once and deleted when a store opens and every
+//!   [`PURGE_EVERY`] writes. A session's rows are deleted when its `session_end` is dispatched.
+//! - **Concurrency and crashes**: SQLite in WAL mode, one write transaction per call
+//!   (`BEGIN IMMEDIATE`: concurrent `run`s queue on SQLite's lock, bounded by the hook's
+//!   deadline), `synchronous = NORMAL` — a commit is in the WAL before the call returns, so a
+//!   process killed at any point leaves every committed write readable and no torn one. (Power
+//!   loss may drop the last commits; it cannot corrupt the file.) `incr` reads and writes in one
+//!   transaction, so 100 concurrent increments make 100.
+//! - **Serve**: one connection for the life of the host, statements prepared once, and a read
+//!   cache checked against `PRAGMA data_version` (which changes when another process commits).
+//!
+//! The store opens on the first call a hook makes: a hook that never uses state costs nothing.
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Expired rows are deleted every this many writes (and when a store opens).
+pub const PURGE_EVERY: u32 = 256;
+
+/// The store's file name in the state directory.
+pub const FILE_NAME: &str = "state.sqlite3";
+
+/// The schema version this hookhost writes (`PRAGMA user_version`).
+const SCHEMA_VERSION: i64 = 1;
+
+/// How much one hook may keep in one session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateLimits {
+    /// Keys per hook per session.
+    pub max_keys: u32,
+    /// Bytes of one key (UTF-8).
+    pub max_key_bytes: u32,
+    /// Bytes of one value.
+    pub max_value_bytes: u32,
+    /// Bytes of all keys and values of one hook in one session.
+    pub max_bytes: u64,
+    /// How long a value written without a TTL lives; also the longest TTL a hook may ask for.
+    pub ttl: Duration,
+}
+
+impl Default for StateLimits {
+    fn default() -> StateLimits {
+        StateLimits { max_keys: 1024, max_key_bytes: 256, max_value_bytes: 64 * 1024, max_bytes: 1024 * 1024, ttl: Duration::from_secs(24 * 60 * 60) }
+    }
+}
+
+/// Why a state call failed, as the hook sees it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// The write would pass a bound; nothing was written.
+    #[error("{0}")]
+    Quota(String),
+    /// The key or value is not acceptable (empty key, a value `incr` cannot add to).
+    #[error("{0}")]
+    Invalid(String),
+    /// The store cannot be opened, read or written (the message names the file and the fix).
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+/// Whose rows: one hook in one session of one project of one user.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Scope {
+    /// The OS user (`uid:1000`; `user:NAME` on Windows).
+    pub user: String,
+    /// The project root ([`project_of`]), `""` when the event has no working directory.
+    pub project: String,
+    /// The event's session id.
+    pub session: String,
+    /// The hook's id (`user:guard`, `{bundle}:{name}`).
+    pub hook: String,
+}
+
+impl Scope {
+    /// The scope of `hook` for an event of `session` in `cwd`, for this OS user.
+    pub fn of(hook: &str, session: &str, cwd: Option<&str>) -> Scope {
+        Scope { user: os_user(), project: project_of(cwd), session: session.to_string(), hook: hook.to_string() }
+    }
+}
+
+/// The OS user's name (the store is per user already; the column makes a shared file safe too).
+fn os_user() -> String {
+    static USER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    USER.get_or_init(|| {
+        #[cfg(unix)]
+        {
+            // SAFETY: getuid has no preconditions and cannot fail.
+            format!("uid:{}", unsafe { libc::getuid() })
+        }
+        #[cfg(not(unix))]
+        {
+            std::env::var("USERNAME").map(|u| format!("user:{u}")).unwrap_or_default()
+        }
+    })
+    .clone()
+}
+
+/// The project a working directory belongs to: its nearest ancestor holding `.git`, else the
+/// directory itself; `""` when the event has none.
+pub fn project_of(cwd: Option<&str>) -> String {
+    let Some(cwd) = cwd.filter(|c| !c.is_empty()) else { return String::new() };
+    let start = Path::new(cwd);
+    start.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(start).to_string_lossy().into_owned()
+}
+
+/// Where the store lives.
+#[derive(Debug, Clone)]
+enum Backing {
+    File(PathBuf),
+    /// A private in-memory database, gone with the host.
+    Memory,
+    /// No state directory is known: every call says so.
+    Nowhere(String),
+}
+
+/// The state of every hook of a host (see the module docs).
+pub struct StateStore {
+    backing: Backing,
+    limits: StateLimits,
+    inner: Mutex<Inner>,
+    /// Seconds added to the clock (tests move time forward with it).
+    clock_offset: std::sync::atomic::AtomicI64,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Opened on first use; an error is kept (and reported to every call) rather than retried
+    /// on each one.
+    conn: Option<Result<Connection, StateError>>,
+    /// Values read or written through this connection, valid while `data_version` is unchanged.
+    cache: HashMap<(Scope, String), Option<(String, i64)>>,
+    data_version: i64,
+    writes: u32,
+}
+
+impl std::fmt::Debug for StateStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StateStore").field("backing", &self.backing).field("limits", &self.limits).finish()
+    }
+}
+
+
+impl StateStore {
+    /// The user's store: `$HOOKHOST_STATE_DIR` or hookhost's state directory, `state.sqlite3`.
+    pub fn for_user(limits: StateLimits) -> StateStore {
+        let dir = std::env::var_os("HOOKHOST_STATE_DIR").filter(|d| !d.is_empty()).map(PathBuf::from).or_else(hookhost_types::paths::state_dir);
+        match dir {
+            Some(dir) => StateStore::at(&dir.join(FILE_NAME), limits),
+            None => StateStore::new(Backing::Nowhere("no state directory is known: set HOME, XDG_STATE_HOME or HOOKHOST_STATE_DIR".into()), limits),
+        }
+    }
+
+    /// A store in this file (created with its directory on first use).
+    pub fn at(file: &Path, limits: StateLimits) -> StateStore {
+        StateStore::new(Backing::File(file.to_path_buf()), limits)
+    }
+
+    /// A throwaway store in memory (`replay`, `diff`, tests).
+    pub fn in_memory(limits: StateLimits) -> StateStore {
+        StateStore::new(Backing::Memory, limits)
+    }
+
+    fn new(backing: Backing, limits: StateLimits) -> StateStore {
+        StateStore { backing, limits, inner: Mutex::new(Inner::default()), clock_offset: Default::default() }
+    }
+
+    /// Now, in seconds since the epoch, as the store counts expiry.
+    fn now(&self) -> i64 {
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+        now + self.clock_offset.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Move this store's clock forward (tests of expiry).
+    #[cfg(test)]
+    pub(crate) fn advance(&self, by: Duration) {
+        self.clock_offset.fetch_add(by.as_secs() as i64, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Its file, when it has one.
+    pub fn file(&self) -> Option<&Path> {
+        match &self.backing {
+            Backing::File(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Its bounds.
+    pub fn limits(&self) -> StateLimits {
+        self.limits
+    }
+
+    /// Run `f` on the open connection (opening it first), the read cache made current.
+    fn with<R>(&self, deadline: Option<Instant>, f: impl FnOnce(&mut Inner) -> Result<R, StateError>) -> Result<R, StateError> {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if inner.conn.is_none() {
+            inner.conn = Some(self.open());
+        }
+        let conn = match inner.conn.as_ref().expect("just set") {
+            Ok(conn) => conn,
+            Err(e) => return Err(e.clone()),
+        };
+        // Wait for another writer no longer than the hook may run (and never forever).
+        let wait = deadline.map_or(Duration::from_secs(5), |d| d.saturating_duration_since(Instant::now())).min(Duration::from_secs(5));
+        conn.busy_timeout(wait.max(Duration::from_millis(1))).map_err(|e| self.unavailable("cannot set its lock timeout", &e))?;
+        let version: i64 = conn
+            .prepare_cached("PRAGMA data_version")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(|e| self.unavailable("cannot read", &e))?;
+        if version != inner.data_version {
+            inner.cache.clear();
+            inner.data_version = version;
+        }
+        f(&mut inner)
+    }
+
+    fn unavailable(&self, what: &str, e: &dyn std::fmt::Display) -> StateError {
+        match &self.backing {
+            Backing::File(f) => StateError::Unavailable(format!(
+                "hookhost's state store {} {what}: {e} (if the file is damaged, move it away: hookhost starts a new one)",
+                f.display()
+            )),
+            Backing::Memory => StateError::Unavailable(format!("hookhost's in-memory state store {what}: {e}")),
+            Backing::Nowhere(why) => StateError::Unavailable(why.clone()),
+        }
+    }
+
+    fn open(&self) -> Result<Connection, StateError> {
+        let conn = match &self.backing {
+            Backing::Nowhere(why) => return Err(StateError::Unavailable(why.clone())),
+            Backing::Memory => Connection::open_in_memory().map_err(|e| self.unavailable("cannot be opened", &e))?,
+            Backing::File(file) => {
+                prepare_file(file).map_err(|e| self.unavailable("cannot be created", &e))?;
+                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                Connection::open_with_flags(file, flags).map_err(|e| self.unavailable("cannot be opened", &e))?
+            }
+        };
+        conn.busy_timeout(Duration::from_secs(5)).map_err(|e| self.unavailable("cannot set its lock timeout", &e))?;
+        // WAL: readers never wait for the writer, a commit is one append, and a killed writer
+        // leaves the last committed state. Set once in the file; cheap to ask again.
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(|e| self.unavailable("cannot be read", &e))?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(|e| self.unavailable("cannot be read", &e))?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(|e| self.unavailable("cannot be read", &e))?;
+        if version > SCHEMA_VERSION {
+            return Err(self.unavailable("was written by a newer hookhost", &format_args!("schema {version}, this hookhost knows {SCHEMA_VERSION}")));
+        }
+        if version < SCHEMA_VERSION {
+            conn.execute_batch(
+                "BEGIN IMMEDIATE;
+                 CREATE TABLE IF NOT EXISTS kv (
+                   user TEXT NOT NULL, project TEXT NOT NULL, session TEXT NOT NULL, hook TEXT NOT NULL,
+                   key TEXT NOT NULL, value TEXT NOT NULL, expires INTEGER NOT NULL,
+                   PRIMARY KEY (user, project, session, hook, key)
+                 ) WITHOUT ROWID;
+                 CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires);
+                 PRAGMA user_version = 1;
+                 COMMIT;",
+            )
+            .map_err(|e| self.unavailable("cannot be set up", &e))?;
+        }
+        conn.execute("DELETE FROM kv WHERE expires <= ?1", [self.now()]).map_err(|e| self.unavailable("cannot be written", &e))?;
+        Ok(conn)
+    }
+
+    /// The value of `key`, if set and not expired.
+    pub fn get(&self, scope: &Scope, key: &str, deadline: Option<Instant>) -> Result<Option<String>, StateError> {
+        let now = self.now();
+        self.with(deadline, |inner| {
+            let cache_key = (scope.clone(), key.to_string());
+            if let Some(cached) = inner.cache.get(&cache_key) {
+                return Ok(cached.as_ref().filter(|(_, exp)| *exp > now).map(|(v, _)| v.clone()));
+            }
+            let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
+            let row: Option<(String, i64)> = conn
+                .prepare_cached("SELECT value, expires FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5")
+                .and_then(|mut s| s.query_row(params![scope.user, scope.project, scope.session, scope.hook, key], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+                .map_err(|e| self.unavailable("cannot be read", &e))?;
+            let value = row.as_ref().filter(|(_, exp)| *exp > now).map(|(v, _)| v.clone());
+            inner.cache.insert(cache_key, row);
+            Ok(value)
+        })
+    }
+
+    /// Set `key` to `value` for `ttl` (at most, and by default, [`StateLimits::ttl`]).
+    pub fn set(&self, scope: &Scope, key: &str, value: &str, ttl: Option<Duration>, deadline: Option<Instant>) -> Result<(), StateError> {
+        self.check_key(key)?;
+        self.check_value(key, value.len())?;
+        let expires = self.expiry(ttl);
+        self.write(scope, key, deadline, |_old| Ok((Some(value.to_string()), expires)))
+    }
+
+    /// Delete `key` (nothing happens when it is not set).
+    pub fn delete(&self, scope: &Scope, key: &str, deadline: Option<Instant>) -> Result<(), StateError> {
+        self.check_key(key)?;
+        self.write(scope, key, deadline, |_old| Ok((None, 0)))
+    }
+
+    /// Add `delta` to the integer under `key` (a key not set counts as 0) and return the sum,
+    /// atomically: concurrent increments from other processes are never lost. The key's expiry
+    /// is renewed as by [`StateStore::set`].
+    pub fn incr(&self, scope: &Scope, key: &str, delta: i64, ttl: Option<Duration>, deadline: Option<Instant>) -> Result<i64, StateError> {
+        self.check_key(key)?;
+        let expires = self.expiry(ttl);
+        let mut sum = 0;
+        self.write(scope, key, deadline, |old| {
+            let current = match old {
+                None => 0,
+                Some(text) => text.trim().parse::<i64>().map_err(|_| StateError::Invalid(format!("state key {key:?} holds {:?}, not an integer: incr cannot add to it", cut(text, 40))))?,
+            };
+            sum = current.checked_add(delta).ok_or_else(|| StateError::Invalid(format!("state key {key:?}: {current} + {delta} overflows a 64-bit integer")))?;
+            Ok((Some(sum.to_string()), expires))
+        })?;
+        Ok(sum)
+    }
+
+    /// The scope's keys that start with `prefix`, sorted, without expired ones.
+    pub fn keys(&self, scope: &Scope, prefix: &str, deadline: Option<Instant>) -> Result<Vec<String>, StateError> {
+        let now = self.now();
+        self.with(deadline, |inner| {
+            let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
+            let mut stmt = conn
+                .prepare_cached("SELECT key FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND expires > ?5 AND substr(key, 1, length(?6)) = ?6 ORDER BY key")
+                .map_err(|e| self.unavailable("cannot be read", &e))?;
+            let rows = stmt
+                .query_map(params![scope.user, scope.project, scope.session, scope.hook, now, prefix], |r| r.get::<_, String>(0))
+                .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+                .map_err(|e| self.unavailable("cannot be read", &e))?;
+            Ok(rows)
+        })
+    }
+
+    /// Every key and value of one scope (for `hookhost test`'s report), sorted by key.
+    pub fn entries(&self, scope: &Scope) -> Result<Vec<(String, String)>, StateError> {
+        let keys = self.keys(scope, "", None)?;
+        let mut out = Vec::with_capacity(keys.len());
+        for key in keys {
+            if let Some(value) = self.get(scope, &key, None)? {
+                out.push((key, value));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Delete a session's rows, every hook's: its `session_end` was dispatched. A store never
+    /// opened and with no file is left alone (there is nothing to delete).
+    pub fn end_session(&self, user: &str, project: &str, session: &str) -> Result<usize, StateError> {
+        if let Backing::File(f) = &self.backing {
+            let opened = self.inner.lock().unwrap_or_else(|p| p.into_inner()).conn.is_some();
+            if !opened && !f.exists() {
+                return Ok(0);
+            }
+        }
+        self.with(None, |inner| {
+            let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
+            let n = conn
+                .execute("DELETE FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3", params![user, project, session])
+                .map_err(|e| self.unavailable("cannot be written", &e))?;
+            inner.cache.retain(|(scope, _), _| !(scope.user == user && scope.project == project && scope.session == session));
+            Ok(n)
+        })
+    }
+
+    fn expiry(&self, ttl: Option<Duration>) -> i64 {
+        let ttl = ttl.map_or(self.limits.ttl, |t| t.min(self.limits.ttl));
+        self.now().saturating_add(ttl.as_secs().max(1) as i64)
+    }
+
+    fn check_key(&self, key: &str) -> Result<(), StateError> {
+        if key.is_empty() {
+            return Err(StateError::Invalid("a state key cannot be empty".into()));
+        }
+        if key.len() > self.limits.max_key_bytes as usize {
+            return Err(StateError::Quota(format!("state key {:?}… is {} bytes; the limit is {}", cut(key, 40), key.len(), self.limits.max_key_bytes)));
+        }
+        Ok(())
+    }
+
+    fn check_value(&self, key: &str, len: usize) -> Result<(), StateError> {
+        if len > self.limits.max_value_bytes as usize {
+            return Err(StateError::Quota(format!("the value for state key {key:?} is {len} bytes; the limit is {}", self.limits.max_value_bytes)));
+        }
+        Ok(())
+    }
+
+    /// One write transaction on one key: `change` maps its current value (none: not set or
+    /// expired) to the new one (none: delete) and its expiry; the scope's bounds are checked
+    /// against what the scope would hold after it.
+    fn write(
+        &self,
+        scope: &Scope,
+        key: &str,
+        deadline: Option<Instant>,
+        change: impl FnOnce(Option<&str>) -> Result<(Option<String>, i64), StateError>,
+    ) -> Result<(), StateError> {
+        let now = self.now();
+        let limits = self.limits;
+        self.with(deadline, |inner| {
+            let conn = inner.conn.as_mut().and_then(|c| c.as_mut().ok()).expect("open");
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| self.unavailable("cannot be written", &e))?;
+            let old: Option<String> = tx
+                .prepare_cached("SELECT value FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5 AND expires > ?6")
+                .and_then(|mut s| s.query_row(params![scope.user, scope.project, scope.session, scope.hook, key, now], |r| r.get(0)).optional())
+                .map_err(|e| self.unavailable("cannot be read", &e))?;
+            let (new, expires) = change(old.as_deref())?;
+            match &new {
+                Some(value) => {
+                    self.check_value(key, value.len())?;
+                    let (keys, bytes): (i64, i64) = tx
+                        .prepare_cached("SELECT count(*), coalesce(sum(length(CAST(key AS BLOB)) + length(CAST(value AS BLOB))), 0) FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND expires > ?5")
+                        .and_then(|mut s| s.query_row(params![scope.user, scope.project, scope.session, scope.hook, now], |r| Ok((r.get(0)?, r.get(1)?))))
+                        .map_err(|e| self.unavailable("cannot be read", &e))?;
+                    let (keys_after, bytes_after) = match &old {
+                        Some(o) => (keys, bytes - o.len() as i64 + value.len() as i64),
+                        None => (keys + 1, bytes + (key.len() + value.len()) as i64),
+                    };
+                    if keys_after > i64::from(limits.max_keys) {
+                        return Err(StateError::Quota(format!("this hook already keeps {keys} state keys in this session; the limit is {}", limits.max_keys)));
+                    }
+                    if bytes_after > limits.max_bytes as i64 {
+                        return Err(StateError::Quota(format!(
+                            "setting state key {key:?} would bring this hook's state in this session to {bytes_after} bytes; the limit is {}",
+                            limits.max_bytes
+                        )));
+                    }
+                    tx.prepare_cached("INSERT OR REPLACE INTO kv (user, project, session, hook, key, value, expires) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                        .and_then(|mut s| s.execute(params![scope.user, scope.project, scope.session, scope.hook, key, value, expires]))
+                        .map_err(|e| self.unavailable("cannot be written", &e))?;
+                }
+                None => {
+                    tx.prepare_cached("DELETE FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5")
+                        .and_then(|mut s| s.execute(params![scope.user, scope.project, scope.session, scope.hook, key]))
+                        .map_err(|e| self.unavailable("cannot be written", &e))?;
+                }
+            }
+            tx.commit().map_err(|e| self.unavailable("cannot be written", &e))?;
+            inner.writes = inner.writes.wrapping_add(1);
+            if inner.writes % PURGE_EVERY == 0 {
+                let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
+                // Best effort: an expired row is invisible whether or not it is gone.
+                let _ = conn.execute("DELETE FROM kv WHERE expires <= ?1", [now]);
+            }
+            inner.cache.insert((scope.clone(), key.to_string()), new.map(|v| (v, expires)));
+            Ok(())
+        })
+    }
+}
+
+/// Create the store's directory (owner-only) and the file itself owner-only, before SQLite
+/// opens it (SQLite gives its WAL and shared-memory files the database file's mode).
+fn prepare_file(file: &Path) -> std::io::Result<()> {
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(file).map(drop)
+}
+
+fn cut(s: &str, chars: usize) -> &str {
+    s.char_indices().nth(chars).map_or(s, |(i, _)| &s[..i])
+}
+
+/// A hook's handle on the store for one call: the store and the call's scope.
+#[derive(Clone, Debug)]
+pub struct ScopedState {
+    /// The host's store.
+    pub store: Arc<StateStore>,
+    /// Whose rows the calls read and write.
+    pub scope: Scope,
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,254 @@
+use super::*;
+
+fn scope(user: &str, project: &str, session: &str, hook: &str) -> Scope {
+    Scope { user: user.into(), project: project.into(), session: session.into(), hook: hook.into() }
+}
+
+fn small() -> StateLimits {
+    StateLimits { max_keys: 3, max_key_bytes: 8, max_value_bytes: 10, max_bytes: 30, ttl: Duration::from_secs(100) }
+}
+
+#[test]
+fn a_value_outlives_its_store_and_each_scope_sees_only_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("state").join(FILE_NAME);
+    let a = scope("u1", "/p", "s1", "user:guard");
+    {
+        let store = StateStore::at(&file, StateLimits::default());
+        store.set(&a, "k", "v1", None, None).unwrap();
+    }
+    let store = StateStore::at(&file, StateLimits::default());
+    assert_eq!(store.get(&a, "k", None).unwrap().as_deref(), Some("v1"), "a new process reads it");
+    for other in [
+        scope("u2", "/p", "s1", "user:guard"),
+        scope("u1", "/q", "s1", "user:guard"),
+        scope("u1", "/p", "s2", "user:guard"),
+        scope("u1", "/p", "s1", "user:other"),
+    ] {
+        assert_eq!(store.get(&other, "k", None).unwrap(), None, "{other:?}");
+        assert!(store.keys(&other, "", None).unwrap().is_empty());
+        store.set(&other, "k", "theirs", None, None).unwrap();
+    }
+    assert_eq!(store.get(&a, "k", None).unwrap().as_deref(), Some("v1"), "the others' writes did not touch it");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::metadata(file.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
+    }
+}
+
+#[test]
+fn set_get_delete_keys_and_incr() {
+    let store = StateStore::in_memory(StateLimits::default());
+    let s = scope("u", "/p", "s", "h");
+    assert_eq!(store.get(&s, "a", None).unwrap(), None);
+    store.set(&s, "b/2", "two", None, None).unwrap();
+    store.set(&s, "b/1", "one", None, None).unwrap();
+    store.set(&s, "a", "x", None, None).unwrap();
+    assert_eq!(store.keys(&s, "b/", None).unwrap(), ["b/1", "b/2"]);
+    assert_eq!(store.keys(&s, "", None).unwrap(), ["a", "b/1", "b/2"]);
+    store.delete(&s, "a", None).unwrap();
+    store.delete(&s, "never-set", None).unwrap();
+    assert_eq!(store.get(&s, "a", None).unwrap(), None);
+    assert_eq!(store.incr(&s, "n", 5, None, None).unwrap(), 5);
+    assert_eq!(store.incr(&s, "n", -7, None, None).unwrap(), -2);
+    assert_eq!(store.get(&s, "n", None).unwrap().as_deref(), Some("-2"));
+    assert_eq!(store.entries(&s).unwrap(), [("b/1".to_string(), "one".to_string()), ("b/2".into(), "two".into()), ("n".into(), "-2".into())]);
+    // A prefix with LIKE's wildcards means itself.
+    store.set(&s, "%x", "1", None, None).unwrap();
+    assert_eq!(store.keys(&s, "%", None).unwrap(), ["%x"]);
+    let err = store.incr(&s, "b/1", 1, None, None).unwrap_err();
+    assert_eq!(err, StateError::Invalid("state key \"b/1\" holds \"one\", not an integer: incr cannot add to it".into()));
+    store.set(&s, "big", &i64::MAX.to_string(), None, None).unwrap();
+    assert!(matches!(store.incr(&s, "big", 1, None, None), Err(StateError::Invalid(m)) if m.contains("overflows")));
+    assert_eq!(store.set(&s, "", "v", None, None), Err(StateError::Invalid("a state key cannot be empty".into())));
+}
+
+#[test]
+fn every_bound_is_an_error_and_writes_nothing() {
+    let store = StateStore::in_memory(small());
+    let s = scope("u", "/p", "s", "h");
+    assert_eq!(store.set(&s, "123456789", "v", None, None), Err(StateError::Quota("state key \"123456789\"… is 9 bytes; the limit is 8".into())));
+    assert_eq!(store.set(&s, "k", "12345678901", None, None), Err(StateError::Quota("the value for state key \"k\" is 11 bytes; the limit is 10".into())));
+    store.set(&s, "a", "1234567890", None, None).unwrap(); // 11 bytes
+    store.set(&s, "b", "1234567890", None, None).unwrap(); // 22
+    assert_eq!(
+        store.set(&s, "c", "1234567890", None, None),
+        Err(StateError::Quota("setting state key \"c\" would bring this hook's state in this session to 33 bytes; the limit is 30".into()))
+    );
+    assert_eq!(store.get(&s, "c", None).unwrap(), None, "nothing written");
+    store.set(&s, "c", "1", None, None).unwrap(); // 24, third key
+    assert_eq!(store.set(&s, "d", "1", None, None), Err(StateError::Quota("this hook already keeps 3 state keys in this session; the limit is 3".into())));
+    // Replacing a value counts its new size only; another scope has bounds of its own.
+    store.set(&s, "a", "1", None, None).unwrap();
+    store.set(&s, "c", "123456", None, None).unwrap();
+    store.set(&scope("u", "/p", "s", "other"), "d", "1234567890", None, None).unwrap();
+    assert!(matches!(store.incr(&s, "d", 1, None, None), Err(StateError::Quota(_))), "incr makes a key too");
+    store.delete(&s, "c", None).unwrap();
+    assert_eq!(store.incr(&s, "d", 1, None, None).unwrap(), 1, "room again after a delete");
+}
+
+#[test]
+fn values_expire_and_a_ttl_is_capped_by_the_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    let store = StateStore::at(&file, small());
+    let s = scope("u", "/p", "s", "h");
+    store.set(&s, "short", "1", Some(Duration::from_secs(10)), None).unwrap();
+    store.set(&s, "long", "1", Some(Duration::from_secs(1_000_000)), None).unwrap();
+    store.set(&s, "default", "1", None, None).unwrap();
+    store.advance(Duration::from_secs(11));
+    assert_eq!(store.get(&s, "short", None).unwrap(), None);
+    assert_eq!(store.keys(&s, "", None).unwrap(), ["default", "long"]);
+    assert_eq!(store.incr(&s, "short", 1, None, None).unwrap(), 1, "an expired value counts as not set");
+    store.advance(Duration::from_secs(101));
+    assert!(store.keys(&s, "", None).unwrap().is_empty(), "the host's ttl (100 s) caps a hook's");
+    // Expired rows do not count towards the bounds...
+    for k in ["a", "b", "c"] {
+        store.set(&s, k, "1", None, None).unwrap();
+    }
+    // ... and are deleted when a store opens.
+    let rows = || Connection::open(&file).unwrap().query_row("SELECT count(*) FROM kv", [], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(rows(), 6, "a, b, c beside the three expired ones");
+    let later = StateStore::at(&file, small());
+    later.advance(Duration::from_secs(300));
+    assert_eq!(later.get(&s, "a", None).unwrap(), None);
+    assert_eq!(rows(), 0);
+}
+
+#[test]
+fn ending_a_session_drops_every_hooks_state_of_that_session_only() {
+    let store = StateStore::in_memory(StateLimits::default());
+    let (a, b, other) = (scope("u", "/p", "s", "h1"), scope("u", "/p", "s", "h2"), scope("u", "/p", "s2", "h1"));
+    for s in [&a, &b, &other] {
+        store.set(s, "k", "v", None, None).unwrap();
+    }
+    assert_eq!(store.end_session("u", "/p", "s").unwrap(), 2);
+    assert_eq!(store.get(&a, "k", None).unwrap(), None);
+    assert_eq!(store.get(&b, "k", None).unwrap(), None);
+    assert_eq!(store.get(&other, "k", None).unwrap().as_deref(), Some("v"));
+    let dir = tempfile::tempdir().unwrap();
+    let never = StateStore::at(&dir.path().join(FILE_NAME), StateLimits::default());
+    assert_eq!(never.end_session("u", "/p", "s").unwrap(), 0);
+    assert!(!dir.path().join(FILE_NAME).exists(), "no store is made to delete nothing from");
+}
+
+#[test]
+fn concurrent_writers_on_one_file_lose_no_increment() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    let s = scope("u", "/p", "s", "h");
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let (file, s) = (file.clone(), s.clone());
+            std::thread::spawn(move || {
+                // A store (and connection) each, as separate processes have.
+                let store = StateStore::at(&file, StateLimits::default());
+                for i in 0..25 {
+                    store.incr(&s, "n", 1, None, None).unwrap();
+                    store.set(&s, &format!("t{t}/{i}"), "x", None, None).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let store = StateStore::at(&file, StateLimits::default());
+    assert_eq!(store.get(&s, "n", None).unwrap().as_deref(), Some("200"));
+    assert_eq!(store.keys(&s, "t", None).unwrap().len(), 200);
+}
+
+#[test]
+fn a_reader_sees_another_connections_writes_through_its_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    let s = scope("u", "/p", "s", "h");
+    let (serve, run) = (StateStore::at(&file, StateLimits::default()), StateStore::at(&file, StateLimits::default()));
+    assert_eq!(serve.get(&s, "k", None).unwrap(), None, "cached as not set");
+    run.set(&s, "k", "1", None, None).unwrap();
+    assert_eq!(serve.get(&s, "k", None).unwrap().as_deref(), Some("1"));
+    run.delete(&s, "k", None).unwrap();
+    assert_eq!(serve.get(&s, "k", None).unwrap(), None);
+}
+
+#[test]
+fn an_unusable_store_is_an_error_naming_the_file_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    std::fs::write(&file, b"this is not a database, but it is long enough to have a header of sorts ............................").unwrap();
+    let store = StateStore::at(&file, StateLimits::default());
+    let s = scope("u", "/p", "s", "h");
+    let err = store.get(&s, "k", None).unwrap_err();
+    let StateError::Unavailable(msg) = &err else { panic!("{err:?}") };
+    assert!(msg.starts_with(&format!("hookhost's state store {} cannot be read: file is not a database", file.display())), "{msg}");
+    assert!(msg.ends_with("(if the file is damaged, move it away: hookhost starts a new one)"), "{msg}");
+    assert_eq!(store.set(&s, "k", "v", None, None).unwrap_err(), err, "every call says the same");
+    assert!(std::fs::read(&file).unwrap().starts_with(b"this is not a database"), "the file is left as it was");
+    let newer = dir.path().join("newer.sqlite3");
+    Connection::open(&newer).unwrap().pragma_update(None, "user_version", 7).unwrap();
+    let err = StateStore::at(&newer, StateLimits::default()).get(&s, "k", None).unwrap_err();
+    assert!(err.to_string().contains("was written by a newer hookhost: schema 7, this hookhost knows 1"), "{err}");
+}
+
+/// The child of `a_writer_killed_mid_write_leaves_a_readable_store`: increments a counter and
+/// prints each value once committed, until it is killed.
+#[test]
+fn writer_child() {
+    let Some(file) = std::env::var_os("HOOKHOST_KV_CHILD") else { return };
+    let store = StateStore::at(Path::new(&file), StateLimits::default());
+    let s = scope("u", "/p", "s", "h");
+    let mut out = std::io::stdout();
+    loop {
+        let n = store.incr(&s, "n", 1, None, None).unwrap();
+        store.set(&s, &format!("k{}", n % 500), &"x".repeat(1000), None, None).unwrap();
+        use std::io::Write;
+        writeln!(out, "{n}").unwrap();
+        out.flush().unwrap();
+    }
+}
+
+#[test]
+fn a_writer_killed_mid_write_leaves_a_readable_store() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    for round in 0..3 {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "kv::tests::writer_child", "--nocapture", "--test-threads=1"])
+            .env("HOOKHOST_KV_CHILD", &file)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // The test harness's own lines ("running 1 test") are not numbers.
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines().map_while(Result::ok).filter_map(|l| l.trim().parse::<i64>().ok());
+        // Let it commit some, then kill it wherever it is (SIGKILL: no clean-up of any kind).
+        let mut last = 0;
+        for _ in 0..(200 + round * 150) {
+            last = lines.next().expect("the writer stopped before it was killed");
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let conn = Connection::open(&file).unwrap();
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        let store = StateStore::at(&file, StateLimits::default());
+        let n: i64 = store.get(&scope("u", "/p", "s", "h"), "n", None).unwrap().unwrap().parse().unwrap();
+        assert!(n >= last, "round {round}: every acknowledged write is there ({n} < {last})");
+    }
+}
+
+#[test]
+fn a_project_is_its_repository_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+    assert_eq!(project_of(Some(repo.join("src/deep").to_str().unwrap())), repo.to_string_lossy());
+    let loose = dir.path().join("loose");
+    assert_eq!(project_of(Some(loose.to_str().unwrap())), loose.to_string_lossy());
+    assert_eq!(project_of(None), "");
+    assert_eq!(project_of(Some("")), "");
+}
