@@ -6,7 +6,7 @@ use serde_json::Value;
 
 #[cfg(not(feature = "process"))]
 wit_bindgen::generate!({
-    path: "../wit/0.2.0",
+    path: "../wit/0.3.0",
     world: "hook",
     pub_export_macro: true,
     export_macro_name: "__export_hook_world",
@@ -17,7 +17,7 @@ wit_bindgen::generate!({
 // lets them load only where `process:exec` is granted.
 #[cfg(feature = "process")]
 wit_bindgen::generate!({
-    path: "../wit/0.2.0",
+    path: "../wit/0.3.0",
     world: "shell-hook",
     pub_export_macro: true,
     export_macro_name: "__export_hook_world",

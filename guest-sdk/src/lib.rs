@@ -31,6 +31,7 @@ mod heap;
 pub mod log;
 #[cfg(feature = "process")]
 pub mod process;
+pub mod state;
 
 #[doc(hidden)]
 pub mod bindings;

@@ -141,7 +141,22 @@ impl Host {
         if let Some(error) = audit_error {
             self.audit_failed(&error, can_block, &mut outcome);
         }
+        // The session is over: its state goes — after its background hooks, when it has any.
+        if name == EventName::SessionEnd && !self.has_background(&name) {
+            self.end_session_state(&ev);
+        }
         outcome
+    }
+
+    /// Drop every hook's state of the event's session (its `session_end`). A failure is
+    /// logged: the rows expire anyway.
+    fn end_session_state(&self, ev: &HookEvent) {
+        let scope = crate::kv::Scope::of("", &ev.session_id, ev.cwd.as_deref());
+        match self.kv.end_session(&scope.user, &scope.project, &scope.session) {
+            Ok(0) => {}
+            Ok(n) => tracing::debug!(session = %ev.session_id, "session ended: {n} state value(s) dropped"),
+            Err(e) => tracing::warn!(session = %ev.session_id, "session ended, but its hooks' state stays until it expires: {e}"),
+        }
     }
 
     /// How many of this event's hooks run at the same time: more than one only when they
@@ -208,6 +223,9 @@ impl Host {
         for trace in &scratch.hooks {
             tracing::info!(name: "hook.background", hook_id = %trace.id, decision = trace.decision.as_str(), error = trace.error.as_deref().unwrap_or(""), "background hook finished");
         }
+        if event.name == EventName::SessionEnd && self.has_background(&event.name) {
+            self.end_session_state(event);
+        }
         scratch.hooks
     }
 
@@ -258,7 +276,10 @@ impl Host {
         // the payload the hook must read (and may rewrite).
         let mut limits = hook.spec.limits;
         limits.fuel = limits.fuel.saturating_add(self.limits.fuel_per_payload_byte.saturating_mul(payload as u64));
-        Some(Invocation::Call(call, limits))
+        // State belongs to the plugin: the same plugin wired to several events (each its own
+        // hook id) shares one memory; different plugins never see each other's.
+        let kv = hook.plugin.uses_state().then(|| crate::kv::ScopedState::new(self.kv.clone(), &hook.spec.plugin.to_string(), &ev.session_id, ev.cwd.as_deref()));
+        Some(Invocation::Call(call, limits, kv))
     }
 
     /// Apply one hook's answer: `on_error` for a failure, the audit record, its effects, its

@@ -167,7 +167,7 @@ pub enum LoadError {
 }
 
 /// What a plugin may import, for messages.
-const PROVIDED: &str = "hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process at 0.1.0 and 0.2.0";
+const PROVIDED: &str = "hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process at 0.1.0, 0.2.0 and 0.3.0, and state at 0.3.0";
 
 /// What to change, per toolchain, when a plugin imports what hookhost does not provide.
 const UNSUPPORTED_IMPORT_FIX: &str = "build the hook against the `hook` world of hookhost's WIT (`hookhost wit DIR` writes it): Rust, drop the binding or crate that pulls the import in; componentize-py, pass `-w hook`; componentize-qjs or componentize-js, give `hook` as the world; C, generate with `wit-bindgen c` for the `hook` world";

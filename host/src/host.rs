@@ -81,6 +81,8 @@ pub struct Host {
     pub(crate) protection: String,
     /// Events come from a recording, not a runtime ([`Host::replaying`]).
     pub(crate) replayed: bool,
+    /// Hooks' session state (`hookhost:hooks/state`).
+    pub(crate) kv: Arc<crate::kv::StateStore>,
 }
 
 pub(crate) struct LoadedHook {
@@ -109,6 +111,7 @@ pub struct HostBuilder {
     cache_dir: Option<Option<PathBuf>>,
     limits: HostLimits,
     grant_all: Vec<Capability>,
+    kv: Option<crate::kv::StateStore>,
     #[cfg(feature = "bundles")]
     resolver: hookhost_bundle::Resolver,
 }
@@ -122,6 +125,7 @@ impl Default for HostBuilder {
             cache_dir: None,
             limits: HostLimits::default(),
             grant_all: Vec::new(),
+            kv: None,
             #[cfg(feature = "bundles")]
             resolver: Default::default(),
         }
@@ -169,6 +173,14 @@ impl HostBuilder {
         self
     }
 
+    /// Keep hooks' session state here. Default: the user's store
+    /// ([`StateStore::for_user`](crate::kv::StateStore::for_user): `$HOOKHOST_STATE_DIR`, else
+    /// hookhost's state directory), opened on the first state call a hook makes.
+    pub fn state_store(mut self, store: crate::kv::StateStore) -> Self {
+        self.kv = Some(store);
+        self
+    }
+
     /// Host-wide limits (default [`HostLimits::default`]).
     pub fn limits(mut self, limits: HostLimits) -> Self {
         self.limits = limits;
@@ -209,9 +221,10 @@ impl HostBuilder {
             None => Engine::shared()?,
         };
         let mut audit = self.audit;
+        let kv = Arc::new(self.kv.unwrap_or_else(|| crate::kv::StateStore::for_user(crate::kv::StateLimits::default())));
         let grant = |plan: Plan| plan.granting_all(&self.grant_all);
         match self.source {
-            Source::Plan(plan) => load(grant(plan), &engine, cache, &mut audit, self.limits).await,
+            Source::Plan(plan) => load(grant(plan), &engine, cache, &mut audit, self.limits, kv.clone()).await,
             Source::Layers(layers) => {
                 // A project layer that fails to load is left out, and the rest loads without it.
                 let fallback = layers.project_fallback();
@@ -221,14 +234,14 @@ impl HostBuilder {
                 let plan = hookhost_bundle::resolve_layers(layers, &resolver).await?.plan;
                 #[cfg(not(feature = "bundles"))]
                 let plan = layers.without_bundles()?;
-                match (load(grant(plan), &engine, cache.clone(), &mut audit, self.limits).await, fallback) {
+                match (load(grant(plan), &engine, cache.clone(), &mut audit, self.limits, kv.clone()).await, fallback) {
                     (Err(e), Some(fallback)) => {
                         let without = fallback.without_project(&fallback.failure(&e))?;
                         #[cfg(feature = "bundles")]
                         let plan = hookhost_bundle::resolve_layers(without, &resolver).await?.plan;
                         #[cfg(not(feature = "bundles"))]
                         let plan = without.without_bundles()?;
-                        load(grant(plan), &engine, cache, &mut audit, self.limits).await
+                        load(grant(plan), &engine, cache, &mut audit, self.limits, kv.clone()).await
                     }
                     (loaded, _) => loaded,
                 }
@@ -290,7 +303,7 @@ fn project_mount(plugin: &PluginRef, adapter: Option<&AdapterSettings>) -> Optio
 }
 
 /// Load every hook of a plan (`cache` was checked private by the caller).
-async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut Option<AuditLog>, limits: HostLimits) -> Result<Host, LoadError> {
+async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut Option<AuditLog>, limits: HostLimits, kv: Arc<crate::kv::StateStore>) -> Result<Host, LoadError> {
     let loader = Loader::new(engine, cache.clone())?;
     let accepted = crate::accepted::AcceptedSettings::new(cache.as_deref());
     tracing::debug!("linker ready");
@@ -399,6 +412,7 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         layer_sources: plan.layers().iter().map(|l| (l.kind.as_str(), l.source.clone())).collect(),
         protection: plan.protection(),
         replayed: false,
+        kv,
     })
 }
 
@@ -463,9 +477,17 @@ impl Host {
     }
 
     /// Mark every audit record this host writes from now on as replayed (`hookhost replay`,
-    /// `hookhost diff`): a recording's events are not production traffic.
+    /// `hookhost diff`): a recording's events are not production traffic. Hooks' state goes to
+    /// a throwaway store in memory from now on: a recording neither reads nor changes a live
+    /// session's.
     pub fn replaying(&mut self) {
         self.replayed = true;
+        self.kv = Arc::new(crate::kv::StateStore::in_memory(self.kv.limits()));
+    }
+
+    /// Where hooks' session state is kept.
+    pub fn state_store(&self) -> &Arc<crate::kv::StateStore> {
+        &self.kv
     }
 
     /// Which protection is in force and why, one line ending in a newline (`hookhost check`).

@@ -3,9 +3,10 @@
 //!
 //! - **Where**: one database per user, `{state dir}/state.sqlite3` (owner-only, like the rest of
 //!   the state directory), or in memory ([`StateStore::in_memory`]: `replay`, `diff`, `test`).
-//! - **Scope**: every row belongs to one (user, project, session, hook). A hook reads and writes
-//!   only its own rows of the session it is called for; nothing in the contract names another
-//!   scope. The project is the event's working directory's repository root (its nearest
+//! - **Scope**: every row belongs to one (user, project, session, plugin). A hook reads and
+//!   writes only its plugin's rows of the session it is called for — the same plugin wired to
+//!   several events (a hook id each) shares them, a different plugin never sees them; nothing in
+//!   the contract names another scope. The project is the event's working directory's repository root (its nearest
 //!   ancestor with `.git`, else the directory itself), so a session id two projects happen to
 //!   share does not mix them.
 //! - **Bounds** ([`StateLimits`]): keys per scope, bytes per key and value, bytes per scope. A
@@ -83,7 +84,7 @@ pub struct Scope {
     pub project: String,
     /// The event's session id.
     pub session: String,
-    /// The hook's id (`user:guard`, `{bundle}:{name}`).
+    /// The hook's plugin (`builtin:guard-destructive`, its file's path, `ns/bundle:file.wasm`).
     pub hook: String,
 }
 
@@ -481,13 +482,29 @@ fn cut(s: &str, chars: usize) -> &str {
     s.char_indices().nth(chars).map_or(s, |(i, _)| &s[..i])
 }
 
-/// A hook's handle on the store for one call: the store and the call's scope.
+/// A hook's handle on the store for one call: the store and whose rows. The scope is worked
+/// out on the first state call (the project root takes a few `stat`s), not for every event.
 #[derive(Clone, Debug)]
 pub struct ScopedState {
     /// The host's store.
     pub store: Arc<StateStore>,
+    hook: String,
+    session: String,
+    cwd: Option<String>,
+    scope: Option<Scope>,
+}
+
+impl ScopedState {
+    /// `hook`'s state for an event of `session` in `cwd`.
+    pub fn new(store: Arc<StateStore>, hook: &str, session: &str, cwd: Option<&str>) -> ScopedState {
+        ScopedState { store, hook: hook.to_string(), session: session.to_string(), cwd: cwd.map(str::to_string), scope: None }
+    }
+
     /// Whose rows the calls read and write.
-    pub scope: Scope,
+    pub fn scope(&mut self) -> &Scope {
+        let (hook, session, cwd) = (&self.hook, &self.session, &self.cwd);
+        self.scope.get_or_insert_with(|| Scope::of(hook, session, cwd.as_deref()))
+    }
 }
 
 #[cfg(test)]

@@ -87,7 +87,7 @@ impl Loaded {
 
     /// A fresh instance handling `event` (no matcher, no chain, no audit).
     pub async fn handle(&self, event: &HookEvent) -> Result<(), String> {
-        self.plugin.handle("bench", wit::Call::new(event, "bench", "{}", 0), &self.limits, &crate::plugin::Access::default()).await.0.map(drop).map_err(|e| e.to_string())
+        self.plugin.handle("bench", wit::Call::new(event, "bench", "{}", 0), &self.limits, &crate::plugin::Access::default(), None).await.0.map(drop).map_err(|e| e.to_string())
     }
 
     /// `n` instances that each handled `event`, all kept alive.

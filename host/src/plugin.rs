@@ -3,7 +3,7 @@
 
 use crate::engine::{self, Engine};
 use crate::error::{HookError, LoadError};
-use crate::wit::{self, v0_1, v0_2, Version};
+use crate::wit::{self, v0_1, v0_2, v0_3, Version};
 use hookhost_types::Decision;
 use hookhost_config::Plan;
 use hookhost_types::spec::{HookSpec, Limits, PluginRef};
@@ -60,6 +60,7 @@ pub struct Plugin {
 enum Pre {
     V0_1(v0_1::ShellHookPre<State>),
     V0_2(v0_2::ShellHookPre<State>),
+    V0_3(v0_3::ShellHookPre<State>),
 }
 
 /// One instance of a plugin, for its version. Calls take and return the newest version's
@@ -67,6 +68,7 @@ enum Pre {
 enum Instance {
     V0_1(v0_1::ShellHook),
     V0_2(v0_2::ShellHook),
+    V0_3(v0_3::ShellHook),
 }
 
 impl Pre {
@@ -74,6 +76,7 @@ impl Pre {
         Ok(match version {
             Version::V0_1 => Pre::V0_1(v0_1::ShellHookPre::new(pre)?),
             Version::V0_2 => Pre::V0_2(v0_2::ShellHookPre::new(pre)?),
+            Version::V0_3 => Pre::V0_3(v0_3::ShellHookPre::new(pre)?),
         })
     }
 
@@ -81,6 +84,7 @@ impl Pre {
         match self {
             Pre::V0_1(p) => p.engine(),
             Pre::V0_2(p) => p.engine(),
+            Pre::V0_3(p) => p.engine(),
         }
     }
 
@@ -88,6 +92,7 @@ impl Pre {
         Ok(match self {
             Pre::V0_1(p) => Instance::V0_1(p.instantiate_async(store).await?),
             Pre::V0_2(p) => Instance::V0_2(p.instantiate_async(store).await?),
+            Pre::V0_3(p) => Instance::V0_3(p.instantiate_async(store).await?),
         })
     }
 }
@@ -97,6 +102,7 @@ impl Instance {
         match self {
             Instance::V0_1(h) => h.hookhost_hooks_handler().call_validate_settings(store, settings).await,
             Instance::V0_2(h) => h.hookhost_hooks_handler().call_validate_settings(store, settings).await,
+            Instance::V0_3(h) => h.hookhost_hooks_handler().call_validate_settings(store, settings).await,
         }
     }
 
@@ -104,6 +110,7 @@ impl Instance {
         match self {
             Instance::V0_1(h) => Ok(h.hookhost_hooks_handler().call_handle(store, &event.into(), &v0_1::context(ctx)).await?.map(Into::into)),
             Instance::V0_2(h) => h.hookhost_hooks_handler().call_handle(store, &event, &ctx).await,
+            Instance::V0_3(h) => h.hookhost_hooks_handler().call_handle(store, &event, &ctx).await,
         }
     }
 }
@@ -126,6 +133,12 @@ impl Plugin {
     /// `process:exec`).
     pub fn process_import(&self) -> Option<&str> {
         self.imports.iter().map(String::as_str).find(|i| wit::is_process_import(i))
+    }
+
+    /// Whether it imports `hookhost:hooks/state` (0.3.0 and later): its calls get the session's
+    /// state; others pay nothing for it.
+    pub fn uses_state(&self) -> bool {
+        self.imports.iter().any(|i| i == wit::v0_3::STATE_IMPORT)
     }
 }
 
@@ -245,7 +258,7 @@ impl Plugin {
     pub async fn validate_settings(&self, hook_id: &str, settings_json: &str, limits: &Limits, access: &Access) -> Result<Result<(), String>, HookError> {
         let settings = settings_json.to_string();
         let access = Access { process: false, ..access.clone() };
-        self.run(hook_id, limits, &access, move |hook, store| Box::pin(async move {
+        self.run(hook_id, limits, &access, None, move |hook, store| Box::pin(async move {
             hook.validate_settings(store, &settings).await
         }))
         .await
@@ -253,16 +266,18 @@ impl Plugin {
     }
 
     /// Handle one event in a fresh instance and return only what it cost (for `check -v`).
-    pub async fn usage_of(&self, hook_id: &str, call: wit::Call, limits: &Limits, access: &Access) -> Result<Usage, HookError> {
-        let (answer, usage) = self.handle(hook_id, call, limits, access).await;
+    pub async fn usage_of(&self, hook_id: &str, call: wit::Call, limits: &Limits, access: &Access, kv: Option<crate::kv::ScopedState>) -> Result<Usage, HookError> {
+        let (answer, usage) = self.handle(hook_id, call, limits, access, kv).await;
         answer.map(|_| usage)
     }
 
-    /// Handle one event in a fresh instance. Returns the guest's answer and the usage figures.
-    pub async fn handle(&self, hook_id: &str, call: wit::Call, limits: &Limits, access: &Access) -> (Result<Decision, HookError>, Usage) {
+    /// Handle one event in a fresh instance, with this hook's state in the event's session
+    /// (`kv`; none: every state call is `unavailable`). Returns the guest's answer and the
+    /// usage figures.
+    pub async fn handle(&self, hook_id: &str, call: wit::Call, limits: &Limits, access: &Access, kv: Option<crate::kv::ScopedState>) -> (Result<Decision, HookError>, Usage) {
         let (event, ctx, check) = call.split();
         let (answer, usage) = self
-            .run(hook_id, limits, access, move |hook, store| Box::pin(async move {
+            .run(hook_id, limits, access, kv, move |hook, store| Box::pin(async move {
                 hook.handle(store, event, ctx).await
             }))
             .await;
@@ -277,7 +292,7 @@ impl Plugin {
     /// A fresh store with the hook's limits: deny-by-default WASI with captured stdio (for a
     /// plugin that imports WASI), the memory limiter, fuel and the epoch deadline. Also returns
     /// the captured stderr.
-    fn store(&self, hook_id: &str, limits: &Limits, access: &Access, started: Instant) -> Result<(Store<State>, Option<MemoryOutputPipe>), HookError> {
+    fn store(&self, hook_id: &str, limits: &Limits, access: &Access, kv: Option<crate::kv::ScopedState>, started: Instant) -> Result<(Store<State>, Option<MemoryOutputPipe>), HookError> {
         let (wasi, stderr) = if self.wasi {
             let stderr = MemoryOutputPipe::new(STDIO_CAP);
             let mut wasi = WasiCtx::builder();
@@ -304,6 +319,7 @@ impl Plugin {
             deadline: started + limits.timeout,
             http: wasmtime_wasi_http::WasiHttpCtx::new(),
             net: crate::net::NetPolicy { hook_id: hook_id.to_string(), allowed: access.net.clone(), deadline: started + limits.timeout },
+            kv,
         };
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|s| &mut s.limiter);
@@ -317,7 +333,7 @@ impl Plugin {
     /// resident memory of live instances with this).
     #[cfg(feature = "testing")]
     pub(crate) async fn handle_and_keep(&self, call: wit::Call, limits: &Limits) -> Result<impl Send, HookError> {
-        let (mut store, _stderr) = self.store("bench", limits, &Access::default(), Instant::now())?;
+        let (mut store, _stderr) = self.store("bench", limits, &Access::default(), None, Instant::now())?;
         let hook = self.pre.instantiate_async(&mut store).await.map_err(|e| HookError::Instantiate(first_line(&e)))?;
         let (event, ctx, _) = call.split();
         hook.handle(&mut store, event, ctx).await.map_err(|e| HookError::Trap(first_line(&e)))?.map_err(HookError::Guest)?;
@@ -328,13 +344,13 @@ impl Plugin {
     /// instantiating: what the host itself adds to every call.
     #[cfg(feature = "testing")]
     pub(crate) fn store_only(&self, limits: &Limits) -> Result<(), HookError> {
-        self.store("bench", limits, &Access::default(), Instant::now()).map(drop)
+        self.store("bench", limits, &Access::default(), None, Instant::now()).map(drop)
     }
 
     /// Create a fresh store and instantiate, calling nothing (the benchmarks' floor).
     #[cfg(feature = "testing")]
     pub(crate) async fn instantiate_only(&self, limits: &Limits) -> Result<(), HookError> {
-        let (mut store, _stderr) = self.store("bench", limits, &Access::default(), Instant::now())?;
+        let (mut store, _stderr) = self.store("bench", limits, &Access::default(), None, Instant::now())?;
         self.pre.instantiate_async(&mut store).await.map_err(|e| HookError::Instantiate(first_line(&e)))?;
         Ok(())
     }
@@ -344,10 +360,11 @@ impl Plugin {
         hook_id: &str,
         limits: &Limits,
         access: &Access,
+        kv: Option<crate::kv::ScopedState>,
         call: impl for<'a> FnOnce(&'a Instance, &'a mut Store<State>) -> std::pin::Pin<Box<dyn std::future::Future<Output = wasmtime::Result<R>> + Send + 'a>> + Send,
     ) -> (Result<R, HookError>, Usage) {
         let started = Instant::now();
-        let (mut store, stderr) = match self.store(hook_id, limits, access, started) {
+        let (mut store, stderr) = match self.store(hook_id, limits, access, kv, started) {
             Ok(s) => s,
             Err(e) => return (Err(e), Usage::default()),
         };

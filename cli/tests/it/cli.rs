@@ -512,13 +512,13 @@ fn wit_writes_the_package_hooks_are_built_against() {
     let target = dir.path().join("wit");
     let wit = |arg: &std::path::Path| hookhost(&["wit", arg.to_str().unwrap()], "");
     // By default the newest contract, the one the SDK and `hookhost new` build against.
-    let repo_wit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../wit/0.2.0/hooks.wit")).unwrap();
+    let repo_wit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../wit/0.3.0/hooks.wit")).unwrap();
     let out = wit(&target);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let written = target.join("hooks.wit");
     assert_eq!(std::fs::read_to_string(&written).unwrap(), repo_wit);
-    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("wrote {} (hookhost:hooks@0.2.0; build your hook for its world `hook`)\n", written.display()));
-    assert_eq!(String::from_utf8_lossy(&wit(&target).stdout), format!("{} is up to date (hookhost:hooks@0.2.0)\n", written.display()));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("wrote {} (hookhost:hooks@0.3.0; build your hook for its world `hook`)\n", written.display()));
+    assert_eq!(String::from_utf8_lossy(&wit(&target).stdout), format!("{} is up to date (hookhost:hooks@0.3.0)\n", written.display()));
     std::fs::write(&written, "stale").unwrap();
     assert!(String::from_utf8_lossy(&wit(&target).stdout).starts_with("updated "));
     assert_eq!(std::fs::read_to_string(&written).unwrap(), repo_wit);
@@ -526,8 +526,8 @@ fn wit_writes_the_package_hooks_are_built_against() {
     // Every version served can be had; one not served is named with those that are.
     let older = hookhost(&["wit", "-", "--version", "0.1.0"], "");
     assert_eq!(String::from_utf8_lossy(&older.stdout), std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../wit/0.1.0/hooks.wit")).unwrap());
-    let unknown = hookhost(&["wit", "-", "--version", "0.3.0"], "");
-    assert_eq!((unknown.status.code(), String::from_utf8_lossy(&unknown.stderr).trim_end()), (Some(2), "hookhost: error: --version: hookhost serves no contract \"0.3.0\"; use one of 0.1.0, 0.2.0"));
+    let unknown = hookhost(&["wit", "-", "--version", "0.9.0"], "");
+    assert_eq!((unknown.status.code(), String::from_utf8_lossy(&unknown.stderr).trim_end()), (Some(2), "hookhost: error: --version: hookhost serves no contract \"0.9.0\"; use one of 0.1.0, 0.2.0, 0.3.0"));
 }
 
 /// `hookhost test`: the example scenarios pass against the embedded default; a scenario whose
@@ -596,7 +596,7 @@ fn check_verbose_profiles_each_plugin() {
         let fuel: u64 = lines[1].split("; fuel ").nth(1).unwrap().split(" of ").next().unwrap().replace(',', "").parse().unwrap();
         assert!(fuel > 1000, "a real call burns fuel: {lines:?}");
         // The built-ins are lean builds: hookhost's types, nothing from WASI.
-        assert_eq!(lines[2], "    imports (1): hookhost:hooks/types@0.2.0", "{lines:?}");
+        assert_eq!(lines[2], "    imports (1): hookhost:hooks/types@0.3.0", "{lines:?}");
     }
     let plain = hookhost(&["check"], "");
     assert!(!String::from_utf8_lossy(&plain.stdout).contains("plugins (a fresh instance"), "only with -v");

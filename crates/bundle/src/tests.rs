@@ -344,7 +344,7 @@ fn manifest_problems_are_all_reported() {
         "name: \"Acme\" is not namespace/name",
         "version: \"one\" is not a semantic version",
         "min_hookhost: the bundle needs hookhost 99.0.0 or newer",
-        "wit: the bundle was built for hookhost:hooks@9.9.9; this hookhost serves hookhost:hooks@0.1.0 and hookhost:hooks@0.2.0",
+        "wit: the bundle was built for hookhost:hooks@9.9.9; this hookhost serves hookhost:hooks@0.1.0, hookhost:hooks@0.2.0 and hookhost:hooks@0.3.0",
         "plugins[0].capabilities: unknown capability \"net:any\"",
         "hooks[0].executor.plugin: \"missing.wasm\" is neither a file listed in plugins nor builtin:<name>",
     ] {

@@ -55,7 +55,7 @@ mod tests {
     fn unserved_names_what_is_served() {
         assert_eq!(super::unserved("hookhost:hooks@0.1.0"), None);
         assert_eq!(super::unserved("hookhost:hooks@0.2.0"), None);
-        assert_eq!(super::unserved("hookhost:hooks@0.3.0").unwrap(), "the bundle was built for hookhost:hooks@0.3.0; this hookhost serves hookhost:hooks@0.1.0 and hookhost:hooks@0.2.0; upgrade hookhost, or rebuild its plugins against one of those (`hookhost wit`)");
+        assert_eq!(super::unserved("hookhost:hooks@0.9.0").unwrap(), "the bundle was built for hookhost:hooks@0.9.0; this hookhost serves hookhost:hooks@0.1.0, hookhost:hooks@0.2.0 and hookhost:hooks@0.3.0; upgrade hookhost, or rebuild its plugins against one of those (`hookhost wit`)");
         assert_eq!(super::handler_package(b"not wasm"), None);
         assert_eq!(super::needed([&b"x"[..]]), hookhost_types::WIT_PACKAGE, "nothing says: the newest");
     }

@@ -46,16 +46,17 @@ pub struct Contract {
 /// Every hook contract this hookhost serves, oldest first — the one list of them: a hook built
 /// against any of them loads and decides as it did (docs/ARCHITECTURE.md, "A new WIT
 /// version"). A test holds it to the `wit/` folders and to each file's `package` line.
-pub const CONTRACTS: [Contract; 2] = [
+pub const CONTRACTS: [Contract; 3] = [
     Contract { version: "0.1.0", package: "hookhost:hooks@0.1.0", wit: include_str!("../../../wit/0.1.0/hooks.wit") },
     Contract { version: "0.2.0", package: "hookhost:hooks@0.2.0", wit: include_str!("../../../wit/0.2.0/hooks.wit") },
+    Contract { version: "0.3.0", package: "hookhost:hooks@0.3.0", wit: include_str!("../../../wit/0.3.0/hooks.wit") },
 ];
 
 /// The newest hook contract this hookhost speaks: what the SDKs and `hookhost new` build
 /// against, and what a bundle records when its plugins say nothing.
 pub const NEWEST: Contract = CONTRACTS[CONTRACTS.len() - 1];
 
-/// The newest contract's package (`hookhost:hooks@0.2.0`).
+/// The newest contract's package (`hookhost:hooks@0.3.0`).
 pub const WIT_PACKAGE: &str = NEWEST.package;
 
 #[cfg(test)]

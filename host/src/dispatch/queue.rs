@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex};
 // Built once and moved into its run: boxing the large variant would add an allocation per hook.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Invocation {
-    /// Run it with these (payload-adjusted) limits.
-    Call(wit::Call, hookhost_types::spec::Limits),
+    /// Run it with these (payload-adjusted) limits and, for a hook that imports `state`, its
+    /// state in the event's session.
+    Call(wit::Call, hookhost_types::spec::Limits, Option<crate::kv::ScopedState>),
     /// Not run: the answer is this error (its `on_error` decides).
     Refused(HookError),
 }
@@ -25,7 +26,7 @@ pub(super) type Answer = (Result<Decision, HookError>, Usage);
 impl Invocation {
     pub(super) async fn run(self, hook: &LoadedHook) -> Answer {
         match self {
-            Invocation::Call(call, limits) => hook.plugin.handle(&hook.spec.id, call, &limits, &hook.access).await,
+            Invocation::Call(call, limits, kv) => hook.plugin.handle(&hook.spec.id, call, &limits, &hook.access, kv).await,
             Invocation::Refused(e) => (Err(e), Usage::default()),
         }
     }

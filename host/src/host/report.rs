@@ -170,7 +170,12 @@ impl Host {
                     None => Err("not sampled: no sample event of its kind".to_string()),
                     Some(ev) => {
                         let call = crate::wit::Call::new(&ev, &hook.spec.id, &hook.settings_json, 0);
-                        hook.plugin.usage_of(&hook.spec.id, call, &hook.spec.limits, &hook.access).await.map(|u| (u.peak_memory, u.fuel)).map_err(|e| e.to_string())
+                        // A sample's state is thrown away with it: it is not a session's.
+                        let kv = hook.plugin.uses_state().then(|| {
+                            let scratch = std::sync::Arc::new(crate::kv::StateStore::in_memory(self.kv.limits()));
+                            crate::kv::ScopedState::new(scratch, &hook.spec.plugin.to_string(), &ev.session_id, ev.cwd.as_deref())
+                        });
+                        hook.plugin.usage_of(&hook.spec.id, call, &hook.spec.limits, &hook.access, kv).await.map(|u| (u.peak_memory, u.fuel)).map_err(|e| e.to_string())
                     }
                 }
             };

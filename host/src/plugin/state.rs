@@ -1,9 +1,9 @@
 //! What a plugin's instances run with: the per-store state (deny-by-default WASI, the memory
 //! limiter, the log budget, the process and network grants), the host side of the contract's
-//! imports (`log`, `process`) at every version served, and the linkers.
+//! imports (`log`, `process`, `state`) at every version served, and the linkers.
 
 use super::LOG_CAP;
-use crate::wit::{v0_1, v0_2};
+use crate::wit::{v0_1, v0_2, v0_3};
 use std::time::Instant;
 use wasmtime::component::{Linker, ResourceTable};
 use wasmtime::ResourceLimiter;
@@ -30,6 +30,9 @@ pub(crate) struct State {
     pub(super) http: wasmtime_wasi_http::WasiHttpCtx,
     /// Where `wasi:http` requests may go.
     pub(super) net: crate::net::NetPolicy,
+    /// This hook's state in the session of the event it handles (`hookhost:hooks/state`); none
+    /// outside an event (`validate-settings`).
+    pub(super) kv: Option<crate::kv::ScopedState>,
 }
 
 impl WasiView for State {
@@ -76,6 +79,51 @@ impl v0_2::process::Host for State {
             timed_out: out.timed_out,
             truncated: out.truncated,
         })
+    }
+}
+
+impl State {
+    /// Run one state call on this hook's scope, bounded by its deadline.
+    fn kv<R>(&mut self, call: impl FnOnce(&crate::kv::StateStore, &crate::kv::Scope, Option<Instant>) -> Result<R, crate::kv::StateError>) -> Result<R, v0_3::state::StateError> {
+        use crate::kv::StateError as E;
+        use v0_3::state::StateError as W;
+        let deadline = self.deadline;
+        let Some(kv) = &mut self.kv else {
+            return Err(W::Unavailable("state is kept per session: there is none while a hook's settings are validated".into()));
+        };
+        let store = kv.store.clone();
+        call(&store, kv.scope(), Some(deadline)).map_err(|e| match e {
+            E::Quota(m) => W::Quota(m),
+            E::Invalid(m) => W::Invalid(m),
+            E::Unavailable(m) => W::Unavailable(m),
+        })
+    }
+}
+
+/// A TTL in seconds from the guest (0 means as short as the store keeps: one second).
+fn ttl(seconds: Option<u32>) -> Option<std::time::Duration> {
+    seconds.map(|s| std::time::Duration::from_secs(u64::from(s)))
+}
+
+impl v0_3::state::Host for State {
+    fn get(&mut self, key: String) -> Result<Option<String>, v0_3::state::StateError> {
+        self.kv(|store, scope, deadline| store.get(scope, &key, deadline))
+    }
+
+    fn set(&mut self, key: String, value: String, ttl_seconds: Option<u32>) -> Result<(), v0_3::state::StateError> {
+        self.kv(|store, scope, deadline| store.set(scope, &key, &value, ttl(ttl_seconds), deadline))
+    }
+
+    fn delete(&mut self, key: String) -> Result<(), v0_3::state::StateError> {
+        self.kv(|store, scope, deadline| store.delete(scope, &key, deadline))
+    }
+
+    fn incr(&mut self, key: String, delta: i64, ttl_seconds: Option<u32>) -> Result<i64, v0_3::state::StateError> {
+        self.kv(|store, scope, deadline| store.incr(scope, &key, delta, ttl(ttl_seconds), deadline))
+    }
+
+    fn keys(&mut self, prefix: String) -> Result<Vec<String>, v0_3::state::StateError> {
+        self.kv(|store, scope, deadline| store.keys(scope, &prefix, deadline))
     }
 }
 
@@ -155,6 +203,11 @@ pub(crate) fn linker(engine: &wasmtime::Engine) -> wasmtime::Result<Linker<State
     v0_1::hookhost::hooks::types::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)?;
     v0_2::log::add_to_linker_instance::<State, wasmtime::component::HasSelf<State>>(&mut linker.instance(v0_1::LOG_IMPORT)?, |s| s)?;
     v0_2::process::add_to_linker_instance::<State, wasmtime::component::HasSelf<State>>(&mut linker.instance(v0_1::PROCESS_IMPORT)?, |s| s)?;
+    // 0.3.0: 0.2.0's `types`, `log` and `process` under 0.3.0's names, and its own `state`.
+    linker.instance(v0_3::TYPES_IMPORT)?;
+    v0_2::log::add_to_linker_instance::<State, wasmtime::component::HasSelf<State>>(&mut linker.instance(v0_3::LOG_IMPORT)?, |s| s)?;
+    v0_2::process::add_to_linker_instance::<State, wasmtime::component::HasSelf<State>>(&mut linker.instance(v0_3::PROCESS_IMPORT)?, |s| s)?;
+    v0_3::state::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)?;
     Ok(linker)
 }
 

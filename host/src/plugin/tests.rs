@@ -6,7 +6,7 @@ use hookhost_types::HookEvent;
 /// Read from the outer component's import section, nested modules stepped over.
 #[test]
 fn imports_process_reads_the_outer_imports_only() {
-    assert_eq!(process_import(crate::builtin::get("bash-adapter").unwrap().0).as_deref(), Some("hookhost:hooks/process@0.2.0"));
+    assert_eq!(process_import(crate::builtin::get("bash-adapter").unwrap().0).as_deref(), Some("hookhost:hooks/process@0.3.0"));
     assert_eq!(process_import(crate::builtin::get("guard-destructive").unwrap().0), None);
     assert_eq!(process_import(b"\0asm\x0d\0\x01\0garbage"), None, "bytes that do not parse say no");
 }
@@ -61,7 +61,7 @@ async fn code_is_shared_per_engine_and_freed_with_its_last_plugin() {
     for engine in [&pooled, &on_demand, &pooled] {
         let loader = Loader::new(engine, None).unwrap();
         let plugin = loader.load("user:h", PluginSource { name: "builtin:guard-destructive".into(), bytes: bytes.into(), digest: Some(digest.into()) }).unwrap();
-        let decision = plugin.handle("user:h", rm(), &limits, &Access::default()).await.0.unwrap();
+        let decision = plugin.handle("user:h", rm(), &limits, &Access::default(), None).await.0.unwrap();
         assert_eq!(decision.verdict.kind, hookhost_types::VerdictKind::Block, "{decision:?}");
         plugins.push(plugin);
     }
@@ -92,7 +92,7 @@ async fn process_run_rechecks_the_grant() {
     let run = |granted: bool| {
         let call = wit::Call::new(&HookEvent::pre_tool_use("bash", serde_json::json!({"command": "ls"})), "user:h", &settings, 0);
         let plugin = &plugin;
-        async move { plugin.handle("user:h", call, &limits, &Access { process: granted, read_dir: None, net: Default::default() }).await.0 }
+        async move { plugin.handle("user:h", call, &limits, &Access { process: granted, read_dir: None, net: Default::default() }, None).await.0 }
     };
     let refused = match run(false).await {
         Err(HookError::Guest(message)) => message,

@@ -1,7 +1,8 @@
-//! `hookhost:hooks@0.2.0`, the newest contract: its generated bindings and the conversions
-//! between them and `hookhost-types`' values. Older versions (`v0_1.rs`) reuse these types
-//! where their shapes are the same and convert where they differ, the way Zed's
-//! `since_v0_x_y.rs` modules build on its latest.
+//! `hookhost:hooks@0.2.0`: its generated bindings and the conversions between them and
+//! `hookhost-types`' values. 0.3.0 (`v0_3.rs`) only added an interface, so it maps its `types`,
+//! `log` and `process` onto these bindings and these conversions serve it too; 0.1.0
+//! (`v0_1.rs`) reuses these types where its shapes are the same and converts where they
+//! differ, the way Zed's `since_v0_x_y.rs` modules build on its latest.
 
 use hookhost_types::{Decision, Effect, EventName, HookEvent, Verdict, VerdictKind};
 use serde_json::{Map, Value};
@@ -29,7 +30,6 @@ macro_rules! interface {
 
 /// The WIT package (and version) of this module.
 pub const PACKAGE: &str = "hookhost:hooks@0.2.0";
-const _: () = assert!(konst_eq(PACKAGE, hookhost_types::WIT_PACKAGE), "hookhost-types names the newest contract this host speaks");
 /// The exported interface name every hook plugin must have.
 pub const HANDLER_EXPORT: &str = interface!("handler");
 /// The interfaces hookhost provides to plugins (besides deny-by-default WASI).
@@ -38,22 +38,6 @@ pub const LOG_IMPORT: &str = interface!("log");
 pub const TYPES_IMPORT: &str = interface!("types");
 /// The process interface (capability `process:exec`).
 pub const PROCESS_IMPORT: &str = interface!("process");
-
-/// `a == b` at compile time.
-const fn konst_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
 
 /// One invocation in this version's types: the event record and context a hook receives, and
 /// what its answer is checked against. Dispatch sees only this, never the generated types.

@@ -92,7 +92,7 @@ async fn granted_but_not_declared_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let trust = publish(dir.path(), false);
     let err = load(dir.path(), &trust, GRANT).await.err().expect("refused");
-    assert!(err.to_string().starts_with("acme/echo:echo: plugin acme/echo:echo.wasm needs the capability process:exec (it imports hookhost:hooks/process@0.2.0; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it)"), "{err}");
+    assert!(err.to_string().starts_with("acme/echo:echo: plugin acme/echo:echo.wasm needs the capability process:exec (it imports hookhost:hooks/process@0.3.0; a bundle's plugin holds it only when the bundle's manifest declares it (plugins[].capabilities) and the host grants it)"), "{err}");
     assert!(!compiled(&config(dir.path(), &trust, GRANT)), "an undeclared import is found before compiling");
 }
 

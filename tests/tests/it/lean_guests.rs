@@ -29,9 +29,9 @@ async fn the_lean_builds_import_only_hookhosts_interfaces() {
     }
     // The SDK's default reports panics through `log`; the built-ins turn that off and import
     // their types alone (one core module).
-    assert_eq!(profiles[0].imports, ["hookhost:hooks/log@0.2.0", "hookhost:hooks/types@0.2.0"]);
-    assert_eq!(profiles[1].imports, ["hookhost:hooks/types@0.2.0"]);
-    assert_eq!(profiles[2].imports, ["hookhost:hooks/types@0.2.0"]);
+    assert_eq!(profiles[0].imports, ["hookhost:hooks/log@0.3.0", "hookhost:hooks/types@0.3.0"]);
+    assert_eq!(profiles[1].imports, ["hookhost:hooks/types@0.3.0"]);
+    assert_eq!(profiles[2].imports, ["hookhost:hooks/types@0.3.0"]);
     // For contrast, the same SDK built for wasm32-wasip2 brings std's WASI imports.
     assert!(profiles[3].imports.iter().any(|i| i.starts_with("wasi:cli/")), "{:?}", profiles[3].imports);
 }

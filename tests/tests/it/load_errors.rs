@@ -19,7 +19,7 @@ async fn a_component_of_the_wrong_world_names_what_it_exports() {
     let err = try_host(&with_plugin(fixtures::WRONG_WORLD)).await.err().unwrap();
     assert!(matches!(err, LoadError::WrongWorld { .. }));
     let text = err.to_string();
-    assert!(text.starts_with(&format!("user:h: plugin {} does not export hookhost:hooks/handler@0.1.0 or @0.2.0; it exports [wasi:cli/run@0.2.", fixtures::WRONG_WORLD)), "{text}");
+    assert!(text.starts_with(&format!("user:h: plugin {} does not export hookhost:hooks/handler@0.1.0, @0.2.0 or @0.3.0; it exports [wasi:cli/run@0.2.", fixtures::WRONG_WORLD)), "{text}");
     assert!(text.ends_with("Build it against the `hook` world of the hook contract (`hookhost wit` writes it; in Rust: hookhost-sdk's export_hook!)"), "{text}");
 }
 
@@ -68,7 +68,7 @@ async fn a_plugin_importing_process_needs_the_grant() {
     assert_eq!(
         text,
         format!(
-            "user:p: plugin {0} needs the capability process:exec (it imports hookhost:hooks/process@0.2.0), which is not granted; if you trust it, add `[grants]` \"{0}\" = [\"process:exec\"]` to the config",
+            "user:p: plugin {0} needs the capability process:exec (it imports hookhost:hooks/process@0.3.0), which is not granted; if you trust it, add `[grants]` \"{0}\" = [\"process:exec\"]` to the config",
             fixtures::PROCESS_USER
         )
     );
@@ -114,7 +114,7 @@ async fn a_plugin_for_an_unknown_wit_version_says_which_versions() {
     assert!(matches!(err, LoadError::WitVersion { .. }), "{err:?}");
     assert_eq!(
         err.to_string(),
-        format!("user:h: plugin {} was built for hookhost:hooks@0.3.0, a version of the hook contract this hookhost does not serve (it serves hookhost:hooks@0.1.0 and hookhost:hooks@0.2.0); run a hookhost that serves hookhost:hooks@0.3.0, or rebuild the plugin against one it serves (`hookhost wit`)", fixtures::FUTURE_WIT)
+        format!("user:h: plugin {} was built for hookhost:hooks@0.9.0, a version of the hook contract this hookhost does not serve (it serves hookhost:hooks@0.1.0, hookhost:hooks@0.2.0 and hookhost:hooks@0.3.0); run a hookhost that serves hookhost:hooks@0.9.0, or rebuild the plugin against one it serves (`hookhost wit`)", fixtures::FUTURE_WIT)
     );
 }
 
@@ -130,7 +130,7 @@ async fn an_import_hookhost_does_not_provide_is_refused() {
     assert_eq!(
         err.to_string(),
         format!(
-            "user:h: plugin {} imports acme:probe/telemetry, which hookhost cannot link (hookhost does not provide it); hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process at 0.1.0 and 0.2.0; build the hook against the `hook` world of hookhost's WIT (`hookhost wit DIR` writes it): Rust, drop the binding or crate that pulls the import in; componentize-py, pass `-w hook`; componentize-qjs or componentize-js, give `hook` as the world; C, generate with `wit-bindgen c` for the `hook` world",
+            "user:h: plugin {} imports acme:probe/telemetry, which hookhost cannot link (hookhost does not provide it); hookhost provides WASI 0.2 (wasi:cli, wasi:clocks, wasi:filesystem, wasi:io, wasi:random, wasi:sockets and wasi:http, each deny-by-default) and hookhost:hooks/log, types and process at 0.1.0, 0.2.0 and 0.3.0, and state at 0.3.0; build the hook against the `hook` world of hookhost's WIT (`hookhost wit DIR` writes it): Rust, drop the binding or crate that pulls the import in; componentize-py, pass `-w hook`; componentize-qjs or componentize-js, give `hook` as the world; C, generate with `wit-bindgen c` for the `hook` world",
             fixtures::FOREIGN_IMPORT
         )
     );

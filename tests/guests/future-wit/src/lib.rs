@@ -1,4 +1,4 @@
-//! Exports `hookhost:hooks/handler@0.3.0`: a component for a WIT version the host does not know.
+//! Exports `hookhost:hooks/handler@0.9.0`: a component for a WIT version the host does not know.
 
 wit_bindgen::generate!({ path: "wit", world: "hook" });
 
