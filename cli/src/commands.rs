@@ -173,6 +173,9 @@ pub(crate) async fn test(args: &HostArgs, plugin: Option<&Path>, settings: Optio
         }
         None => load(args).await?,
     };
+    // Scenarios are not a live session: hooks' state starts empty and is thrown away after.
+    let mut host = host;
+    host.scratch_state();
     let mut checked = Vec::with_capacity(loaded.len());
     for s in &loaded {
         checked.push(scenario::run(&host, s).await);

@@ -482,6 +482,12 @@ impl Host {
     /// session's.
     pub fn replaying(&mut self) {
         self.replayed = true;
+        self.scratch_state();
+    }
+
+    /// Keep hooks' state in a throwaway store in memory from now on (`hookhost test`,
+    /// `replay`, `diff`): what they run is not a live session.
+    pub fn scratch_state(&mut self) {
         self.kv = Arc::new(crate::kv::StateStore::in_memory(self.kv.limits()));
     }
 

@@ -93,3 +93,70 @@ fn the_frozen_0_2_0_hook_passes_its_scenarios_and_sees_its_runtime() {
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
     assert_eq!(answer["hookSpecificOutput"]["permissionDecisionReason"], "Bash sent by claude-code");
 }
+
+/// `hookhost run` of the frozen 0.3.0 hook (`tests/frozen/hookhost-hooks-0.3.0`) with its state
+/// in `state`: the outcome JSON.
+fn run_0_3_0(state: &Path, event: &str) -> Value {
+    let dir = frozen_at("0.3.0");
+    let out = crate::common::output_of(
+        {
+            let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
+            cmd.args(["run", "--no-project", "--config", "hooks.toml"]).current_dir(&dir).env("HOOKHOST_STATE_DIR", state);
+            cmd
+        },
+        event.as_bytes(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn tool_call(session: &str, command: &str) -> String {
+    serde_json::json!({ "event": "pre_tool_use", "session_id": session, "cwd": "/", "data": { "tool_name": "Bash", "arguments": { "command": command } } }).to_string()
+}
+
+/// The `calls` count the hook annotated a passed tool call with.
+fn calls(outcome: &Value) -> u64 {
+    let pairs = outcome["effects"].as_array().and_then(|e| e.iter().find(|e| e["type"] == "annotate")).map(|e| e["pairs"].clone());
+    pairs.and_then(|p| p[0][1].as_str().and_then(|n| n.parse().ok())).unwrap_or_else(|| panic!("no calls annotation: {outcome}"))
+}
+
+/// The frozen 0.3.0 hook passes its scenarios (`hookhost test`: a store of their own), and its
+/// state lives across `hookhost run` processes — 100 of them at once on one session lose no
+/// write.
+#[test]
+fn the_frozen_0_3_0_hook_remembers_across_processes() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = frozen_at("0.3.0");
+    all_of("0.3.0", hookhost(&dir, cache.path(), &["test", "--json", "--plugin", "contract-v0-3.wasm", "scenarios.toml"]), 5);
+    let state = tempfile::tempdir().unwrap();
+    assert_eq!(calls(&run_0_3_0(state.path(), &tool_call("s", "ls"))), 1);
+    let again = run_0_3_0(state.path(), &tool_call("s", "ls"));
+    assert_eq!((again["decision"].as_str(), again["reason"].as_str()), (Some("block"), Some("repeated: ls (call 2)")), "a second process remembers: {again}");
+    assert!(state.path().join("state.sqlite3").exists());
+    // 100 processes at once, each its own command, one session: every increment counts.
+    let children: Vec<_> = (0..100)
+        .map(|i| {
+            let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
+            cmd.args(["run", "--no-project", "--config", "hooks.toml"]).current_dir(&dir).env("HOOKHOST_STATE_DIR", state.path());
+            let mut child = cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(tool_call("s", &format!("echo {i}")).as_bytes()).unwrap();
+            child
+        })
+        .collect();
+    let mut seen: Vec<u64> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            calls(&serde_json::from_slice(&out.stdout).unwrap())
+        })
+        .collect();
+    seen.sort_unstable();
+    assert_eq!(seen, (3..=102).collect::<Vec<u64>>(), "each process got its own count, none lost or repeated");
+    assert_eq!(calls(&run_0_3_0(state.path(), &tool_call("s", "pwd"))), 103);
+    // Its session ends: its state goes; another session's count starts again.
+    let end = serde_json::json!({ "event": "session_end", "session_id": "s", "cwd": "/", "data": {} }).to_string();
+    run_0_3_0(state.path(), &end);
+    assert_eq!(calls(&run_0_3_0(state.path(), &tool_call("s", "pwd"))), 1, "forgotten at session end");
+}
