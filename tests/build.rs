@@ -10,14 +10,14 @@ use std::path::PathBuf;
 const FIXTURES: &[(&[&str], Target)] = &[
     (&["scripted", "hostile", "wrong-world", "start-loop", "big-memory", "future-wit", "foreign-import", "contract-v0-2", "contract-v0-3"], Target::Wasi),
     (&["process-user"], Target::Wasi),
-    (&["lean"], Target::Lean),
+    (&["lean", "remember", "remember-not"], Target::Lean),
 ];
 
 fn main() {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = dir.parent().unwrap();
     let guests = dir.join("guests");
-    hookhost_guest_build::rerun_if_changed(&[guests.join("Cargo.toml"), guests.join("scripted"), guests.join("hostile"), guests.join("wrong-world"), guests.join("process-user"), guests.join("start-loop"), guests.join("big-memory"), guests.join("future-wit"), guests.join("contract-v0-2"), guests.join("contract-v0-3"), guests.join("foreign-import"), guests.join("lean"), dir.join("tests"), root.join("guest-sdk"), root.join("wit")]);
+    hookhost_guest_build::rerun_if_changed(&[guests.join("Cargo.toml"), guests.join("scripted"), guests.join("hostile"), guests.join("wrong-world"), guests.join("process-user"), guests.join("start-loop"), guests.join("big-memory"), guests.join("future-wit"), guests.join("contract-v0-2"), guests.join("contract-v0-3"), guests.join("foreign-import"), guests.join("lean"), guests.join("remember"), guests.join("remember-not"), dir.join("tests"), root.join("guest-sdk"), root.join("wit")]);
     let target = hookhost_guest_build::workspace_target_dir(root).join("test-guests");
     let built: Vec<_> = FIXTURES.iter().flat_map(|(group, kind)| hookhost_guest_build::build(&guests.join("Cargo.toml"), group, *kind, &target)).collect();
 

@@ -98,6 +98,8 @@ pub async fn run(seconds: f64, plugins: &[PathBuf]) -> Result<Report> {
         .collect();
 
     let mut ways = Vec::new();
+    let state = tempfile::tempdir()?;
+    let state = state.path();
     let wasm = host("executor = { plugin = \"builtin:guard-destructive\" }").await?;
     ways.push(finish("wasm", "wasm hook, fresh instance per call", Ok(in_host(&wasm, &events, budget, true).await?)));
     let all_packs = host("executor = { plugin = \"builtin:guard-destructive\", settings = { packs = [\"all\"] } }").await?;
@@ -109,7 +111,10 @@ pub async fn run(seconds: f64, plugins: &[PathBuf]) -> Result<Report> {
             Some(dir) => format!("{}/{name}", dir.to_string_lossy()),
             None => name,
         };
-        let plugin_host = host(&format!("executor = {{ plugin = {} }}", toml_string(&path.to_string_lossy()))).await.with_context(|| format!("--plugin {}", plugin.display()))?;
+        // A hook that keeps state keeps it in a file of the bench's own, as `serve` and `run`
+        // keep theirs.
+        let store = hookhost::kv::StateStore::at(&state.join("state.sqlite3"), Default::default());
+        let plugin_host = host_with_state(&format!("executor = {{ plugin = {} }}", toml_string(&path.to_string_lossy())), store).await.with_context(|| format!("--plugin {}", plugin.display()))?;
         let samples = in_host(&plugin_host, &events, budget, false).await.with_context(|| format!("--plugin {}", plugin.display()))?;
         ways.push(finish(format!("plugin:{name}"), format!("{name}, fresh instance per call"), Ok(samples)));
     }
@@ -184,9 +189,14 @@ fn finish(way: impl Into<String>, label: impl Into<String>, samples: Samples) ->
 }
 
 async fn host(executor: &str) -> Result<Host> {
+    host_with_state(executor, hookhost::kv::StateStore::in_memory(Default::default())).await
+}
+
+/// The bench hook with hooks' state in `store` (never the user's).
+async fn host_with_state(executor: &str, store: hookhost::kv::StateStore) -> Result<Host> {
     let toml = format!("[[hooks]]\nid = \"bench\"\nevent = \"pre_tool_use\"\n{executor}\n");
     let config = ConfigFile::parse(&toml, Path::new("bench.toml"), Path::new(".")).context("bench config")?;
-    Host::from_config(config).await.context("loading the bench hook")
+    Host::builder().config(config).state_store(store).build().await.context("loading the bench hook")
 }
 
 fn toml_string(s: &str) -> String {

@@ -128,3 +128,24 @@ async fn the_guard_decides_the_deepest_lines_it_reads_and_refuses_deeper_ones_wi
     let out = host.dispatch(&hookhost::HookEvent::pre_tool_use("bash", serde_json::json!({"command": "git reset --hard", "x": deep}))).await;
     assert_eq!((out.decision, out.hooks[0].error.clone()), (VerdictKind::Block, None), "{out:?}");
 }
+
+/// The SDK's `state` in a lean build: `remember` keeps the last command (it imports
+/// `state@0.3.0`), `remember-not` — the same hook without the calls — does not import it. Their
+/// pair is what `hookhost bench --plugin` compares for the cost of a get and a put.
+#[tokio::test]
+async fn the_sdks_state_in_a_lean_hook_and_its_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_store = |plugin: &str| {
+        let config = hookhost_tests::config(&format!("[[hooks]]\nid = \"r\"\nevent = \"pre_tool_use\"\non_error = \"block\"\nexecutor = {{ plugin = {plugin:?} }}\n"), std::path::Path::new("."));
+        hookhost::Host::builder().config(config).state_store(hookhost::kv::StateStore::at(&dir.path().join("state.sqlite3"), Default::default())).build()
+    };
+    let remember = with_store(fixtures::REMEMBER).await.unwrap();
+    assert_eq!(remember.profile().await[0].imports, ["hookhost:hooks/log@0.3.0", "hookhost:hooks/state@0.3.0", "hookhost:hooks/types@0.3.0"]);
+    assert_eq!(remember.dispatch(&bash("make")).await.decision, VerdictKind::Pass);
+    let again = remember.dispatch(&bash("make")).await;
+    assert_eq!((again.decision, again.reason.as_deref()), (VerdictKind::Block, Some("again: make")));
+    let baseline = with_store(fixtures::REMEMBER_NOT).await.unwrap();
+    assert_eq!(baseline.profile().await[0].imports, ["hookhost:hooks/log@0.3.0", "hookhost:hooks/types@0.3.0"]);
+    assert_eq!(baseline.dispatch(&bash("make")).await.decision, VerdictKind::Pass);
+    assert_eq!(baseline.dispatch(&bash("make")).await.decision, VerdictKind::Pass);
+}
