@@ -221,7 +221,7 @@ impl HostBuilder {
             None => Engine::shared()?,
         };
         let mut audit = self.audit;
-        let kv = Arc::new(self.kv.unwrap_or_else(|| crate::kv::StateStore::for_user(crate::kv::StateLimits::default())));
+        let kv = self.kv.map(Arc::new);
         let grant = |plan: Plan| plan.granting_all(&self.grant_all);
         match self.source {
             Source::Plan(plan) => load(grant(plan), &engine, cache, &mut audit, self.limits, kv.clone()).await,
@@ -303,7 +303,7 @@ fn project_mount(plugin: &PluginRef, adapter: Option<&AdapterSettings>) -> Optio
 }
 
 /// Load every hook of a plan (`cache` was checked private by the caller).
-async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut Option<AuditLog>, limits: HostLimits, kv: Arc<crate::kv::StateStore>) -> Result<Host, LoadError> {
+async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut Option<AuditLog>, limits: HostLimits, kv: Option<Arc<crate::kv::StateStore>>) -> Result<Host, LoadError> {
     let loader = Loader::new(engine, cache.clone())?;
     let accepted = crate::accepted::AcceptedSettings::new(cache.as_deref());
     tracing::debug!("linker ready");
@@ -389,6 +389,7 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
             None => None,
         },
     };
+    let kv = kv.unwrap_or_else(|| Arc::new(crate::kv::StateStore::for_user(crate::kv::StateLimits::of(plan.settings()))));
     let stop_blocks = crate::stoploop::StopLoops::new(cache.as_deref());
     let once_runs = crate::stoploop::StopLoops::named(cache.as_deref(), "once-hooks");
     // Said by `check` (Host::warnings); here only for a log that asks.

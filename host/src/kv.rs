@@ -55,9 +55,17 @@ pub struct StateLimits {
     pub ttl: Duration,
 }
 
+impl StateLimits {
+    /// The bounds a config sets (`state_ttl`, `state_max_kib`); the rest are the defaults.
+    pub fn of(settings: &hookhost_config::HostSettings) -> StateLimits {
+        StateLimits { ttl: settings.state_ttl, max_bytes: u64::from(settings.state_max_kib) * 1024, ..StateLimits::default() }
+    }
+}
+
 impl Default for StateLimits {
     fn default() -> StateLimits {
-        StateLimits { max_keys: 1024, max_key_bytes: 256, max_value_bytes: 64 * 1024, max_bytes: 1024 * 1024, ttl: Duration::from_secs(24 * 60 * 60) }
+        let defaults = hookhost_config::HostSettings::default();
+        StateLimits { max_keys: 1024, max_key_bytes: 256, max_value_bytes: 64 * 1024, max_bytes: u64::from(defaults.state_max_kib) * 1024, ttl: defaults.state_ttl }
     }
 }
 

@@ -53,6 +53,13 @@ pub struct RawConfig {
     /// registry: seconds, or `"30m"`, `"12h"`, `"7d"` (default 24h; 0 turns it off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolve_ttl: Option<RawDuration>,
+    /// How long a hook's state value lives after its last write: seconds, or `"30m"`, `"12h"`,
+    /// `"7d"` (default 24h).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_ttl: Option<RawDuration>,
+    /// KiB of state one plugin may keep in one session (default 1024).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_max_kib: Option<u32>,
     /// Where the user's hooks sit among the capabilities (Everruns files declare them in
     /// order); `None` = after every capability.
     #[serde(skip)]

@@ -5,6 +5,13 @@ use crate::DEFAULT_RESOLVE_TTL;
 use hookhost_types::spec::{AuditFailure, Grants, DEFAULT_STOP_LOOP_CAP};
 use std::path::PathBuf;
 
+/// Default of `state_ttl`: a hook's state value lives a day after its last write.
+pub const DEFAULT_STATE_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+/// Default of `state_max_kib`: state one plugin may keep in one session.
+pub const DEFAULT_STATE_MAX_KIB: u32 = 1024;
+/// The most `state_max_kib` may be (the store is for decisions' memory, not for data).
+pub const MAX_STATE_MAX_KIB: u32 = 64 * 1024;
+
 /// What a host does besides running hooks, as a config sets it.
 #[derive(Debug, Clone)]
 pub struct HostSettings {
@@ -22,6 +29,11 @@ pub struct HostSettings {
     pub stop_loop_cap: u32,
     /// Without a lock file, how long a tag's resolution stands in for an unreachable registry.
     pub resolve_ttl: std::time::Duration,
+    /// How long a hook's state value lives after its last write (and the longest TTL a hook
+    /// may ask for).
+    pub state_ttl: std::time::Duration,
+    /// KiB of state one plugin may keep in one session.
+    pub state_max_kib: u32,
     /// The settings the file wrote, as opposed to defaults: what layers merge and conflict on.
     pub written: Vec<Setting>,
 }
@@ -42,11 +54,15 @@ pub enum Setting {
     StopLoopCap,
     /// `resolve_ttl`.
     ResolveTtl,
+    /// `state_ttl`.
+    StateTtl,
+    /// `state_max_kib`.
+    StateMaxKib,
 }
 
 impl Setting {
     /// Every setting, in the order the config reference lists them.
-    pub const ALL: [Setting; 6] = [Setting::AuditLog, Setting::AuditFailure, Setting::AuditEvents, Setting::CacheDir, Setting::StopLoopCap, Setting::ResolveTtl];
+    pub const ALL: [Setting; 8] = [Setting::AuditLog, Setting::AuditFailure, Setting::AuditEvents, Setting::CacheDir, Setting::StopLoopCap, Setting::ResolveTtl, Setting::StateTtl, Setting::StateMaxKib];
 
     /// Its name in a config file.
     pub fn name(self) -> &'static str {
@@ -57,6 +73,8 @@ impl Setting {
             Setting::CacheDir => "cache_dir",
             Setting::StopLoopCap => "stop_loop_cap",
             Setting::ResolveTtl => "resolve_ttl",
+            Setting::StateTtl => "state_ttl",
+            Setting::StateMaxKib => "state_max_kib",
         }
     }
 
@@ -69,6 +87,8 @@ impl Setting {
             Setting::CacheDir => settings.cache_dir.as_ref().map_or(String::new(), |p| p.display().to_string()),
             Setting::StopLoopCap => settings.stop_loop_cap.to_string(),
             Setting::ResolveTtl => format!("{}s", settings.resolve_ttl.as_secs()),
+            Setting::StateTtl => format!("{}s", settings.state_ttl.as_secs()),
+            Setting::StateMaxKib => settings.state_max_kib.to_string(),
         }
     }
 
@@ -81,6 +101,8 @@ impl Setting {
             Setting::CacheDir => to.cache_dir = from.cache_dir.clone(),
             Setting::StopLoopCap => to.stop_loop_cap = from.stop_loop_cap,
             Setting::ResolveTtl => to.resolve_ttl = from.resolve_ttl,
+            Setting::StateTtl => to.state_ttl = from.state_ttl,
+            Setting::StateMaxKib => to.state_max_kib = from.state_max_kib,
         }
     }
 }
@@ -101,6 +123,8 @@ impl Default for HostSettings {
             grants: Grants::default(),
             stop_loop_cap: DEFAULT_STOP_LOOP_CAP,
             resolve_ttl: DEFAULT_RESOLVE_TTL,
+            state_ttl: DEFAULT_STATE_TTL,
+            state_max_kib: DEFAULT_STATE_MAX_KIB,
             written: Vec::new(),
         }
     }

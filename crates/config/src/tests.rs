@@ -84,6 +84,13 @@ fn durations_and_policies_are_checked() {
     ] {
         assert!(err.contains(want), "missing {want:?} in:\n{err}");
     }
+    // Hooks' state: a TTL under a second and a quota out of range are named with the fix.
+    let err = parse("state_ttl = 0\nstate_max_kib = 0\n").unwrap_err().to_string();
+    assert!(err.contains("state_ttl: must be at least 1 second"), "{err}");
+    assert!(err.contains("state_max_kib: 0 is out of range; give 1..=65536"), "{err}");
+    let c = parse("state_ttl = \"2h\"\nstate_max_kib = 64\n").unwrap();
+    assert_eq!((c.settings.state_ttl.as_secs(), c.settings.state_max_kib), (7200, 64));
+    assert_eq!(c.settings.written, [crate::Setting::StateTtl, crate::Setting::StateMaxKib]);
     let c = parse("[policy]\nuser_grants = [\"net:http:*\", \"process:exec\"]\n").unwrap();
     let grants = c.policy.user_grants.unwrap();
     assert!(grants[0].allows(&"net:http:example.com:8080".parse().unwrap()) && grants[1].allows(&Capability::ProcessExec));

@@ -77,6 +77,26 @@ impl RawConfig {
                 DEFAULT_RESOLVE_TTL
             }
         };
+        let state_ttl = match self.state_ttl.as_ref().map(RawDuration::parse) {
+            None => crate::settings::DEFAULT_STATE_TTL,
+            Some(Ok(d)) if d.as_secs() >= 1 => d,
+            Some(Ok(_)) => {
+                problems.push(Problem::at("state_ttl", "must be at least 1 second (hooks' state needs time to be read back)".to_string()));
+                crate::settings::DEFAULT_STATE_TTL
+            }
+            Some(Err(e)) => {
+                problems.push(Problem::at("state_ttl", e.to_string()));
+                crate::settings::DEFAULT_STATE_TTL
+            }
+        };
+        let state_max_kib = match self.state_max_kib {
+            None => crate::settings::DEFAULT_STATE_MAX_KIB,
+            Some(k) if (1..=crate::settings::MAX_STATE_MAX_KIB).contains(&k) => k,
+            Some(k) => {
+                problems.push(Problem::at("state_max_kib", format!("{k} is out of range; give 1..={}", crate::settings::MAX_STATE_MAX_KIB)));
+                crate::settings::DEFAULT_STATE_MAX_KIB
+            }
+        };
         let policy = self.policy.as_ref().map(|p| p.validate(&mut problems)).unwrap_or_default();
         let written = Setting::ALL
             .into_iter()
@@ -87,6 +107,8 @@ impl RawConfig {
                 Setting::CacheDir => self.cache_dir.is_some(),
                 Setting::StopLoopCap => self.stop_loop_cap.is_some(),
                 Setting::ResolveTtl => self.resolve_ttl.is_some(),
+                Setting::StateTtl => self.state_ttl.is_some(),
+                Setting::StateMaxKib => self.state_max_kib.is_some(),
             })
             .collect();
         if !problems.is_empty() {
@@ -108,6 +130,8 @@ impl RawConfig {
                 grants,
                 stop_loop_cap: self.stop_loop_cap.unwrap_or(DEFAULT_STOP_LOOP_CAP),
                 resolve_ttl,
+                state_ttl,
+                state_max_kib,
                 written,
             },
             policy,

@@ -11,6 +11,7 @@
 // fresh instance, so nothing here outlives one call.
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,6 +318,20 @@ static void on_tool_call(const hookhost_hooks_types_tool_call_t *call, decision_
   size_t n = split_words(command, words);
   const char *reason = destructive(words, n);
   if (reason) {
+    // Count this session's blocks in the hook's state (contract 0.3.0). A store the host cannot
+    // reach leaves the count out: it never lets the command through.
+    hook_string_t key;
+    hook_string_dup(&key, "blocks");
+    int64_t count = 0;
+    hookhost_hooks_state_state_error_t state_err;
+    char counted[256];
+    if (hookhost_hooks_state_incr(&key, 1, NULL, &count, &state_err)) {
+      snprintf(counted, sizeof counted, "%s (block %lld in this session)", reason, (long long)count);
+      reason = counted;
+    } else {
+      hookhost_hooks_state_state_error_free(&state_err);
+    }
+    hook_string_free(&key);
     ret->verdict.tag = HOOKHOST_HOOKS_TYPES_VERDICT_BLOCK;
     ret->verdict.val.block.reason.is_some = true;
     hook_string_dup(&ret->verdict.val.block.reason.val, reason);

@@ -4,7 +4,10 @@
 //
 // Build: ./build.sh (componentize-js, world `hook`). Test: hookhost test --plugin hook.wasm scenarios.toml
 
-import { addContext, block, hook, passes, rewriteInput, shellCommand, toolArguments } from './hookhost.js';
+import * as witState from 'hookhost:hooks/state@0.3.0';
+import { addContext, block, hook, passes, rewriteInput, shellCommand, stateOf, StateError, toolArguments } from './hookhost.js';
+
+const state = stateOf(witState);
 
 const USER_MESSAGE = 'The guard hook blocked this command: it would destroy data.';
 const PROMPT_CONTEXT = 'Guard hook: destructive shell commands are blocked; git push --force becomes --force-with-lease.';
@@ -34,8 +37,17 @@ export const handler = hook({
     const command = shellCommand(event);
     if (command === undefined) return passes();
     const ws = words(command);
-    const reason = destructive(ws);
-    if (reason) return block(reason, { userMessage: USER_MESSAGE });
+    let reason = destructive(ws);
+    if (reason) {
+      // Count this session's blocks in the hook's state (contract 0.3.0). A store the host
+      // cannot reach leaves the count out: it never lets the command through.
+      try {
+        reason = `${reason} (block ${state.incr('blocks')} in this session)`;
+      } catch (e) {
+        if (!(e instanceof StateError)) throw e;
+      }
+      return block(reason, { userMessage: USER_MESSAGE });
+    }
     const args = toolArguments(event) ?? {};
     // The rewrite applies to a `command` string, the common shape.
     const safer = typeof args.command === 'string' ? leaseInsteadOfForce(ws) : undefined;

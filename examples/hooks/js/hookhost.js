@@ -71,6 +71,62 @@ export function settingsOf(settingsOrCtx) {
   return value;
 }
 
+/** A state call failed: `kind` is 'quota', 'invalid' or 'unavailable'. */
+export class StateError extends Error {
+  constructor(kind, message) {
+    super(message);
+    this.name = 'StateError';
+    this.kind = kind;
+  }
+}
+
+/**
+ * This hook's state in the current session (contract 0.3.0), over the interface the component
+ * imports: `stateOf(await import(...))` or, in a hook file,
+ *
+ *   import * as witState from 'hookhost:hooks/state@0.3.0';
+ *   const state = stateOf(witState);
+ *   const n = state.incr('blocks');          // 1, 2, 3, ... in this session
+ *
+ * Keys and values are strings the host keeps across events and `hookhost run` processes until
+ * the session ends or the value expires; only this plugin, in this session, sees them. A
+ * failed call throws a `StateError` (the host's `quota`, `invalid` or `unavailable`).
+ */
+export function stateOf(wit) {
+  const call = (name, ...args) => {
+    try {
+      return wit[name](...args);
+    } catch (e) {
+      // componentize-js throws a result's error as `{ payload }`; componentize-qjs as the value.
+      const err = e?.payload ?? e;
+      if (err !== null && typeof err === 'object' && typeof err.tag === 'string') throw new StateError(err.tag, String(err.val));
+      throw e;
+    }
+  };
+  const state = {
+    get: (key) => call('get', key) ?? undefined,
+    set: (key, value, ttlSeconds) => void call('set', key, value, ttlSeconds),
+    delete: (key) => void call('delete', key),
+    // An s64 is a number to componentize-qjs and a BigInt to componentize-js: the other one's
+    // type is a TypeError before anything reaches the host, so the call is made again.
+    incr: (key, delta = 1, ttlSeconds) => {
+      try {
+        return Number(call('incr', key, delta, ttlSeconds));
+      } catch (e) {
+        if (!(e instanceof TypeError)) throw e;
+        return Number(call('incr', key, BigInt(delta), ttlSeconds));
+      }
+    },
+    keys: (prefix = '') => call('keys', prefix),
+    getJson: (key) => {
+      const text = state.get(key);
+      return text === undefined ? undefined : JSON.parse(text);
+    },
+    setJson: (key, value, ttlSeconds) => state.set(key, JSON.stringify(value), ttlSeconds),
+  };
+  return state;
+}
+
 const message = (e) => (e instanceof Error ? `${e.name}: ${e.message}${e.stack ? `\n${e.stack}` : ''}` : String(e));
 
 /**

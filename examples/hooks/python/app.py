@@ -10,7 +10,7 @@ import re
 from wit_world import exports
 from wit_world.imports import types as t
 
-from hookhost_hooks import add_context, block, passes, rewrite_input, settings_of, shell_command, tool_arguments
+from hookhost_hooks import StateError, add_context, block, passes, rewrite_input, settings_of, shell_command, state, tool_arguments
 
 USER_MESSAGE = "The guard hook blocked this command: it would destroy data."
 PROMPT_CONTEXT = "Guard hook: destructive shell commands are blocked; git push --force becomes --force-with-lease."
@@ -54,6 +54,12 @@ class Handler(exports.Handler):
         ws = words(command)
         reason = destructive(ws)
         if reason:
+            # Count this session's blocks in the hook's state (contract 0.3.0). A store the host
+            # cannot reach leaves the count out: it never lets the command through.
+            try:
+                reason = f"{reason} (block {state.incr('blocks')} in this session)"
+            except StateError:
+                pass
             return block(reason, user_message=USER_MESSAGE)
         args = tool_arguments(event) or {}
         # The rewrite applies to a `command` string, the common shape.

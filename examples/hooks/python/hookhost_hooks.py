@@ -19,8 +19,10 @@ componentize-py generates (`wit_world.imports.types`), so a hook reads as its po
 """
 
 import json
-from typing import Any, Optional
+from typing import Any, List, Optional
 
+from componentize_py_types import Err as _Err
+from wit_world.imports import state as _wit_state
 from wit_world.imports import types as t
 
 #: Tool names that run shell commands, as the runtimes name them.
@@ -120,3 +122,77 @@ def settings_of(settings_or_ctx: Any) -> dict:
     if not isinstance(value, dict):
         raise ValueError("settings must be a JSON object")
     return value
+
+
+class StateError(Exception):
+    """A state call failed. `kind` is "quota" (over a host bound: nothing was written),
+    "invalid" (an empty key, `incr` on a value that is not an integer) or "unavailable" (the
+    host's store cannot be reached); the message says which bound, value or file."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+_STATE_ERRORS = (
+    (_wit_state.StateError_Quota, "quota"),
+    (_wit_state.StateError_Invalid, "invalid"),
+    (_wit_state.StateError_Unavailable, "unavailable"),
+)
+
+
+def _state_call(name: str, *args):
+    try:
+        return getattr(_wit_state, name)(*args)
+    except _Err as e:
+        kind = next((k for cls, k in _STATE_ERRORS if isinstance(e.value, cls)), "unavailable")
+        raise StateError(kind, e.value.value) from None
+
+
+class state:
+    """This hook's state in the current session (contract 0.3.0): string keys and values the
+    host keeps across events and `hookhost run` processes until the session ends or the value
+    expires (24 hours after its last write by default). Only this plugin, in this session,
+    sees them. Each call raises `StateError` when it fails; a hook that lets it propagate has
+    its `on_error` decide.
+
+        n = state.incr("blocks")            # 1, 2, 3, ... in this session
+        state.set_json("last", {"tool": "Bash"})
+    """
+
+    @staticmethod
+    def get(key: str) -> Optional[str]:
+        """The value under `key`, if set and not expired."""
+        return _state_call("get", key)
+
+    @staticmethod
+    def set(key: str, value: str, ttl_seconds: Optional[int] = None) -> None:
+        """Set `key` to `value`, for at most `ttl_seconds` when given."""
+        _state_call("set", key, value, ttl_seconds)
+
+    @staticmethod
+    def delete(key: str) -> None:
+        """Delete `key` (nothing happens when it is not set)."""
+        _state_call("delete", key)
+
+    @staticmethod
+    def incr(key: str, delta: int = 1, ttl_seconds: Optional[int] = None) -> int:
+        """Add `delta` to the integer under `key` (not set: 0) and return the sum; atomic."""
+        return _state_call("incr", key, delta, ttl_seconds)
+
+    @staticmethod
+    def keys(prefix: str = "") -> List[str]:
+        """This hook's keys in this session that start with `prefix`, sorted."""
+        return _state_call("keys", prefix)
+
+    @staticmethod
+    def get_json(key: str) -> Any:
+        """The JSON value under `key` (None when not set)."""
+        text = state.get(key)
+        return None if text is None else json.loads(text)
+
+    @staticmethod
+    def set_json(key: str, value: Any, ttl_seconds: Optional[int] = None) -> None:
+        """Set `key` to `value` as JSON text."""
+        state.set(key, json.dumps(value), ttl_seconds)

@@ -40,3 +40,44 @@ test('an exception becomes the hook error with its text', () => {
   assert.throws(() => handler.validateSettings('[]'), (e) => e === 'Error: settings must be a JSON object' || e.startsWith('Error: settings must be a JSON object'));
   assert.deepEqual(h.hook({ handle: () => h.passes() }).handle({ tag: 'turn-start' }, {}), h.passes());
 });
+
+// The host's `state` interface, natively: a Map, and the error shapes the toolchains throw.
+function fakeState(throwAs, bigint = false) {
+  const values = new Map();
+  return {
+    get: (k) => values.get(k),
+    set: (k, v) => {
+      if (v.length > 10) throw throwAs({ tag: 'quota', val: `the value for state key "${k}" is ${v.length} bytes; the limit is 10` });
+      values.set(k, v);
+    },
+    delete: (k) => values.delete(k),
+    incr: (k, d) => {
+      // componentize-js takes an s64 as a BigInt only; componentize-qjs as a number only.
+      if (typeof d !== (bigint ? 'bigint' : 'number')) throw new TypeError(`expected ${bigint ? 'a BigInt' : 'a number'}`);
+      const n = BigInt(values.get(k) ?? '0') + BigInt(d);
+      values.set(k, String(n));
+      return bigint ? n : Number(n);
+    },
+    keys: (p) => [...values.keys()].filter((k) => k.startsWith(p)).sort(),
+  };
+}
+
+test('state calls reach the interface', () => {
+  assert.equal(h.stateOf(fakeState((e) => e, true)).incr('n', 2), 2, 'as componentize-js takes an s64');
+  const state = h.stateOf(fakeState((e) => e));
+  assert.equal(state.incr('n'), 1);
+  assert.equal(state.incr('n', 4), 5);
+  state.setJson('j', [1]);
+  assert.deepEqual(state.getJson('j'), [1]);
+  assert.deepEqual(state.keys(), ['j', 'n']);
+  state.delete('n');
+  assert.equal(state.get('n'), undefined);
+  assert.equal(state.getJson('n'), undefined);
+});
+
+test("a host's state error is a StateError of its kind, as either toolchain throws it", () => {
+  for (const throwAs of [(e) => e, (e) => Object.assign(new Error('ComponentError'), { payload: e })]) {
+    const state = h.stateOf(fakeState(throwAs));
+    assert.throws(() => state.set('k', 'x'.repeat(11)), (e) => e instanceof h.StateError && e.kind === 'quota' && e.message === 'the value for state key "k" is 11 bytes; the limit is 10');
+  }
+});

@@ -48,3 +48,60 @@ class Events(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FakeState:
+    """The host's `state` interface, natively: a dict, and the errors a host raises."""
+
+    def __init__(self):
+        self.values = {}
+
+    def get(self, key):
+        return self.values.get(key)
+
+    def set(self, key, value, ttl_seconds):
+        if len(value) > 10:
+            raise h._Err(h._wit_state.StateError_Quota(f"the value for state key {key!r} is {len(value)} bytes; the limit is 10"))
+        self.values[key] = value
+
+    def delete(self, key):
+        self.values.pop(key, None)
+
+    def incr(self, key, delta, ttl_seconds):
+        n = int(self.values.get(key, "0")) + delta
+        self.values[key] = str(n)
+        return n
+
+    def keys(self, prefix):
+        return sorted(k for k in self.values if k.startswith(prefix))
+
+
+class State(unittest.TestCase):
+    def setUp(self):
+        self.real = h._wit_state
+        fake = FakeState()
+        for cls in ("StateError_Quota", "StateError_Invalid", "StateError_Unavailable"):
+            setattr(fake, cls, getattr(self.real, cls))
+        h._wit_state = fake
+
+    def tearDown(self):
+        h._wit_state = self.real
+
+    def test_calls_reach_the_interface(self):
+        self.assertEqual(h.state.incr("n"), 1)
+        self.assertEqual(h.state.incr("n", 4), 5)
+        h.state.set_json("j", [1])
+        self.assertEqual(h.state.get_json("j"), [1])
+        self.assertEqual(h.state.keys(), ["j", "n"])
+        h.state.delete("n")
+        self.assertIsNone(h.state.get("n"))
+        self.assertIsNone(h.state.get_json("n"))
+
+    def test_a_hosts_error_is_a_state_error_of_its_kind(self):
+        with self.assertRaises(h.StateError) as caught:
+            h.state.set("k", "x" * 11)
+        self.assertEqual((caught.exception.kind, caught.exception.message), ("quota", "the value for state key 'k' is 11 bytes; the limit is 10"))
+
+    def test_the_generated_interface_is_what_the_helpers_call(self):
+        for name in ("get", "set", "delete", "incr", "keys"):
+            self.assertTrue(callable(getattr(self.real, name)), name)

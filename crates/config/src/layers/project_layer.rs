@@ -38,6 +38,8 @@ pub(super) fn load_project(found: &project::Project, snapshot: &project::Snapsho
         ("cache_dir", raw.cache_dir.take().is_some()),
         ("stop_loop_cap", raw.stop_loop_cap.take().is_some()),
         ("resolve_ttl", raw.resolve_ttl.take().is_some()),
+        ("state_ttl", raw.state_ttl.take().is_some()),
+        ("state_max_kib", raw.state_max_kib.take().is_some()),
     ] {
         if set {
             restrictions.push(format!("project {at}: {field} ignored: a project cannot change host settings (set it in your user config)"));

@@ -14,6 +14,7 @@ static HEAP: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
 wit_bindgen::generate!({ path: "wit", world: "hook" });
 
 use exports::hookhost::hooks::handler::Guest;
+use hookhost::hooks::state;
 use hookhost::hooks::types::{BlockInfo, Context, Decision, Effect, Event, Verdict};
 
 /// Tool names that run shell commands, as the agent runtimes name them.
@@ -51,7 +52,13 @@ impl Guest for Guard {
         let Some(command) = shell_command(&args) else { return Ok(pass(vec![])) };
         let words = words(&command);
         if let Some(reason) = destructive(&words) {
-            let info = BlockInfo { reason: Some(reason.into()), user_message: Some(USER_MESSAGE.into()) };
+            // Count this session's blocks in the hook's state (contract 0.3.0). A store the host
+            // cannot reach leaves the count out: it never lets the command through.
+            let reason = match state::incr("blocks", 1, None) {
+                Ok(n) => format!("{reason} (block {n} in this session)"),
+                Err(_) => reason.to_string(),
+            };
+            let info = BlockInfo { reason: Some(reason), user_message: Some(USER_MESSAGE.into()) };
             return Ok(Decision { verdict: Verdict::Block(info), effects: vec![] });
         }
         // The rewrite applies to a `command` string, the common shape.
