@@ -32,6 +32,10 @@ struct File {
 struct Scenario {
     name: Option<String>,
     event: Value,
+    /// Session state to set before the event, for every plugin of its hooks that keeps state:
+    /// `{ key = "value" }`.
+    #[serde(default)]
+    state: std::collections::BTreeMap<String, String>,
     expect: Expect,
 }
 
@@ -50,6 +54,19 @@ pub(crate) struct Expect {
     patch: Option<Value>,
     /// A substring of an added context.
     context_contains: Option<String>,
+    /// Session state after the event, for every plugin of its hooks that keeps state: each key
+    /// given must hold that value, or (`false`) not be set.
+    state: Option<std::collections::BTreeMap<String, StateWant>>,
+}
+
+/// What a key of `expect.state` must hold.
+#[derive(Deserialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub(crate) enum StateWant {
+    /// Exactly this value.
+    Value(String),
+    /// `false`: not set.
+    Unset(bool),
 }
 
 const DECISIONS: [&str; 5] = ["pass", "allow", "ask", "block", "halt"];
@@ -59,6 +76,7 @@ pub(crate) struct Loaded {
     pub file: PathBuf,
     pub name: String,
     pub event: HookEvent,
+    pub state: std::collections::BTreeMap<String, String>,
     pub expect: Expect,
 }
 
@@ -85,11 +103,14 @@ pub(crate) fn load(files: &[PathBuf]) -> Result<Vec<Loaded>, String> {
                 }
             }
             let e = &s.expect;
-            if e.decision.is_none() && e.reason_contains.is_none() && e.user_message_contains.is_none() && e.patch.is_none() && e.context_contains.is_none() {
-                return Err(format!("{at}: expect checks nothing; give decision, reason_contains, user_message_contains, patch or context_contains"));
+            if e.decision.is_none() && e.reason_contains.is_none() && e.user_message_contains.is_none() && e.patch.is_none() && e.context_contains.is_none() && e.state.is_none() {
+                return Err(format!("{at}: expect checks nothing; give decision, reason_contains, user_message_contains, patch, context_contains or state"));
+            }
+            if let Some(bad) = e.state.iter().flatten().find(|(_, w)| **w == StateWant::Unset(true)) {
+                return Err(format!("{at}: expect.state.{}: give the value it must hold, or false for not set", bad.0));
             }
             let event = HookEvent::from_value(s.event).map_err(|e| format!("{at}: event: {e}"))?;
-            all.push(Loaded { file: path.clone(), name, event, expect: s.expect });
+            all.push(Loaded { file: path.clone(), name, event, state: s.state, expect: s.expect });
         }
     }
     Ok(all)
@@ -99,13 +120,57 @@ pub(crate) fn load(files: &[PathBuf]) -> Result<Vec<Loaded>, String> {
 pub(crate) struct Checked {
     pub mismatches: Vec<String>,
     pub outcome: Outcome,
+    /// Each state-keeping plugin's session state after the event: `{plugin: {key: value}}`.
+    pub state: Value,
 }
 
-/// Dispatch one scenario's event and compare.
+/// Seed the scenario's state, dispatch its event, read the state back and compare.
 pub(crate) async fn run(host: &Host, s: &Loaded) -> Checked {
+    let scopes = host.state_scopes(&s.event);
+    let store = host.state_store();
+    let mut mismatches = Vec::new();
+    if !s.state.is_empty() && scopes.is_empty() {
+        mismatches.push("state: no hook of this event keeps state (its plugin does not import hookhost:hooks/state)".to_string());
+    }
+    for (_, scope) in &scopes {
+        for (key, value) in &s.state {
+            if let Err(e) = store.set(scope, key, value, None, None) {
+                mismatches.push(format!("state: cannot set {key:?}: {e}"));
+            }
+        }
+    }
     let outcome = host.dispatch(&s.event).await;
-    let mismatches = check(&s.expect, &serde_json::to_value(&outcome).unwrap_or(Value::Null));
-    Checked { mismatches, outcome }
+    let mut after = serde_json::Map::new();
+    for (plugin, scope) in &scopes {
+        let entries = store.entries(scope).unwrap_or_default();
+        after.insert(plugin.clone(), Value::Object(entries.into_iter().map(|(k, v)| (k, Value::String(v))).collect()));
+    }
+    let state = Value::Object(after);
+    mismatches.extend(check(&s.expect, &serde_json::to_value(&outcome).unwrap_or(Value::Null)));
+    mismatches.extend(check_state(&s.expect, &state));
+    Checked { mismatches, outcome, state }
+}
+
+/// Every way the state after the event (`{plugin: {key: value}}`) differs from `expect.state`.
+fn check_state(expect: &Expect, state: &Value) -> Vec<String> {
+    let Some(want) = &expect.state else { return Vec::new() };
+    let plugins = state.as_object().cloned().unwrap_or_default();
+    if plugins.is_empty() {
+        return vec!["state: no hook of this event keeps state (its plugin does not import hookhost:hooks/state)".to_string()];
+    }
+    let mut out = Vec::new();
+    for (plugin, values) in &plugins {
+        for (key, w) in want {
+            let got = values.get(key).and_then(Value::as_str);
+            match (w, got) {
+                (StateWant::Value(v), Some(g)) if v == g => {}
+                (StateWant::Unset(false), None) => {}
+                (StateWant::Value(v), g) => out.push(format!("state of {plugin}: {key:?} expected {v:?}, got {}", g.map_or("not set".to_string(), |g| format!("{g:?}")))),
+                (_, g) => out.push(format!("state of {plugin}: {key:?} expected not set, got {}", g.map_or("not set".to_string(), |g| format!("{g:?}")))),
+            }
+        }
+    }
+    out
 }
 
 /// Every way `outcome` (hookhost's outcome JSON) differs from `expect`.
@@ -179,10 +244,27 @@ pub(crate) fn table(rows: &[(&Loaded, &Checked)]) -> String {
         // One line a row, whatever a hook's error text holds (a stack trace, say).
         let result = if r.mismatches.is_empty() { "ok".to_string() } else { format!("FAIL: {}", r.mismatches.join("; ")).lines().map(str::trim_end).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" | ") };
         out.push_str(&format!("{name:<name_w$}  {:<20}  {expected:<8}  {got:<8}  {result}\n", s.event.name.config_name()));
+        // The session state it left, for the plugins that keep any.
+        for (plugin, values) in r.state.as_object().into_iter().flatten() {
+            let pairs: Vec<String> = values.as_object().into_iter().flatten().map(|(k, v)| format!("{k}={}", cut(v.as_str().unwrap_or_default()))).collect();
+            if !pairs.is_empty() {
+                let line = format!("  state of {plugin}: {}", pairs.join(", "));
+                out.push_str(&hookhost::printable(&line));
+                out.push('\n');
+            }
+        }
     }
     let failed = rows.iter().filter(|(_, r)| !r.mismatches.is_empty()).count();
     out.push_str(&format!("\n{} passed, {failed} failed\n", rows.len() - failed));
     out
+}
+
+/// A value as the table shows it: 60 characters at most.
+fn cut(v: &str) -> String {
+    match v.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &v[..i]),
+        None => v.to_string(),
+    }
 }
 
 /// The report as JSON, for CI.
@@ -198,6 +280,7 @@ pub(crate) fn json_report(rows: &[(&Loaded, &Checked)]) -> Value {
             "ok": r.mismatches.is_empty(),
             "mismatches": r.mismatches,
             "outcome": r.outcome,
+            "state": r.state,
         })).collect::<Vec<_>>(),
     })
 }
@@ -208,6 +291,15 @@ mod tests {
 
     fn expect(v: Value) -> Expect {
         serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn expected_state_is_checked_per_plugin() {
+        let want = expect(json!({"state": {"n": "2", "gone": false}}));
+        assert!(check_state(&want, &json!({"p.wasm": {"n": "2"}})).is_empty());
+        assert_eq!(check_state(&want, &json!({"p.wasm": {"n": "3", "gone": "x"}})), ["state of p.wasm: \"gone\" expected not set, got \"x\"", "state of p.wasm: \"n\" expected \"2\", got \"3\""]);
+        assert_eq!(check_state(&want, &json!({})), ["state: no hook of this event keeps state (its plugin does not import hookhost:hooks/state)"]);
+        assert!(check_state(&expect(json!({"decision": "pass"})), &json!({})).is_empty(), "nothing asked of state");
     }
 
     #[test]

@@ -497,6 +497,21 @@ impl Host {
         &self.kv
     }
 
+    /// The state scope of each plugin that keeps state among `event`'s hooks, for the event's
+    /// session: the plugin's name and its scope, in chain order, each plugin once (`hookhost
+    /// test` seeds and reports state through them).
+    pub fn state_scopes(&self, event: &hookhost_types::HookEvent) -> Vec<(String, crate::kv::Scope)> {
+        let mut out: Vec<(String, crate::kv::Scope)> = Vec::new();
+        for hook in self.hooks.iter().filter(|h| h.spec.event == event.name && h.plugin.uses_state()) {
+            let plugin = hook.spec.plugin.to_string();
+            if out.iter().all(|(p, _)| *p != plugin) {
+                let scope = crate::kv::Scope::of(&plugin, &event.session_id, event.cwd.as_deref());
+                out.push((plugin, scope));
+            }
+        }
+        out
+    }
+
     /// Which protection is in force and why, one line ending in a newline (`hookhost check`).
     pub fn protection(&self) -> &str {
         &self.protection

@@ -534,6 +534,49 @@ fn wit_writes_the_package_hooks_are_built_against() {
 /// expectation is wrong fails the run (exit 1) and says what differed; a plugin is tested on
 /// its own with `--plugin` and `--settings`; malformed scenario files are refused naming the
 /// file, the scenario and the fix (exit 2), and nothing runs.
+/// `hookhost test` and session state (contract 0.3.0): a scenario seeds a plugin's state
+/// (`state`), checks it after the event (`expect.state`: a value, or `false` for not set), and
+/// the report shows it; state never comes from, nor goes to, the user's store.
+#[test]
+fn test_seeds_and_checks_session_state() {
+    let plugin = std::fs::canonicalize(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/frozen/hookhost-hooks-0.3.0/contract-v0-3.wasm")).unwrap();
+    let plugin = plugin.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let scenarios = dir.path().join("state.toml");
+    std::fs::write(
+        &scenarios,
+        r#"[[scenario]]
+name = "a seeded last command is a repeat"
+event = { event = "pre_tool_use", session_id = "s", data = { tool_name = "Bash", arguments = { command = "make deploy" } } }
+state = { last = "make deploy", calls = "41" }
+expect = { decision = "block", reason_contains = "repeated: make deploy (call 42)", state = { calls = "42", last = "make deploy", big = false } }
+
+[[scenario]]
+name = "a wrong expectation of state is said"
+event = { event = "pre_tool_use", session_id = "s", data = { tool_name = "Bash", arguments = { command = "ls" } } }
+expect = { state = { calls = "1", last = false } }
+"#,
+    )
+    .unwrap();
+    let state_dir = dir.path().join("user-state");
+    let run = |json: bool| {
+        let mut args = vec!["test", "--plugin", plugin, scenarios.to_str().unwrap()];
+        if json {
+            args.insert(1, "--json");
+        }
+        crate::common::hookhost_with(|c| drop(c.args(&args).env("HOOKHOST_STATE_DIR", &state_dir)), b"")
+    };
+    let out = run(false);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{table}{}", stderr(&out));
+    assert!(table.contains(&format!("  state of {plugin}: calls=42, last=make deploy\n")), "{table}");
+    assert!(table.contains("FAIL: state of ") && table.contains(": \"calls\" expected \"1\", got \"43\"; state of ") && table.contains(": \"last\" expected not set, got \"ls\""), "{table}");
+    assert!(table.ends_with("\n1 passed, 1 failed\n"), "{table}");
+    let report: serde_json::Value = serde_json::from_slice(&run(true).stdout).unwrap();
+    assert_eq!(report["scenarios"][0]["state"][plugin], serde_json::json!({"calls": "42", "last": "make deploy"}));
+    assert!(!state_dir.exists(), "hookhost test keeps state in memory, never in the user's store");
+}
+
 #[test]
 fn test_runs_scenarios_and_fails_on_a_mismatch() {
     let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/scenarios/default.toml");
@@ -565,7 +608,8 @@ fn test_runs_scenarios_and_fails_on_a_mismatch() {
 
     for (text, message) in [
         ("[[scenario]]\nevent = { event = \"pre_tool_use\" }\nexpect = { decision = \"deny\" }\n", "\"scenario 1\": expect.decision \"deny\" is not one of pass, allow, ask, block, halt"),
-        ("[[scenario]]\nname = \"x\"\nevent = { event = \"pre_tool_use\" }\nexpect = {}\n", "\"x\": expect checks nothing; give decision, reason_contains, user_message_contains, patch or context_contains"),
+        ("[[scenario]]\nname = \"x\"\nevent = { event = \"pre_tool_use\" }\nexpect = {}\n", "\"x\": expect checks nothing; give decision, reason_contains, user_message_contains, patch, context_contains or state"),
+        ("[[scenario]]\nname = \"y\"\nevent = { event = \"pre_tool_use\" }\nexpect = { state = { k = true } }\n", "\"y\": expect.state.k: give the value it must hold, or false for not set"),
         ("[[scenario]]\nevent = { event = \"pre_tool_use\" }\nexpect = { verdict = \"block\" }\n", "unknown field `verdict`"),
         ("title = \"no scenarios\"\n", "unknown field `title`"),
         ("", "no scenarios; add [[scenario]] tables with `event` and `expect`"),
