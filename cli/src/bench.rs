@@ -111,9 +111,10 @@ pub async fn run(seconds: f64, plugins: &[PathBuf]) -> Result<Report> {
             Some(dir) => format!("{}/{name}", dir.to_string_lossy()),
             None => name,
         };
-        // A hook that keeps state keeps it in a file of the bench's own, as `serve` and `run`
-        // keep theirs.
+        // A hook that keeps state keeps it in a file of the bench's own, as `serve` keeps it.
         let store = hookhost::kv::StateStore::at(&state.join("state.sqlite3"), Default::default());
+        // As `serve` keeps it: writes made in memory, committed in batches.
+        store.defer_writes();
         let plugin_host = host_with_state(&format!("executor = {{ plugin = {} }}", toml_string(&path.to_string_lossy())), store).await.with_context(|| format!("--plugin {}", plugin.display()))?;
         let samples = in_host(&plugin_host, &events, budget, false).await.with_context(|| format!("--plugin {}", plugin.display()))?;
         ways.push(finish(format!("plugin:{name}"), format!("{name}, fresh instance per call"), Ok(samples)));

@@ -186,6 +186,9 @@ impl App {
     /// (`hookhost serve`, `hookhost mcp`). `token`: what every request must carry (serve over TCP).
     pub(crate) async fn start(who: &'static str, args: &HostArgs, request_timeout: Duration, token: Option<String>) -> anyhow::Result<Arc<App>> {
         let host = crate::load(args).await?;
+        // A long-lived process: hooks' state writes are made in memory and committed in batches
+        // off the decision's path (kv::StateStore::defer_writes).
+        host.state_store().defer_writes();
         let own_project = if args.no_project { None } else { std::env::current_dir().ok().and_then(|d| project_root(&d)) };
         // SAFETY: geteuid cannot fail.
         #[cfg(unix)]
@@ -261,7 +264,9 @@ impl App {
             return Ok(loaded.host.clone());
         }
         let stamp = project_stamp(&root);
-        let host = Arc::new(crate::load_in(&self.args, Some(root.clone())).await?);
+        let host = crate::load_in(&self.args, Some(root.clone())).await?;
+        host.state_store().defer_writes();
+        let host = Arc::new(host);
         let mut projects = self.projects.lock().unwrap_or_else(|p| p.into_inner());
         if projects.len() >= MAX_PROJECT_HOSTS {
             // Bounded: the first (by path) makes room; it loads again when it is next asked for.
@@ -342,6 +347,7 @@ fn router(app: Arc<App>, args: &ServeArgs) -> Router {
 pub(crate) async fn reload(app: &App, why: &str) {
     match crate::load(&app.args).await {
         Ok(host) => {
+            host.state_store().defer_writes();
             *app.host.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(host);
             app.projects.lock().unwrap_or_else(|p| p.into_inner()).clear();
             app.metrics.lock().unwrap_or_else(|p| p.into_inner()).reloads.entry("ok").and_modify(|n| *n += 1).or_insert(1);

@@ -62,6 +62,7 @@ pub async fn guard(plugin: Option<&Path>) -> Result<Vec<GuardFile>> {
         let (tool, arguments) = case.call().map_err(anyhow::Error::msg)?;
         let mut event = HookEvent::pre_tool_use(tool, arguments);
         event.cwd = case.cwd.map(str::to_string);
+        event.session_id = case.session_id();
         let want = match case.expect {
             Some(Verdict::Block) => "block",
             Some(Verdict::Ask) => "ask",

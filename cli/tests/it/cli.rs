@@ -564,7 +564,7 @@ expect = { state = { calls = "1", last = false } }
         if json {
             args.insert(1, "--json");
         }
-        crate::common::hookhost_with(|c| drop(c.args(&args).env("HOOKHOST_STATE_DIR", &state_dir)), b"")
+        crate::common::hookhost_with(|c| { c.args(&args).env("HOOKHOST_STATE_DIR", &state_dir); }, b"")
     };
     let out = run(false);
     let table = String::from_utf8_lossy(&out.stdout);

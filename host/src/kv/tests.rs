@@ -108,13 +108,13 @@ fn values_expire_and_a_ttl_is_capped_by_the_hosts() {
     for k in ["a", "b", "c"] {
         store.set(&s, k, "1", None, None).unwrap();
     }
-    // ... and are deleted when a store opens.
+    // ... and are deleted by a write now and then.
     let rows = || Connection::open(&file).unwrap().query_row("SELECT count(*) FROM kv", [], |r| r.get::<_, i64>(0)).unwrap();
     assert_eq!(rows(), 6, "a, b, c beside the three expired ones");
-    let later = StateStore::at(&file, small());
-    later.advance(Duration::from_secs(300));
-    assert_eq!(later.get(&s, "a", None).unwrap(), None);
-    assert_eq!(rows(), 0);
+    store.advance(Duration::from_secs(300));
+    store.purge_on_next_write();
+    store.set(&s, "d", "1", None, None).unwrap();
+    assert_eq!(rows(), 1, "only the new one left");
 }
 
 #[test]
@@ -251,4 +251,46 @@ fn a_project_is_its_repository_root() {
     assert_eq!(project_of(Some(loose.to_str().unwrap())), loose.to_string_lossy());
     assert_eq!(project_of(None), "");
     assert_eq!(project_of(Some("")), "");
+}
+
+/// Deferred writes (serve): seen at once by this store, committed a few milliseconds later (or
+/// when it is dropped) for the others; an `incr` commits as an addition, so stores on one file
+/// lose none; the bounds hold; a session's end commits before it deletes.
+#[test]
+fn deferred_writes_are_read_back_at_once_and_committed_soon() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    let s = scope("u", "/p", "s", "h");
+    let serve = StateStore::at(&file, small());
+    serve.defer_writes();
+    let run = StateStore::at(&file, small());
+    serve.set(&s, "k", "v", None, None).unwrap();
+    assert_eq!(serve.get(&s, "k", None).unwrap().as_deref(), Some("v"), "its own write, at once");
+    assert_eq!(serve.incr(&s, "n", 2, None, None).unwrap(), 2);
+    assert_eq!(run.incr(&s, "n", 5, None, None).unwrap(), 5, "the other process has not seen serve's yet");
+    // The flusher commits within a few milliseconds.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while run.get(&s, "k", None).unwrap().is_none() {
+        assert!(Instant::now() < deadline, "never committed");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(run.get(&s, "n", None).unwrap().as_deref(), Some("7"), "serve's +2 was added to run's 5, not written over it");
+    // ... and serve sees the other's writes within RECHECK.
+    std::thread::sleep(deferred::RECHECK);
+    assert_eq!(serve.get(&s, "n", None).unwrap().as_deref(), Some("7"));
+    // The bounds hold on what the cache holds (small(): 3 keys).
+    serve.set(&s, "third", "x", None, None).unwrap();
+    assert!(matches!(serve.set(&s, "fourth", "x", None, None), Err(StateError::Quota(_))));
+    // Dropped: what is queued is committed.
+    serve.set(&s, "k", "last", None, None).unwrap();
+    drop(serve);
+    let after = StateStore::at(&file, small());
+    assert_eq!(after.get(&s, "k", None).unwrap().as_deref(), Some("last"));
+    // A session's end commits what is queued, then deletes it all.
+    let serve = StateStore::at(&file, small());
+    serve.defer_writes();
+    serve.delete(&s, "third", None).unwrap();
+    serve.set(&s, "late", "x", None, None).unwrap();
+    assert_eq!(serve.end_session("u", "/p", "s").unwrap(), 3, "k, n and late");
+    assert!(after.keys(&s, "", None).unwrap().is_empty());
 }

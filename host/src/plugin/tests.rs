@@ -13,15 +13,16 @@ fn imports_process_reads_the_outer_imports_only() {
 
 #[test]
 fn what_hookhost_links_and_what_it_refuses() {
-    for ok in ["wasi:cli/environment@0.2.6", "wasi:http/outgoing-handler@0.2.0", "wasi:io/streams@0.2.3"].into_iter().chain(wit::Version::ALL.into_iter().flat_map(wit::Version::imports)) {
+    for ok in ["wasi:cli/environment@0.2.6", "wasi:http/outgoing-handler@0.2.0", "wasi:io/streams@0.2.3"].into_iter().chain(wit::Version::ALL.into_iter().flat_map(wit::Version::imports).copied()) {
         assert_eq!(unsupported(ok), None, "{ok}");
     }
-    assert_eq!(unsupported("hookhost:hooks/log@0.3.0"), Some("it is not an interface of a hook contract this hookhost serves"));
+    assert_eq!(unsupported("hookhost:hooks/log@0.9.0"), Some("it is not an interface of a hook contract this hookhost serves"));
+    assert_eq!(unsupported("hookhost:hooks/state@0.2.0"), Some("it is not an interface of a hook contract this hookhost serves"), "state came with 0.3.0");
     assert_eq!(unsupported("wasi:cli/environment@0.3.0"), Some("it is not WASI 0.2, the version hookhost links"));
     assert_eq!(unsupported("hookhost:hooks/secrets@0.1.0"), Some("it is not an interface of a hook contract this hookhost serves"));
     assert_eq!(unsupported("acme:probe/telemetry"), Some("hookhost does not provide it"));
     let adapter = outer_imports(crate::builtin::get("bash-adapter").unwrap().0).unwrap();
-    assert!(adapter.iter().any(|i| i == wit::v0_2::PROCESS_IMPORT) && adapter.iter().all(|i| unsupported(i).is_none()), "{adapter:?}");
+    assert!(adapter.iter().any(|i| i == wit::v0_3::PROCESS_IMPORT) && adapter.iter().all(|i| unsupported(i).is_none()), "{adapter:?}");
 }
 
 /// A loader links WASI only once a plugin imports it: the lean built-ins load (and run)
@@ -38,7 +39,7 @@ async fn wasi_is_linked_only_for_the_plugins_that_import_it() {
     assert!(loader.wasi_linker.get().is_none(), "lean plugins import no WASI: {:?} {:?}", guard.imports, redactor.imports);
     let limits = Limits { timeout: std::time::Duration::from_secs(5), fuel: 100_000_000, memory_bytes: 64 << 20 };
     let call = wit::Call::new(&HookEvent::pre_tool_use("bash", serde_json::json!({"command": "rm -rf /"})), "user:h", "{}", 0);
-    let decision = guard.handle("user:h", call, &limits, &Access::default()).await.0.unwrap();
+    let decision = guard.handle("user:h", call, &limits, &Access::default(), None).await.0.unwrap();
     assert_eq!(decision.verdict.kind, hookhost_types::VerdictKind::Block, "{decision:?}");
     let adapter = load("bash-adapter");
     assert!(adapter.imports.iter().any(|i| i.starts_with("wasi:cli/")));

@@ -2,7 +2,9 @@
 //! `block|ask|allow RULE COMMAND`, with `@cwd PATH` (or `@cwd -`) setting the working directory
 //! of the cases after it, `@packs a,b` (or `@packs -`, the default `core`) the guard's `packs`
 //! for them, `@tool NAME` (or `@tool -`, a `Bash` call) the tool called — for another tool the
-//! COMMAND is its arguments as JSON — and `\n` in a command standing for a line break. Every
+//! COMMAND is its arguments as JSON, `@session NAME` (or `@session -`) puts the cases after it in
+//! one session, whose state they share in order (each case is a session of its own otherwise:
+//! write-then-run, `remember.txt`) — and `\n` in a command standing for a line break. Every
 //! case is a tool call decided by the whole guard under its shipped settings (self-protection
 //! on); a JSON COMMAND keeps its own `\n` escapes. `cargo test` checks every case natively; `hookhost bench guard` runs them through the
 //! built guard component and prints the agreement per file.
@@ -32,6 +34,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("protect-hookhost.txt", include_str!("../corpus/protect-hookhost.txt")),
     ("protect-agents.txt", include_str!("../corpus/protect-agents.txt")),
     ("everyday.txt", include_str!("../corpus/everyday.txt")),
+    ("remember.txt", include_str!("../corpus/remember.txt")),
 ];
 
 /// One case.
@@ -53,6 +56,18 @@ pub struct Case {
     pub packs: Option<Vec<&'static str>>,
     /// The tool called (`None`: `Bash`, whose `command` is the case's command).
     pub tool: Option<&'static str>,
+    /// The session it shares with the cases around it (`None`: one of its own).
+    pub session: Option<&'static str>,
+}
+
+impl Case {
+    /// Its session id: `corpus:FILE:NAME` for a named session, `corpus:FILE:LINE` otherwise.
+    pub fn session_id(&self) -> String {
+        match self.session {
+            Some(name) => format!("corpus:{}:{name}", self.file),
+            None => format!("corpus:{}:{}", self.file, self.line),
+        }
+    }
 }
 
 impl Case {
@@ -72,12 +87,17 @@ pub fn cases() -> Result<Vec<Case>, String> {
         let mut cwd = None;
         let mut packs: Option<Vec<&'static str>> = None;
         let mut tool = None;
+        let mut session = None;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
             }
             if let Some(dir) = line.strip_prefix("@cwd ") {
                 cwd = (dir != "-").then_some(dir);
+                continue;
+            }
+            if let Some(name) = line.strip_prefix("@session ") {
+                session = (name != "-").then_some(name);
                 continue;
             }
             if let Some(name) = line.strip_prefix("@tool ") {
@@ -99,7 +119,7 @@ pub fn cases() -> Result<Vec<Case>, String> {
             if command.is_empty() {
                 return Err(format!("{file}:{}: no command", n + 1));
             }
-            let case = Case { file, line: n + 1, expect, rule, command: if tool.is_some() { command.to_string() } else { command.replace("\\n", "\n") }, cwd, packs: packs.clone(), tool };
+            let case = Case { file, line: n + 1, expect, rule, command: if tool.is_some() { command.to_string() } else { command.replace("\\n", "\n") }, cwd, packs: packs.clone(), tool, session };
             case.call()?;
             cases.push(case);
         }

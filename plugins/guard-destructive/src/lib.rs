@@ -58,6 +58,7 @@ pub mod interp;
 pub mod packs;
 mod paths;
 pub mod protect;
+mod remember;
 
 pub use finding::{Finding, Verdict};
 
@@ -117,11 +118,14 @@ pub struct Policy {
     pub allow: Vec<String>,
     /// The working directory the command runs in (the event's `cwd`): the project.
     pub cwd: Option<String>,
+    /// Write-then-run: judge a script by what the agent wrote into it this session, and follow
+    /// the links and moves it made (session state; [`remember`]).
+    pub remember: bool,
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { strict_rm: false, core: true, opt_in: 0, allow: Vec::new(), cwd: None }
+        Policy { strict_rm: false, core: true, opt_in: 0, allow: Vec::new(), cwd: None, remember: true }
     }
 }
 
@@ -183,6 +187,16 @@ fn obviously_harmless(script: &str, policy: &Policy) -> bool {
     !script.contains(['\'', '"', '\\', '$', '`', '{', '}', '(', ')'])
         && !mentions_any(script.as_bytes(), NEEDLES)
         && (policy.opt_in == 0 || !mentions_any(script.as_bytes(), packs::PROGRAMS))
+        && (!policy.remember || !runs_what_was_written(script))
+}
+
+/// Programs and paths that run what the agent may have written earlier in the session
+/// ([`remember`]): `./x.sh`, `/path/x.sh` as a command, `make`, package scripts (`bun` and the
+/// shells are [`NEEDLES`] already).
+const RUNS_WRITTEN: &[&str] = &["./", "make", "npm", "yarn", "pnpm", "; /", "& /", "| /"];
+
+fn runs_what_was_written(script: &str) -> bool {
+    script.trim_start().starts_with('/') || mentions_any(script.as_bytes(), RUNS_WRITTEN)
 }
 
 /// Whether any of `needles` occurs in `script`, in one pass: `str::contains` per needle set up
@@ -213,9 +227,10 @@ pub(crate) fn check_script(script: &str, policy: &Policy, depth: usize) -> Optio
     }
     match shell::parse(script) {
         Ok(parsed) => {
-            // Trees moved earlier in the line are judged where they came from when a later
-            // command deletes them (`mv ~/Documents /tmp/t && rm -rf /tmp/t`).
-            let mut moved = Vec::new();
+            // Trees moved earlier in the line — or linked or moved earlier in the session — are
+            // judged where they came from when a later command deletes them (`mv ~/Documents
+            // /tmp/t && rm -rf /tmp/t`).
+            let mut moved = if depth == 0 { remember::moves(policy) } else { Vec::new() };
             Finding::first_block_else_ask(parsed.commands.iter().enumerate().map(|(i, words)| {
                 let stdin = parsed.inputs.iter().find(|(at, _)| *at == i).map(|(_, text)| text.as_str());
                 let words = paths::relocate(words, &moved);
@@ -285,7 +300,16 @@ pub(crate) fn check_command(words: &[String], policy: &Policy, depth: usize, fro
     if !policy.core {
         return opt_in;
     }
-    Finding::first_block_else_ask([core_rules(prog, args, policy, depth, from_input, stdin), opt_in].into_iter())
+    // What the agent wrote earlier in the session and this command runs: a script by its path,
+    // a Makefile's recipe, a package.json script.
+    let written = match prog {
+        _ if !policy.remember => None,
+        "make" | "gmake" => remember::make(args, policy, depth),
+        "npm" | "pnpm" | "yarn" | "bun" => remember::package_script(prog, args, policy, depth),
+        _ if words[0].contains('/') && interp::lang_of(prog).is_none() => remember::run_file(&words[0], None, policy, depth),
+        _ => None,
+    };
+    Finding::first_block_else_ask([written, core_rules(prog, args, policy, depth, from_input, stdin), opt_in].into_iter())
 }
 
 /// The `core` pack's rules for one (unwrapped) command.
@@ -311,7 +335,8 @@ fn core_rules(prog: &str, args: &[String], policy: &Policy, depth: usize, from_i
             (interp::Source::File(f), None) if interp::is_stdin_file(f) => Some(interp::STDIN_SCRIPT.finding_for(format!("{prog} runs a script from its input"))),
             // `bash <(curl …)`, `source <(…)`: a script made when the line runs, as `curl … | bash`.
             (interp::Source::File(f), _) if f.starts_with("$(") => Some(interp::STDIN_SCRIPT.finding_for(format!("{prog} runs a script another command writes as the line runs"))),
-            (interp::Source::File(_), _) => None,
+            // A script file: judged by what the agent wrote into it this session, if it did.
+            (interp::Source::File(f), _) => remember::run_file(f, Some(lang.unwrap_or(interp::Lang::Shell)), policy, depth),
         };
     }
     if prog == "git" {
@@ -391,6 +416,7 @@ fn settings(v: &Value) -> Result<Settings, String> {
         match key.as_str() {
             "strict_rm" => s.policy.strict_rm = value.as_bool().ok_or("settings.strict_rm must be true or false")?,
             "protect_hooks" => s.protect_hooks = value.as_bool().ok_or("settings.protect_hooks must be true or false")?,
+            "remember" => s.policy.remember = value.as_bool().ok_or("settings.remember must be true or false")?,
             "user_message" => s.user_message = Some(value.as_str().ok_or("settings.user_message must be a string")?.to_string()),
             "packs" => {
                 let packs = strings(key, value)?;
@@ -404,7 +430,7 @@ fn settings(v: &Value) -> Result<Settings, String> {
                 }
                 s.policy.allow = allow;
             }
-            other => return Err(format!("unknown setting {other:?}; known settings are packs, allow, strict_rm, protect_hooks, user_message")),
+            other => return Err(format!("unknown setting {other:?}; known settings are packs, allow, strict_rm, protect_hooks, remember, user_message")),
         }
     }
     Ok(s)
@@ -438,6 +464,10 @@ impl Hook for Guard {
             Some(f) => return Ok(protection(f, s.user_message)),
             None => destructive(),
         };
+        // What this call writes is remembered unless it is blocked (then it does not happen).
+        if s.policy.remember && !matches!(found, Some(Finding { verdict: Verdict::Block, .. })) {
+            remember::record(remember::writes_of(&call.name, &call.arguments), &s.policy);
+        }
         match found {
             None => Ok(Decision::pass()),
             Some(Finding { verdict: Verdict::Block, reason }) => {

@@ -73,6 +73,14 @@ pub(crate) struct Move {
     from: String,
 }
 
+impl Move {
+    /// A tree now at `to` (its components) that came from `from` (a link to it, or a move
+    /// made earlier in the session: [`crate::remember`]).
+    pub(crate) fn new(to: Vec<String>, from: String) -> Move {
+        Move { to, from }
+    }
+}
+
 /// Remember the trees `mv` moves (`mv SRC DEST`, `mv SRC... DIR`, `mv -t DIR SRC...`).
 pub(crate) fn record_move(words: &[String], moved: &mut Vec<Move>) {
     let Some((prog, args)) = words.split_first() else { return };

@@ -46,6 +46,9 @@ pub struct Script {
     /// What a command reads from a here-document or here-string (`python3 <<'EOF' … EOF`,
     /// `bash <<< "…"`), by its index in `commands`.
     pub inputs: Vec<(usize, String)>,
+    /// The files a simple command's own redirections write (`cat > x.sh <<EOF`), by its index
+    /// in `commands` (`writes` has them too, with those of compound commands).
+    pub outputs: Vec<(usize, String)>,
     /// The variables the line sets, as `NAME=value` (the value read as words are: `$NAME`
     /// kept, anything computed as `$(…)`): prefixes (`CODEX_HOME=/tmp codex`) and assignments
     /// standing alone (`PID=$(pgrep x)`).
@@ -151,6 +154,11 @@ fn walk(cmd: &Command, out: &mut Script) {
                 out.commands.push(words);
                 for r in s.redirects.iter().filter(|r| matches!(r.kind, RedirectKind::HereDoc | RedirectKind::HereDocStrip | RedirectKind::HereString)) {
                     out.inputs.push((at, text(&r.target)));
+                }
+                for r in s.redirects.iter().filter(|r| matches!(r.kind, RedirectKind::Output | RedirectKind::Clobber | RedirectKind::Append | RedirectKind::OutputBoth)) {
+                    if let Ok(files) = expand(&r.target) {
+                        out.outputs.extend(files.into_iter().map(|f| (at, f)));
+                    }
                 }
             }
         }

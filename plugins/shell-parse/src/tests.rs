@@ -33,6 +33,14 @@ fn here_documents_and_strings_are_what_their_command_reads() {
 }
 
 #[test]
+fn a_simple_commands_own_output_files_are_by_its_index() {
+    let s = parse("mkdir -p d && cat > d/x.sh <<'EOF'\nrm -rf ~\nEOF\necho hi >> log 2>&1; { echo y; } > g").unwrap();
+    assert_eq!(s.outputs, vec![(1, "d/x.sh".to_string()), (2, "log".to_string())], "the group's file is not one command's");
+    assert_eq!(s.inputs, vec![(1, "rm -rf ~\n".to_string())]);
+    assert_eq!(s.writes, vec!["d/x.sh", "log", "g"]);
+}
+
+#[test]
 fn an_unquoted_ifs_splits_words_as_bash_does() {
     assert_eq!(cmds("rm${IFS}-rf${IFS}/"), vec![vec!["rm", "-rf", "/"]]);
     assert_eq!(cmds("git$IFS'reset' --hard"), vec![vec!["git", "reset", "--hard"]]);

@@ -1,0 +1,59 @@
+use super::*;
+use crate::Guard;
+use hookhost_sdk::prelude::*;
+
+fn call(tool: &str, args: Value, remember: bool) -> Option<String> {
+    let ctx = Context { settings: json!({ "remember": remember }), cwd: Some("/home/ada/p".into()), ..Context::default() };
+    match Guard::handle(Event::pre_tool_use(tool, args), ctx).unwrap().verdict {
+        hookhost_sdk::Verdict::Block { reason, .. } => reason,
+        hookhost_sdk::Verdict::Ask(reason) => reason,
+        _ => None,
+    }
+}
+
+#[test]
+fn remember_false_neither_records_nor_reads() {
+    state::clear();
+    assert_eq!(call("Write", json!({"file_path": "x.sh", "content": "rm -rf ~"}), false), None);
+    assert!(state::keys("").unwrap().is_empty(), "nothing recorded");
+    assert_eq!(call("Bash", json!({"command": "bash x.sh"}), false), None);
+    // On: recorded, and the run is judged by it, its reason naming the script.
+    assert_eq!(call("Write", json!({"file_path": "x.sh", "content": "rm -rf ~"}), true), None);
+    assert_eq!(state::keys("").unwrap(), ["w:/home/ada/p/x.sh"]);
+    let reason = call("Bash", json!({"command": "bash x.sh"}), true).unwrap();
+    assert!(reason.starts_with("destructive command blocked: x.sh, as written earlier in this session, runs: recursive delete of ~"), "{reason}");
+    assert_eq!(call("Bash", json!({"command": "bash x.sh"}), false), None, "off: not read either");
+}
+
+#[test]
+fn a_file_is_cut_to_what_the_store_keeps_and_links_are_bounded() {
+    state::clear();
+    let policy = Policy { cwd: Some("/p".into()), ..Policy::default() };
+    let big = format!("{}rm -rf ~", "#\n".repeat(40_000));
+    record(Writes { files: vec![Write::File("big.sh".into(), Some(big))], links: Vec::new() }, &policy);
+    assert_eq!(written("/p/big.sh", &policy).unwrap().len(), MAX_FILE);
+    for i in 0..40 {
+        record(Writes { files: Vec::new(), links: vec![(format!("/tmp/l{i}"), "~".into())] }, &policy);
+    }
+    let kept = links();
+    assert_eq!(kept.len(), MAX_LINKS);
+    assert_eq!(kept.last().unwrap(), &("/tmp/l39".to_string(), "~".to_string()), "the newest kept");
+}
+
+#[test]
+fn makefile_recipes_and_shebangs_are_read() {
+    let r = recipes("VAR := x\nall: build\n\n.PHONY: all\nbuild test: dep\n\t@cargo build \\\n\t  --release\n\t-rm -rf out\nx: ; echo inline\n");
+    assert_eq!(r, vec![
+        ("all".to_string(), vec![]),
+        (".PHONY".to_string(), vec![]),
+        ("build".to_string(), vec!["cargo build   --release".to_string(), "rm -rf out".to_string()]),
+        ("test".to_string(), vec!["cargo build   --release".to_string(), "rm -rf out".to_string()]),
+        ("x".to_string(), vec!["echo inline".to_string()]),
+    ]);
+    assert_eq!(shebang("#!/usr/bin/env -S python3 -u\nx"), Some(Lang::Python));
+    assert_eq!(shebang("#!/bin/bash\n"), Some(Lang::Shell));
+    assert_eq!(shebang("echo hi"), None);
+    assert_eq!(key("a/../b.sh", Some("/w")), Some("w:/w/b.sh".into()));
+    assert_eq!(key("~/x", None), Some("w:~/x".into()));
+    assert_eq!(key("x", None), None, "a relative path without a cwd cannot be told");
+}
