@@ -216,10 +216,10 @@ impl StateStore {
     /// Make writes in memory and commit them in batches, a few milliseconds later, on a thread
     /// of the store's own: what `serve` does, so a decision never waits for a commit. Reads
     /// see this process's writes at once; another process sees them once committed, and this
-    /// one sees another's within [`deferred::RECHECK`]. An `incr` is committed as an addition,
+    /// one sees another's within [`RECHECK`]. An `incr` is committed as an addition,
     /// so concurrent processes still lose none; what it returns counts only the additions this
     /// process has seen. Writes not yet committed are committed when the store is dropped (a
-    /// process killed before then loses them: at most the last [`deferred::FLUSH_EVERY`]).
+    /// process killed before then loses them: at most the last [`FLUSH_EVERY`]).
     pub fn defer_writes(&self) {
         self.deferred.store(true, std::sync::atomic::Ordering::Relaxed);
     }
@@ -643,5 +643,6 @@ impl Drop for StateStore {
 }
 
 mod deferred;
+pub use deferred::{FLUSH_AT, FLUSH_EVERY, RECHECK};
 #[cfg(test)]
 mod tests;

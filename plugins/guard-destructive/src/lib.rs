@@ -19,9 +19,12 @@
 //! refuses is blocked when it names one of these programs. The cases each rule is held to are
 //! in `corpus/` ([`corpus`]).
 //!
+//! Write-then-run (`remember.rs`, setting `remember`): a script, Makefile or `package.json` the
+//! agent wrote earlier in the session is judged by what it wrote when a later call runs it.
+//!
 //! Not caught (by design, see docs/CONFIG.md): commands assembled at run time (`$cmd`,
-//! `$(echo rm) -rf /`), scripts the command runs (`./cleanup.sh`), aliases and functions
-//! defined elsewhere, and other interpreters (`python -c "shutil.rmtree(...)"`).
+//! `$(echo rm) -rf /`), scripts it never saw written, aliases and functions defined elsewhere,
+//! and code that reaches a command other than through the calls [`interp`] reads.
 //!
 //! Self-protection ([`protect`], on unless `protect_hooks = false`): a tool call that would
 //! change, move or remove hook configuration (Claude Code's, Codex's, Gemini CLI's, Copilot
@@ -98,6 +101,9 @@ pub mod guard {
         TOO_DEEP = "guard.too-deep", Block,
             "commands nested deeper than the guard follows (`sh -c`, `eval`, wrappers)",
             "run the inner command directly";
+        LOOP = "guard.loop", Ask,
+            "the same shell command failed `loop_after` times in a row in this session (opt-in; the guard must also run on post_tool_use to see results)",
+            "read the error and change the approach instead of retrying";
     }
 }
 
@@ -119,13 +125,15 @@ pub struct Policy {
     /// The working directory the command runs in (the event's `cwd`): the project.
     pub cwd: Option<String>,
     /// Write-then-run: judge a script by what the agent wrote into it this session, and follow
-    /// the links and moves it made (session state; [`remember`]).
+    /// the links and moves it made (session state; `remember.rs`).
     pub remember: bool,
+    /// Ask when the same shell command failed this many times in a row (0: off).
+    pub loop_after: u32,
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { strict_rm: false, core: true, opt_in: 0, allow: Vec::new(), cwd: None, remember: true }
+        Policy { strict_rm: false, core: true, opt_in: 0, allow: Vec::new(), cwd: None, remember: true, loop_after: 0 }
     }
 }
 
@@ -145,7 +153,7 @@ impl Policy {
     /// Every rule in force, in the order `hookhost check -v` lists them: the `core` pack's when
     /// it is on (`fs.strict-rm` only with `strict_rm`), then each opt-in pack's (named after it).
     pub fn rules(&self) -> Vec<&'static Rule> {
-        let core = fs::RULES.iter().chain(git::RULES).chain(interp::RULES).chain(guard::RULES).filter(|r| self.core && (self.strict_rm || r.name != fs::STRICT_RM.name));
+        let core = fs::RULES.iter().chain(git::RULES).chain(interp::RULES).chain(guard::RULES).filter(|r| self.core && (self.strict_rm || r.name != fs::STRICT_RM.name) && (self.loop_after > 0 || r.name != guard::LOOP.name));
         let on = self.packs();
         core.chain(packs::RULES.iter().filter(|r| r.name.split('.').next().is_some_and(|pack| on.contains(&pack)))).collect()
     }
@@ -417,6 +425,7 @@ fn settings(v: &Value) -> Result<Settings, String> {
             "strict_rm" => s.policy.strict_rm = value.as_bool().ok_or("settings.strict_rm must be true or false")?,
             "protect_hooks" => s.protect_hooks = value.as_bool().ok_or("settings.protect_hooks must be true or false")?,
             "remember" => s.policy.remember = value.as_bool().ok_or("settings.remember must be true or false")?,
+            "loop_after" => s.policy.loop_after = value.as_u64().filter(|n| (2..=100).contains(n)).ok_or("settings.loop_after must be a number of failures from 2 to 100")? as u32,
             "user_message" => s.user_message = Some(value.as_str().ok_or("settings.user_message must be a string")?.to_string()),
             "packs" => {
                 let packs = strings(key, value)?;
@@ -430,7 +439,7 @@ fn settings(v: &Value) -> Result<Settings, String> {
                 }
                 s.policy.allow = allow;
             }
-            other => return Err(format!("unknown setting {other:?}; known settings are packs, allow, strict_rm, protect_hooks, remember, user_message")),
+            other => return Err(format!("unknown setting {other:?}; known settings are packs, allow, strict_rm, protect_hooks, remember, loop_after, user_message")),
         }
     }
     Ok(s)
@@ -449,6 +458,16 @@ impl Hook for Guard {
         s.policy.cwd = ctx.cwd.clone();
         let call = match &event {
             Event::PreToolUse(call) | Event::PermissionRequest(call) => call,
+            // A shell command's result, for the loop rule.
+            Event::PostToolUse(result) if s.policy.loop_after > 0 => {
+                let failed = result.is_error || result.result.get("exit_code").or_else(|| result.result.get("exitCode")).and_then(Value::as_i64).is_some_and(|c| c != 0);
+                for shell in shell_of(&result.arguments) {
+                    if let Shell::Script(line) = shell {
+                        remember::record_result(line, failed);
+                    }
+                }
+                return Ok(Decision::pass());
+            }
             _ => return Ok(Decision::pass()),
         };
         // Codex's apply_patch carries a patch, not a shell line: its context lines run nothing.
@@ -463,6 +482,11 @@ impl Hook for Guard {
             },
             Some(f) => return Ok(protection(f, s.user_message)),
             None => destructive(),
+        };
+        // The same command failing again and again (opt-in): asked about, unless a rule blocks.
+        let found = match (s.policy.loop_after, &found) {
+            (0, _) | (_, Some(Finding { verdict: Verdict::Block, .. })) => found,
+            (after, _) => Finding::first_block_else_ask([found, shell_of(&call.arguments).into_iter().find_map(|sh| if let Shell::Script(line) = sh { remember::check_loop(line, after) } else { None })].into_iter()),
         };
         // What this call writes is remembered unless it is blocked (then it does not happen).
         if s.policy.remember && !matches!(found, Some(Finding { verdict: Verdict::Block, .. })) {

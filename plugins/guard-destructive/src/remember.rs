@@ -375,6 +375,34 @@ pub(crate) fn record(w: Writes, policy: &Policy) {
     }
 }
 
+/// The key of a command's run of failures: `f:` and the command line, cut to what a key holds.
+fn failures_key(command: &str) -> String {
+    let mut end = command.len().min(200);
+    while !command.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("f:{}", &command[..end])
+}
+
+/// A shell command's result (`post_tool_use`): a failure (the runtime says so, or an exit code
+/// other than 0) adds one to the command's run of failures; a success ends it.
+pub(crate) fn record_result(command: &str, failed: bool) {
+    let key = failures_key(command.trim());
+    let _ = if failed { state::incr(&key, 1).map(drop) } else { state::delete(&key) };
+}
+
+/// The `loop` rule (setting `loop_after`): the same command failed `after` times in a row in
+/// this session.
+pub(crate) fn check_loop(command: &str, after: u32) -> Option<Finding> {
+    let failed = state::get(&failures_key(command.trim())).ok().flatten()?.parse::<u32>().ok()?;
+    (failed >= after).then(|| crate::guard::LOOP.finding_for(format!("`{}` failed {failed} times in a row in this session", clip(command))))
+}
+
+fn clip(s: &str) -> &str {
+    let s = s.trim();
+    s.char_indices().nth(80).map_or(s, |(i, _)| &s[..i])
+}
+
 /// Keep a file's content, cut to what the store takes.
 fn put(key: &str, text: &str) {
     let mut end = text.len().min(MAX_FILE);

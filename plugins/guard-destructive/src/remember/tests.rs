@@ -57,3 +57,26 @@ fn makefile_recipes_and_shebangs_are_read() {
     assert_eq!(key("~/x", None), Some("w:~/x".into()));
     assert_eq!(key("x", None), None, "a relative path without a cwd cannot be told");
 }
+
+#[test]
+fn the_loop_rule_asks_after_the_same_command_failed_n_times_running() {
+    state::clear();
+    let settings = json!({ "loop_after": 3 });
+    let result = |command: &str, failed: bool| {
+        let ev = Event::PostToolUse(hookhost_sdk::ToolResult { name: "Bash".into(), call_id: "c".into(), arguments: json!({ "command": command }), result: json!({ "exit_code": if failed { 1 } else { 0 } }), is_error: false });
+        Guard::handle(ev, Context { settings: settings.clone(), ..Context::default() }).unwrap()
+    };
+    let before = || Guard::handle(Event::pre_tool_use("Bash", json!({ "command": "cargo test" })), Context { settings: settings.clone(), ..Context::default() }).unwrap().verdict;
+    for _ in 0..2 {
+        assert!(matches!(result("cargo test", true).verdict, hookhost_sdk::Verdict::Pass));
+    }
+    assert!(matches!(before(), hookhost_sdk::Verdict::Pass), "two failures: not yet");
+    result("cargo test", true);
+    let hookhost_sdk::Verdict::Ask(Some(reason)) = before() else { panic!("three failures: asked") };
+    assert!(reason.contains("`cargo test` failed 3 times in a row in this session (rule guard.loop)"), "{reason}");
+    result("cargo test", false);
+    assert!(matches!(before(), hookhost_sdk::Verdict::Pass), "a success ends the run");
+    // Off by default; a count out of range is refused at load.
+    assert!(Policy::from_settings(&json!({})).unwrap().loop_after == 0);
+    assert_eq!(Policy::from_settings(&json!({ "loop_after": 1 })).unwrap_err(), "settings.loop_after must be a number of failures from 2 to 100");
+}
