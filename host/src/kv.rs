@@ -284,7 +284,9 @@ impl StateStore {
     fn with<R>(&self, deadline: Option<Instant>, f: impl FnOnce(&mut Inner) -> Result<R, StateError>) -> Result<R, StateError> {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         if inner.conn.is_none() {
+            let started = Instant::now();
             inner.conn = Some(self.open());
+            tracing::debug!(store = %self.backing_name(), "hooks' state store opened in {} µs", started.elapsed().as_micros());
         }
         let conn = match inner.conn.as_ref().expect("just set") {
             Ok(conn) => conn,

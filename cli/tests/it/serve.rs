@@ -482,3 +482,35 @@ fn a_guard_in_observe_mode_lets_it_through_and_says_it_would_have_blocked() {
     assert!(metrics.contains("hookhost_hook_observed_total{hook=\"user:guard\",decision=\"block\"} 1"), "{metrics}");
     assert!(!metrics.contains("hookhost_hook_decisions_total{hook=\"user:guard\""), "nothing of it applied:\n{metrics}");
 }
+
+/// Hooks' session state through `serve` (writes made in memory, committed in batches): the
+/// second call of a session remembers the first; the store on disk has it soon after, where a
+/// `hookhost run` of the same session reads it; another session remembers nothing.
+#[test]
+fn serve_keeps_hooks_session_state_and_commits_it_for_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let frozen = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/frozen/hookhost-hooks-0.3.0");
+    let config = frozen.join("hooks.toml");
+    let state = dir.path().join("state");
+    let d = Daemon::start_with(&["--listen", "127.0.0.1:0", "--no-project", "--config", config.to_str().unwrap()], |c| {
+        c.env("HOOKHOST_STATE_DIR", &state);
+    });
+    let call = |session: &str, command: &str| serde_json::json!({"event": "pre_tool_use", "session_id": session, "cwd": "/", "data": {"tool_name": "Bash", "arguments": {"command": command}}}).to_string();
+    let decide = |session: &str, command: &str| {
+        let (status, body) = d.request("POST", "/v1/events", &[], &call(session, command));
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str::<serde_json::Value>(&body).unwrap()
+    };
+    assert_eq!(decide("s", "make deploy")["decision"], "pass");
+    let again = decide("s", "make deploy");
+    assert_eq!((again["decision"].as_str(), again["reason"].as_str()), (Some("block"), Some("repeated: make deploy (call 2)")), "{again}");
+    assert_eq!(decide("t", "make deploy")["decision"], "pass", "another session");
+    // Committed within milliseconds: a `hookhost run` of session s (another process) sees it.
+    std::thread::sleep(Duration::from_millis(300));
+    let out = common::hookhost_with(|c| { c.args(["run", "--no-project", "--config", config.to_str().unwrap()]).env("HOOKHOST_STATE_DIR", &state); }, call("s", "make deploy").as_bytes());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["reason"], "repeated: make deploy (call 3)", "serve's writes reached the store: {v}");
+    // And serve sees that run's write in turn (it checks for other writers every 10 ms).
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(decide("s", "make deploy")["reason"], "repeated: make deploy (call 4)");
+}
