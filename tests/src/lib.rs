@@ -72,9 +72,10 @@ pub async fn host(toml: &str) -> Host {
     try_host(toml).await.unwrap_or_else(|e| panic!("host failed to load: {e}"))
 }
 
-/// Load a host from TOML, returning the load error.
+/// Load a host from TOML, returning the load error. Hooks' session state (the built-in
+/// guard's, write-then-run) is kept in memory: a test never touches the user's store.
 pub async fn try_host(toml: &str) -> Result<Host, LoadError> {
-    Host::from_config(config(toml, Path::new("."))).await
+    Host::builder().config(config(toml, Path::new("."))).state_store(hookhost::kv::StateStore::in_memory(Default::default())).build().await
 }
 
 /// Fill `dir`, a test's own precompile cache, with the built-in plugins' compiled code: copies

@@ -639,8 +639,10 @@ fn check_verbose_profiles_each_plugin() {
         assert!(lines[1].starts_with("    memory ") && lines[1].contains(" of 64.0 MiB (memory_mib); fuel ") && lines[1].ends_with(" a call (fuel)"), "{lines:?}");
         let fuel: u64 = lines[1].split("; fuel ").nth(1).unwrap().split(" of ").next().unwrap().replace(',', "").parse().unwrap();
         assert!(fuel > 1000, "a real call burns fuel: {lines:?}");
-        // The built-ins are lean builds: hookhost's types, nothing from WASI.
-        assert_eq!(lines[2], "    imports (1): hookhost:hooks/types@0.3.0", "{lines:?}");
+        // The built-ins are lean builds: hookhost's types, nothing from WASI; the guard keeps
+        // session state (write-then-run).
+        let imports = if id == "user:guard_destructive" { "    imports (2): hookhost:hooks/state@0.3.0, hookhost:hooks/types@0.3.0" } else { "    imports (1): hookhost:hooks/types@0.3.0" };
+        assert_eq!(lines[2], imports, "{lines:?}");
     }
     let plain = hookhost(&["check"], "");
     assert!(!String::from_utf8_lossy(&plain.stdout).contains("plugins (a fresh instance"), "only with -v");

@@ -28,9 +28,9 @@ async fn the_lean_builds_import_only_hookhosts_interfaces() {
         assert!(fuel > 0 && memory > 0, "{}: sampled {memory} bytes, {fuel} fuel", p.id);
     }
     // The SDK's default reports panics through `log`; the built-ins turn that off and import
-    // their types alone (one core module).
+    // their types (one core module) — and the guard its session state (write-then-run).
     assert_eq!(profiles[0].imports, ["hookhost:hooks/log@0.3.0", "hookhost:hooks/types@0.3.0"]);
-    assert_eq!(profiles[1].imports, ["hookhost:hooks/types@0.3.0"]);
+    assert_eq!(profiles[1].imports, ["hookhost:hooks/state@0.3.0", "hookhost:hooks/types@0.3.0"]);
     assert_eq!(profiles[2].imports, ["hookhost:hooks/types@0.3.0"]);
     // For contrast, the same SDK built for wasm32-wasip2 brings std's WASI imports.
     assert!(profiles[3].imports.iter().any(|i| i.starts_with("wasi:cli/")), "{:?}", profiles[3].imports);

@@ -58,7 +58,7 @@ async fn settings_are_validated_by_the_plugin_at_load() {
 
     let builtin = "[[hooks]]\nid = \"g\"\nevent = \"pre_tool_use\"\nexecutor = { plugin = \"builtin:guard-destructive\", settings = { strict = true } }\n";
     let text = try_host(builtin).await.err().unwrap().to_string();
-    assert_eq!(text, "user:g: plugin builtin:guard-destructive rejected its settings: unknown setting \"strict\"; known settings are packs, allow, strict_rm, protect_hooks, user_message; fix executor.settings");
+    assert_eq!(text, "user:g: plugin builtin:guard-destructive rejected its settings: unknown setting \"strict\"; known settings are packs, allow, strict_rm, protect_hooks, remember, loop_after, user_message; fix executor.settings");
 }
 
 #[tokio::test]
