@@ -198,6 +198,10 @@ fn obviously_harmless(script: &str, policy: &Policy) -> bool {
         && (!policy.remember || !runs_what_was_written(script))
 }
 
+/// Programs that delete or change a tree, whose paths a link or move made earlier in the session
+/// may redirect (the moves `remember.rs` keeps).
+const TREE_CHANGERS: &[&str] = &["rm", "find", "shred", "chmod", "chown", "unlink", "trunc", "dd"];
+
 /// Programs and paths that run what the agent may have written earlier in the session
 /// ([`remember`]): `./x.sh`, `/path/x.sh` as a command, `make`, package scripts (`bun` and the
 /// shells are [`NEEDLES`] already).
@@ -238,7 +242,9 @@ pub(crate) fn check_script(script: &str, policy: &Policy, depth: usize) -> Optio
             // Trees moved earlier in the line — or linked or moved earlier in the session — are
             // judged where they came from when a later command deletes them (`mv ~/Documents
             // /tmp/t && rm -rf /tmp/t`).
-            let mut moved = if depth == 0 { remember::moves(policy) } else { Vec::new() };
+            // (The session's links are read only for a line that may delete or change a tree:
+            // each read of the state store costs a `hookhost run` its opening, ~0.4 ms.)
+            let mut moved = if depth == 0 && mentions_any(script.as_bytes(), TREE_CHANGERS) { remember::moves(policy) } else { Vec::new() };
             Finding::first_block_else_ask(parsed.commands.iter().enumerate().map(|(i, words)| {
                 let stdin = parsed.inputs.iter().find(|(at, _)| *at == i).map(|(_, text)| text.as_str());
                 let words = paths::relocate(words, &moved);
