@@ -278,7 +278,7 @@ impl Host {
         limits.fuel = limits.fuel.saturating_add(self.limits.fuel_per_payload_byte.saturating_mul(payload as u64));
         // State belongs to the plugin: the same plugin wired to several events (each its own
         // hook id) shares one memory; different plugins never see each other's.
-        let kv = hook.plugin.uses_state().then(|| crate::kv::ScopedState::new(self.kv.clone(), &hook.spec.plugin.to_string(), &ev.session_id, ev.cwd.as_deref()));
+        let kv = hook.plugin.uses_state().then(|| crate::kv::ScopedState::new(self.kv.clone(), &hook.plugin.name, &ev.session_id, ev.cwd.as_deref()));
         Some(Invocation::Call(call, limits, kv))
     }
 

@@ -503,10 +503,9 @@ impl Host {
     pub fn state_scopes(&self, event: &hookhost_types::HookEvent) -> Vec<(String, crate::kv::Scope)> {
         let mut out: Vec<(String, crate::kv::Scope)> = Vec::new();
         for hook in self.hooks.iter().filter(|h| h.spec.event == event.name && h.plugin.uses_state()) {
-            let plugin = hook.spec.plugin.to_string();
-            if out.iter().all(|(p, _)| *p != plugin) {
-                let scope = crate::kv::Scope::of(&plugin, &event.session_id, event.cwd.as_deref());
-                out.push((plugin, scope));
+            let plugin = &hook.plugin.name;
+            if out.iter().all(|(p, _)| p != plugin) {
+                out.push((plugin.clone(), crate::kv::Scope::of(plugin, &event.session_id, event.cwd.as_deref())));
             }
         }
         out

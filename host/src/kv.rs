@@ -171,9 +171,8 @@ pub(crate) struct Inner {
     /// Values read or written through this connection, valid while `data_version` is unchanged.
     cache: HashMap<(Scope, String), Option<(String, i64)>>,
     data_version: i64,
-    writes: u32,
-    /// The next write purges expired rows whatever the dice say (tests).
-    purge_next: bool,
+    /// Whether a write purges expired rows, whatever the dice say (tests: always or never).
+    purge: Option<bool>,
     /// Deferred writes (`serve`): made in the cache, not yet committed, oldest first.
     pending: Vec<deferred::Pending>,
     /// Deferred writes: each touched scope's keys and bytes as the cache sees them.
@@ -261,10 +260,10 @@ impl StateStore {
         self.clock_offset.fetch_add(by.as_secs() as i64, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Make the next write purge expired rows (tests of expiry).
+    /// Make every write purge expired rows, or none (tests of expiry; not the dice).
     #[cfg(test)]
-    pub(crate) fn purge_on_next_write(&self) {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).purge_next = true;
+    pub(crate) fn purge_on_writes(&self, purge: bool) {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).purge = Some(purge);
     }
 
     /// Its file, when it has one.
@@ -518,11 +517,9 @@ impl StateStore {
             }
             deferred::apply(&tx, scope, key, new.as_deref(), expires, None).map_err(|e| self.unavailable("cannot be written", &e))?;
             tx.commit().map_err(|e| self.unavailable("cannot be written", &e))?;
-            inner.writes = inner.writes.wrapping_add(1);
             // The clock's nanoseconds as the dice: any one process's writes are too few to count.
             let dice = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0) / 1000;
-            if dice % PURGE_EVERY == 0 || inner.purge_next {
-                inner.purge_next = false;
+            if inner.purge.unwrap_or(dice % PURGE_EVERY == 0) {
                 let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
                 // Best effort: an expired row is invisible whether or not it is gone.
                 let _ = conn.execute("DELETE FROM kv WHERE expires <= ?1", [now]);

@@ -50,6 +50,8 @@ pub struct Plugin {
     /// only `hookhost:hooks/types` and `log` cannot park, and arming a tokio timer per call
     /// costs a worker's wake-up on a multi-threaded runtime.
     parks: bool,
+    /// It imports `hookhost:hooks/state` (known at load: [`Plugin::uses_state`]).
+    state: bool,
     /// Pre-linked, for the contract version it was built against.
     pre: Pre,
     /// Its compiled code, shared with every plugin of the same bytes on this engine.
@@ -138,7 +140,7 @@ impl Plugin {
     /// Whether it imports `hookhost:hooks/state` (0.3.0 and later): its calls get the session's
     /// state; others pay nothing for it.
     pub fn uses_state(&self) -> bool {
-        self.imports.iter().any(|i| i == wit::v0_3::STATE_IMPORT)
+        self.state
     }
 }
 
@@ -229,8 +231,11 @@ impl Loader {
             found: chain(&e),
         })?;
         let wasi = imports.iter().any(|i| i.starts_with("wasi:"));
-        let parks = imports.iter().any(|i| !(i.starts_with("hookhost:hooks/types@") || i.starts_with("hookhost:hooks/log@")));
-        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, wasi, parks, pre, _shared: shared })
+        // `state`'s calls are synchronous (SQLite, its lock wait held to the deadline): they
+        // cannot park the guest.
+        let parks = imports.iter().any(|i| !(i.starts_with("hookhost:hooks/types@") || i.starts_with("hookhost:hooks/log@") || i.starts_with("hookhost:hooks/state@")));
+        let state = imports.iter().any(|i| i == wit::v0_3::STATE_IMPORT);
+        Ok(Plugin { name, digest, size: bytes.len(), imports, load_time: started.elapsed(), code, wasi, parks, state, pre, _shared: shared })
     }
 
     /// The smallest linker that provides what a component imports.

@@ -173,7 +173,7 @@ impl Host {
                         // A sample's state is thrown away with it: it is not a session's.
                         let kv = hook.plugin.uses_state().then(|| {
                             let scratch = std::sync::Arc::new(crate::kv::StateStore::in_memory(self.kv.limits()));
-                            crate::kv::ScopedState::new(scratch, &hook.spec.plugin.to_string(), &ev.session_id, ev.cwd.as_deref())
+                            crate::kv::ScopedState::new(scratch, &hook.plugin.name, &ev.session_id, ev.cwd.as_deref())
                         });
                         hook.plugin.usage_of(&hook.spec.id, call, &hook.spec.limits, &hook.access, kv).await.map(|u| (u.peak_memory, u.fuel)).map_err(|e| e.to_string())
                     }

@@ -94,6 +94,7 @@ fn values_expire_and_a_ttl_is_capped_by_the_hosts() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(FILE_NAME);
     let store = StateStore::at(&file, small());
+    store.purge_on_writes(false);
     let s = scope("u", "/p", "s", "h");
     store.set(&s, "short", "1", Some(Duration::from_secs(10)), None).unwrap();
     store.set(&s, "long", "1", Some(Duration::from_secs(1_000_000)), None).unwrap();
@@ -112,7 +113,7 @@ fn values_expire_and_a_ttl_is_capped_by_the_hosts() {
     let rows = || Connection::open(&file).unwrap().query_row("SELECT count(*) FROM kv", [], |r| r.get::<_, i64>(0)).unwrap();
     assert_eq!(rows(), 6, "a, b, c beside the three expired ones");
     store.advance(Duration::from_secs(300));
-    store.purge_on_next_write();
+    store.purge_on_writes(true);
     store.set(&s, "d", "1", None, None).unwrap();
     assert_eq!(rows(), 1, "only the new one left");
 }

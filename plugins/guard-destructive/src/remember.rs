@@ -265,7 +265,9 @@ pub(crate) fn writes_of(tool: &str, arguments: &Value) -> Writes {
 /// A shell line's writes: here-documents and `echo` / `printf` redirected into a file, `tee`;
 /// `ln -s` and `mv`; any other command redirected into a file writes what cannot be read.
 fn shell_writes(line: &str, w: &mut Writes) {
-    if !line.contains(['>', 'l', 'm', 't']) {
+    // Parsed again only when the line can write a file or make a link (the check parsed it
+    // once; most lines do neither).
+    if !line.contains('>') && !crate::mentions_any(line.as_bytes(), &["tee", "ln", "mv", "cp", "install", "rsync"]) {
         return;
     }
     let Ok(parsed) = hookhost_shell_parse::parse(line) else { return };
