@@ -195,7 +195,13 @@ async fn host(executor: &str) -> Result<Host> {
 
 /// The bench hook with hooks' state in `store` (never the user's).
 async fn host_with_state(executor: &str, store: hookhost::kv::StateStore) -> Result<Host> {
-    let toml = format!("[[hooks]]\nid = \"bench\"\nevent = \"pre_tool_use\"\n{executor}\n");
+    host_on(&["pre_tool_use"], executor, store).await
+}
+
+/// The bench hook on each of `events` (a hook each, one plugin: they share its state), with
+/// hooks' state in `store`.
+async fn host_on(events: &[&str], executor: &str, store: hookhost::kv::StateStore) -> Result<Host> {
+    let toml: String = events.iter().map(|e| format!("[[hooks]]\nid = \"bench{}\"\nevent = \"{e}\"\n{executor}\n", if *e == "pre_tool_use" { "" } else { "-results" })).collect();
     let config = ConfigFile::parse(&toml, Path::new("bench.toml"), Path::new(".")).context("bench config")?;
     Host::builder().config(config).state_store(store).build().await.context("loading the bench hook")
 }

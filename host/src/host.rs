@@ -9,6 +9,7 @@ use crate::plugin::{Access, Loader, Plugin, PluginSource};
 use hookhost_config::{ConfigFile, Plan};
 use hookhost_types::adapter::{AdapterRefusal, AdapterSettings};
 use hookhost_types::spec::{AuditFailure, Capability, HookSpec, PluginRef};
+use hookhost_types::EventName;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -406,7 +407,7 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         once_runs,
         limits,
         not_run: plan.not_run().to_vec(),
-        warnings: plan.warnings().to_vec(),
+        warnings: plan.warnings().iter().cloned().chain(guard_results_warnings(plan.hooks())).collect(),
         restrictions: plan.restrictions().to_vec(),
         project_note: plan.project_note().map(str::to_string),
         user_note: plan.user_note().map(str::to_string),
@@ -525,3 +526,26 @@ impl Host {
 
 #[cfg(test)]
 mod tests;
+
+/// A guard hook whose settings learn from tool results (the `taint` pack, `loop_after`) while no
+/// hook of the same plugin runs on `post_tool_use`: it would never learn anything, and the rule
+/// would never ask — said by `check`, with the fix.
+fn guard_results_warnings(hooks: &[HookSpec]) -> Vec<String> {
+    let learns = |h: &HookSpec| {
+        let taint = h.settings.get("packs").and_then(serde_json::Value::as_array).is_some_and(|p| p.iter().any(|p| p == "taint"));
+        let looping = h.settings.get("loop_after").is_some();
+        (taint || looping).then_some(if taint { "its `taint` pack" } else { "`loop_after`" })
+    };
+    let is_guard = |h: &HookSpec| h.plugin.to_string().ends_with("guard-destructive");
+    let mut out = Vec::new();
+    for hook in hooks.iter().filter(|h| h.event == EventName::PreToolUse && is_guard(h)) {
+        let Some(what) = learns(hook) else { continue };
+        if !hooks.iter().any(|h| h.event == EventName::PostToolUse && h.plugin == hook.plugin) {
+            out.push(format!(
+                "hook {}: {what} learns from tool results, but no hook runs {} on post_tool_use, so it never asks; add a [[hooks]] entry with event = \"post_tool_use\" and the same executor (docs/CONFIG.md)",
+                hook.id, hook.plugin
+            ));
+        }
+    }
+    out
+}

@@ -1,9 +1,8 @@
 //! Secrets masked before an event is kept in the audit log (`audit_events = true`): the
-//! built-in redactor's own scanner (`plugins/redact-secrets/src/scan.rs`, compiled here as well
-//! as into the component), so a log never holds what the redaction hooks keep from the model.
+//! built-in redactor's own scanner (`hookhost-secret-scan`, compiled here as well as into the
+//! component), so a log never holds what the redaction hooks keep from the model.
 
-#[path = "../../plugins/redact-secrets/src/scan.rs"]
-mod scan;
+use hookhost_secret_scan as scan;
 
 use serde_json::Value;
 

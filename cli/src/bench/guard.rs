@@ -43,7 +43,9 @@ pub async fn guard(plugin: Option<&Path>) -> Result<Vec<GuardFile>> {
             settings.push(format!("packs = [{}]", packs.iter().map(|p| toml_string(p)).collect::<Vec<_>>().join(", ")));
         }
         let name = plugin.as_ref().map_or("\"builtin:guard-destructive\"".to_string(), |p| toml_string(&p.to_string_lossy()));
-        let loaded = host(&format!("executor = {{ plugin = {name}, settings = {{ {} }} }}", settings.join(", "))).await;
+        // On post_tool_use too: the `taint` cases' results (`ran`) reach it there.
+        let executor = format!("executor = {{ plugin = {name}, settings = {{ {} }} }}", settings.join(", "));
+        let loaded = host_on(&["pre_tool_use", "post_tool_use"], &executor, hookhost::kv::StateStore::in_memory(Default::default())).await;
         if case.packs.is_none() || plugin.is_none() {
             // The plain host must load: without it nothing runs.
             hosts.push((case.packs.clone(), Ok(loaded?)));
@@ -60,7 +62,18 @@ pub async fn guard(plugin: Option<&Path>) -> Result<Vec<GuardFile>> {
         }
         let (file, times) = (files.last_mut().unwrap(), samples.last_mut().unwrap());
         let (tool, arguments) = case.call().map_err(anyhow::Error::msg)?;
-        let mut event = HookEvent::pre_tool_use(tool, arguments);
+        let mut event = match &case.result {
+            // A `ran` case: the call's result, which the guard sees and passes.
+            Some(output) => {
+                let mut data = serde_json::Map::new();
+                data.insert("tool_name".into(), tool.into());
+                data.insert("tool_call_id".into(), "call_1".into());
+                data.insert("arguments".into(), arguments);
+                data.insert("result".into(), Value::String(output.clone()));
+                HookEvent::new(hookhost::EventName::PostToolUse, data)
+            }
+            None => HookEvent::pre_tool_use(tool, arguments),
+        };
         event.cwd = case.cwd.map(str::to_string);
         event.session_id = case.session_id();
         let want = match case.expect {

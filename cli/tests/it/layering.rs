@@ -76,7 +76,7 @@ fn dependencies_point_one_way() {
 }
 
 /// The source roots whose files the circle check reads (every crate of the workspace).
-const SOURCE_ROOTS: &[&str] = &["crates/types/src", "crates/config/src", "crates/bundle/src", "host/src", "host/guest-build/src", "host/precompile/src", "cli/src", "guest-sdk/src", "plugins/guard-destructive/src", "plugins/redact-secrets/src", "plugins/bash-adapter/src", "plugins/shell-parse/src", "tests/src", "examples/embed/src"];
+const SOURCE_ROOTS: &[&str] = &["crates/types/src", "crates/config/src", "crates/bundle/src", "host/src", "host/guest-build/src", "host/precompile/src", "cli/src", "guest-sdk/src", "plugins/guard-destructive/src", "plugins/redact-secrets/src", "plugins/bash-adapter/src", "plugins/shell-parse/src", "plugins/secret-scan/src", "tests/src", "examples/embed/src"];
 
 /// The modules of one directory level: a module is `X.rs` with whatever is under `X/`.
 fn modules_at(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<std::path::PathBuf>> {

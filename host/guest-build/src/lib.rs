@@ -217,12 +217,13 @@ pub const BUILTIN_SOURCES: &[&str] = &[
     "plugins/redact-secrets",
     "plugins/bash-adapter",
     "plugins/shell-parse",
+    "plugins/secret-scan",
     "crates/types",
     "guest-sdk/Cargo.toml",
     "guest-sdk/src",
     // The contract the guests' bindings read (`guest-sdk` builds against the newest,
-    // `wit/0.2.0/`); the older versions under `wit/` are the host's.
-    "wit/0.2.0/hooks.wit",
+    // `wit/0.3.0/`); the older versions under `wit/` are the host's.
+    "wit/0.3.0/hooks.wit",
     "rust-toolchain.toml",
     "host/guest-build/src/lib.rs",
     "host/precompile/src/preinit.rs",

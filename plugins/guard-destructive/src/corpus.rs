@@ -6,7 +6,10 @@
 //! one session, whose state they share in order (each case is a session of its own otherwise:
 //! write-then-run, `remember.txt`) — and `\n` in a command standing for a line break. Every
 //! case is a tool call decided by the whole guard under its shipped settings (self-protection
-//! on); a JSON COMMAND keeps its own `\n` escapes. `cargo test` checks every case natively; `hookhost bench guard` runs them through the
+//! on); a JSON COMMAND keeps its own `\n` escapes. `ran - COMMAND` is not a decision but the
+//! call's result, a `post_tool_use` the guard sees (and passes), whose output is the text of the
+//! last `@output TEXT` (`\n` a line break; `@output -`: empty) — how the `taint` pack's cases
+//! (`taint.txt`) taint their session. `cargo test` checks every case natively; `hookhost bench guard` runs them through the
 //! built guard component and prints the agreement per file.
 
 use crate::Verdict;
@@ -35,6 +38,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("protect-agents.txt", include_str!("../corpus/protect-agents.txt")),
     ("everyday.txt", include_str!("../corpus/everyday.txt")),
     ("remember.txt", include_str!("../corpus/remember.txt")),
+    ("taint.txt", include_str!("../corpus/taint.txt")),
 ];
 
 /// One case.
@@ -58,6 +62,8 @@ pub struct Case {
     pub tool: Option<&'static str>,
     /// The session it shares with the cases around it (`None`: one of its own).
     pub session: Option<&'static str>,
+    /// A `ran` case: not a decision but the call's result (`post_tool_use`), with this output.
+    pub result: Option<String>,
 }
 
 impl Case {
@@ -88,6 +94,7 @@ pub fn cases() -> Result<Vec<Case>, String> {
         let mut packs: Option<Vec<&'static str>> = None;
         let mut tool = None;
         let mut session = None;
+        let mut output = String::new();
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
@@ -104,22 +111,27 @@ pub fn cases() -> Result<Vec<Case>, String> {
                 tool = (name != "-").then_some(name);
                 continue;
             }
+            if let Some(text) = line.strip_prefix("@output ") {
+                output = if text == "-" { String::new() } else { text.replace("\\n", "\n") };
+                continue;
+            }
             if let Some(list) = line.strip_prefix("@packs ") {
                 packs = (list != "-").then(|| list.split(',').map(str::trim).collect());
                 continue;
             }
             let mut parts = line.splitn(3, ' ');
             let (expect, rule, command) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            let result = (expect == "ran").then(|| output.clone());
             let expect = match expect {
                 "block" => Some(Verdict::Block),
                 "ask" => Some(Verdict::Ask),
-                "allow" => None,
-                other => return Err(format!("{file}:{}: {other:?} is not block, ask or allow", n + 1)),
+                "allow" | "ran" => None,
+                other => return Err(format!("{file}:{}: {other:?} is not block, ask, allow or ran", n + 1)),
             };
             if command.is_empty() {
                 return Err(format!("{file}:{}: no command", n + 1));
             }
-            let case = Case { file, line: n + 1, expect, rule, command: if tool.is_some() { command.to_string() } else { command.replace("\\n", "\n") }, cwd, packs: packs.clone(), tool, session };
+            let case = Case { file, line: n + 1, expect, rule, command: if tool.is_some() { command.to_string() } else { command.replace("\\n", "\n") }, cwd, packs: packs.clone(), tool, session, result };
             case.call()?;
             cases.push(case);
         }

@@ -79,7 +79,7 @@ fn is_temp(path: &str) -> bool {
 /// Where git's own options end (the subcommand's index in `args`) and whether the repository
 /// is scratch: every directory the options name (`-C`, `--git-dir`, `--work-tree`) is a
 /// temporary one.
-fn subcommand(args: &[String]) -> (usize, bool) {
+pub(crate) fn subcommand(args: &[String]) -> (usize, bool) {
     let mut i = 0;
     let (mut named_dir, mut all_temp) = (false, true);
     while i < args.len() {

@@ -17,7 +17,8 @@
 //! code handed to an interpreter). The opt-in [`packs`]: databases, containers, Kubernetes,
 //! cloud CLIs, infrastructure state, remote storage, backups, forges, secrets. A line the parser
 //! refuses is blocked when it names one of these programs. The cases each rule is held to are
-//! in `corpus/` ([`corpus`]).
+//! in `corpus/` ([`corpus`]). The opt-in [`taint`] pack asks before a call sends data out or
+//! edits CI after a tool output of the session carried a secret or content from the network.
 //!
 //! Write-then-run (`remember.rs`, setting `remember`): a script, Makefile or `package.json` the
 //! agent wrote earlier in the session is judged by what it wrote when a later call runs it.
@@ -62,6 +63,7 @@ pub mod packs;
 mod paths;
 pub mod protect;
 mod remember;
+pub mod taint;
 
 pub use finding::{Finding, Verdict};
 
@@ -107,9 +109,10 @@ pub mod guard {
     }
 }
 
-/// The rule packs there are: `core`, then the opt-in ones ([`packs::OPT_IN`]); `"all"` in
-/// `packs` means every one of them.
-pub const PACKS: &[&str] = &["core", "database", "containers", "kubernetes", "cloud", "infrastructure", "storage", "backup", "platform", "secrets"];
+/// The rule packs there are: `core`, the opt-in ones ([`packs::OPT_IN`]; `"all"` in `packs`
+/// means `core` and every one of them), and [`taint`], which is named on its own (it needs the
+/// guard on `post_tool_use` too, and reads its state on every call).
+pub const PACKS: &[&str] = &["core", "database", "containers", "kubernetes", "cloud", "infrastructure", "storage", "backup", "platform", "secrets", "taint"];
 
 /// What the guard checks, from its settings.
 #[derive(Clone, Debug)]
@@ -129,11 +132,16 @@ pub struct Policy {
     pub remember: bool,
     /// Ask when the same shell command failed this many times in a row (0: off).
     pub loop_after: u32,
+    /// The `taint` pack is on ([`taint`]).
+    pub taint_pack: bool,
+    /// Why the session is tainted, when the pack is on and it is: sending data out and CI
+    /// edits are asked about.
+    pub taint: Option<String>,
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { strict_rm: false, core: true, opt_in: 0, allow: Vec::new(), cwd: None, remember: true, loop_after: 0 }
+        Policy { strict_rm: false, core: true, opt_in: 0, allow: Vec::new(), cwd: None, remember: true, loop_after: 0, taint_pack: false, taint: None }
     }
 }
 
@@ -147,7 +155,8 @@ impl Policy {
     /// The packs on, as [`PACKS`] names them.
     pub fn packs(&self) -> Vec<&'static str> {
         let core = self.core.then_some("core");
-        core.into_iter().chain(packs::OPT_IN.iter().enumerate().filter(|(i, _)| self.opt_in & (1 << i) != 0).map(|(_, p)| *p)).collect()
+        let taint = self.taint_pack.then_some("taint");
+        core.into_iter().chain(packs::OPT_IN.iter().enumerate().filter(|(i, _)| self.opt_in & (1 << i) != 0).map(|(_, p)| *p)).chain(taint).collect()
     }
 
     /// Every rule in force, in the order `hookhost check -v` lists them: the `core` pack's when
@@ -155,7 +164,7 @@ impl Policy {
     pub fn rules(&self) -> Vec<&'static Rule> {
         let core = fs::RULES.iter().chain(git::RULES).chain(interp::RULES).chain(guard::RULES).filter(|r| self.core && (self.strict_rm || r.name != fs::STRICT_RM.name) && (self.loop_after > 0 || r.name != guard::LOOP.name));
         let on = self.packs();
-        core.chain(packs::RULES.iter().filter(|r| r.name.split('.').next().is_some_and(|pack| on.contains(&pack)))).collect()
+        core.chain(packs::RULES.iter().chain(taint::RULES).filter(|r| r.name.split('.').next().is_some_and(|pack| on.contains(&pack)))).collect()
     }
 
     fn allows(&self, words: &[String]) -> bool {
@@ -195,6 +204,7 @@ fn obviously_harmless(script: &str, policy: &Policy) -> bool {
     !script.contains(['\'', '"', '\\', '$', '`', '{', '}', '(', ')'])
         && !mentions_any(script.as_bytes(), NEEDLES)
         && (policy.opt_in == 0 || !mentions_any(script.as_bytes(), packs::PROGRAMS))
+        && (policy.taint.is_none() || !taint::mentioned(script))
         && (!policy.remember || !runs_what_was_written(script))
 }
 
@@ -231,7 +241,7 @@ pub(crate) fn check_script(script: &str, policy: &Policy, depth: usize) -> Optio
     if depth > MAX_NESTING {
         return Some(guard::TOO_DEEP.finding_for("commands nested too deep to check".into()));
     }
-    if (!policy.core && policy.opt_in == 0) || obviously_harmless(script, policy) {
+    if (!policy.core && policy.opt_in == 0 && policy.taint.is_none()) || obviously_harmless(script, policy) {
         return None;
     }
     if shell::has_fork_bomb(script) {
@@ -273,7 +283,9 @@ fn unparseable(script: &str, why: &str, policy: &Policy) -> Option<Finding> {
     if let Some(named) = words().find(|w| DANGEROUS.contains(w) || w.starts_with("mkfs.")) {
         return Some(guard::UNPARSEABLE.finding_for(format!("the command could not be parsed ({why}) and runs {named}")));
     }
-    let acts_on = |w: &str| interp::lang_of(w).is_some() || matches!(w, "eval" | "exec" | "source") || (policy.opt_in != 0 && packs::PROGRAMS.contains(&w));
+    let acts_on = |w: &str| {
+        interp::lang_of(w).is_some() || matches!(w, "eval" | "exec" | "source") || (policy.opt_in != 0 && packs::PROGRAMS.contains(&w)) || (policy.taint.is_some() && taint::acts_on(w))
+    };
     let named = words().find(|w| acts_on(w))?;
     Some(guard::UNREADABLE.finding_for(format!("the command could not be parsed ({why}) and runs {named}")))
 }
@@ -286,7 +298,7 @@ pub(crate) fn unquote(text: &str) -> String {
 
 /// Check an argv (a tool call's `command` given as a list).
 pub fn check_argv(argv: &[String], policy: &Policy) -> Option<Finding> {
-    if !policy.core && policy.opt_in == 0 {
+    if !policy.core && policy.opt_in == 0 && policy.taint.is_none() {
         return None;
     }
     check_command(argv, policy, 0, false, None)
@@ -303,16 +315,21 @@ pub(crate) fn check_command(words: &[String], policy: &Policy, depth: usize, fro
     }
     let (prog, args) = words.split_first()?;
     let prog = shell::program(prog);
+    // After a secret or fetched content (the `taint` pack): a command that sends data out —
+    // `ssh` before what it runs there is unwrapped.
+    let sends = policy.taint.as_deref().filter(|_| taint::sends(prog, args)).map(|why| taint::egress(words, why));
     // Wrappers and shells given a string: what they run is checked (the same table the host's
     // `if` rules unwrap with).
     match shell::runs(prog, args) {
-        Some(shell::Runs::Argv(inner)) => return check_command(inner, policy, depth + 1, from_input || matches!(prog, "xargs" | "parallel"), stdin),
-        Some(shell::Runs::Script(text)) => return check_script(&text, policy, depth + 1),
+        Some(shell::Runs::Argv(inner)) => {
+            return Finding::first_block_else_ask([sends, check_command(inner, policy, depth + 1, from_input || matches!(prog, "xargs" | "parallel"), stdin)].into_iter());
+        }
+        Some(shell::Runs::Script(text)) => return Finding::first_block_else_ask([sends, check_script(&text, policy, depth + 1)].into_iter()),
         None => {}
     }
     let opt_in = (policy.opt_in != 0).then(|| packs::check(policy.opt_in, prog, args, stdin)).flatten();
     if !policy.core {
-        return opt_in;
+        return Finding::first_block_else_ask([opt_in, sends].into_iter());
     }
     // What the agent wrote earlier in the session and this command runs: a script by its path,
     // a Makefile's recipe, a package.json script.
@@ -323,7 +340,7 @@ pub(crate) fn check_command(words: &[String], policy: &Policy, depth: usize, fro
         _ if words[0].contains('/') && interp::lang_of(prog).is_none() => remember::run_file(&words[0], None, policy, depth),
         _ => None,
     };
-    Finding::first_block_else_ask([written, core_rules(prog, args, policy, depth, from_input, stdin), opt_in].into_iter())
+    Finding::first_block_else_ask([written, core_rules(prog, args, policy, depth, from_input, stdin), opt_in, sends].into_iter())
 }
 
 /// The `core` pack's rules for one (unwrapped) command.
@@ -436,7 +453,8 @@ fn settings(v: &Value) -> Result<Settings, String> {
             "packs" => {
                 let packs = strings(key, value)?;
                 s.policy.core = packs.iter().any(|p| p == "all" || p == "core");
-                s.policy.opt_in = packs::enabled(&packs).map_err(|unknown| format!("unknown pack {unknown:?} in settings.packs; the packs are {} (or \"all\")", PACKS.join(", ")))?;
+                s.policy.taint_pack = packs.iter().any(|p| p == "taint");
+                s.policy.opt_in = packs::enabled(&packs).map_err(|unknown| format!("unknown pack {unknown:?} in settings.packs; the packs are {} (or \"all\": every one but taint)", PACKS.join(", ")))?;
             }
             "allow" => {
                 let allow = strings(key, value)?;
@@ -464,20 +482,33 @@ impl Hook for Guard {
         s.policy.cwd = ctx.cwd.clone();
         let call = match &event {
             Event::PreToolUse(call) | Event::PermissionRequest(call) => call,
-            // A shell command's result, for the loop rule.
-            Event::PostToolUse(result) if s.policy.loop_after > 0 => {
-                let failed = result.is_error || result.result.get("exit_code").or_else(|| result.result.get("exitCode")).and_then(Value::as_i64).is_some_and(|c| c != 0);
-                for shell in shell_of(&result.arguments) {
-                    if let Shell::Script(line) = shell {
-                        remember::record_result(line, failed);
+            // A tool's result: a shell command's, for the loop rule; what it carried, for the
+            // taint pack.
+            Event::PostToolUse(result) if s.policy.loop_after > 0 || s.policy.taint_pack => {
+                if s.policy.loop_after > 0 {
+                    let failed = result.is_error || result.result.get("exit_code").or_else(|| result.result.get("exitCode")).and_then(Value::as_i64).is_some_and(|c| c != 0);
+                    for shell in shell_of(&result.arguments) {
+                        if let Shell::Script(line) = shell {
+                            remember::record_result(line, failed);
+                        }
                     }
+                }
+                if s.policy.taint_pack {
+                    taint::record(&result.name, &result.arguments, &result.result);
                 }
                 return Ok(Decision::pass());
             }
             _ => return Ok(Decision::pass()),
         };
+        if s.policy.taint_pack {
+            s.policy.taint = taint::why();
+        }
         // Codex's apply_patch carries a patch, not a shell line: its context lines run nothing.
-        let destructive = || if call.name.eq_ignore_ascii_case("apply_patch") { None } else { check_call(&call.arguments, &s.policy) };
+        let destructive = || {
+            let line = if call.name.eq_ignore_ascii_case("apply_patch") { None } else { check_call(&call.arguments, &s.policy) };
+            let tainted = s.policy.taint.as_deref().and_then(|why| taint::check_call(&call.name, &call.arguments, &s.policy, why));
+            Finding::first_block_else_ask([line, tainted].into_iter())
+        };
         let protected = Some(call).filter(|_| s.protect_hooks).and_then(|c| protect::check_call(&c.name, &c.arguments, ctx.cwd.as_deref()));
         let found = match protected {
             // A tree that merely holds hook configuration (`rm -rf /etc`): the destructive rule,
@@ -503,6 +534,10 @@ impl Hook for Guard {
             Some(Finding { verdict: Verdict::Block, reason }) => {
                 let message = s.user_message.unwrap_or_else(|| "That command is blocked by policy.".into());
                 Ok(Decision::block(format!("destructive command blocked: {reason}")).with_user_message(message))
+            }
+            Some(Finding { verdict: Verdict::Ask, reason }) if reason.contains("(rule taint.") => {
+                let message = s.user_message.unwrap_or_else(|| "The agent read a secret or web content in this session: confirm this call.".into());
+                Ok(Decision::ask(format!("tainted session: {reason}")).with_user_message(message))
             }
             Some(Finding { verdict: Verdict::Ask, reason }) => {
                 let message = s.user_message.unwrap_or_else(|| "That command would discard work: run it only if you mean to.".into());

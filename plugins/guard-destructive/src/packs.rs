@@ -10,7 +10,7 @@
 use crate::Finding;
 
 /// The opt-in packs: every pack but `core`, in the order `packs` and `check -v` name them.
-pub const OPT_IN: &[&str] = crate::PACKS.split_at(1).1;
+pub const OPT_IN: &[&str] = crate::PACKS.split_at(1).1.split_at(crate::PACKS.len() - 2).0;
 
 rules! {
     SQL_DROP = "database.drop", Block,
@@ -259,7 +259,7 @@ pub(crate) fn enabled(packs: &[String]) -> Result<u16, String> {
     for p in packs {
         match p.as_str() {
             "all" => bits |= (1 << OPT_IN.len()) - 1,
-            "core" => {}
+            "core" | "taint" => {}
             other => match OPT_IN.iter().position(|q| *q == other) {
                 Some(i) => bits |= 1 << i,
                 None => return Err(other.to_string()),

@@ -209,6 +209,15 @@ pub(crate) struct Writes {
     links: Vec<(String, String)>,
 }
 
+impl Writes {
+    /// The paths written (a move's destination among them), as the call names them.
+    pub(crate) fn paths(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(|w| match w {
+            Write::File(p, _) | Write::Edit(p, _) | Write::Move(_, p) => p.as_str(),
+        })
+    }
+}
+
 /// The files (and links, moves) a tool call the guard lets through writes.
 pub(crate) fn writes_of(tool: &str, arguments: &Value) -> Writes {
     let mut w = Writes { files: Vec::new(), links: Vec::new() };

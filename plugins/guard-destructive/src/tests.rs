@@ -166,7 +166,12 @@ fn corpus() {
         let settings = packs.as_ref().map_or(json!({}), |packs| json!({ "packs": packs }));
         let (tool, arguments) = case.call().unwrap();
         let ctx = Context { settings, cwd: cwd.map(str::to_string), ..Context::default() };
-        let got = match Guard::handle(Event::pre_tool_use(tool, arguments), ctx).unwrap().verdict {
+        // A `ran` case is the call's result: the guard sees it and passes.
+        let event = match &case.result {
+            Some(output) => Event::post_tool_use(tool, arguments, json!(output)),
+            None => Event::pre_tool_use(tool, arguments),
+        };
+        let got = match Guard::handle(event, ctx).unwrap().verdict {
             hookhost_sdk::Verdict::Block { reason, .. } => Some((Verdict::Block, reason.unwrap_or_default())),
             hookhost_sdk::Verdict::Ask(reason) => Some((Verdict::Ask, reason.unwrap_or_default())),
             _ => None,
@@ -180,11 +185,12 @@ fn corpus() {
             wrong.push(format!("{file}:{line}: {command:?}: want {want:?} by {rule}, got {got:?}"));
         }
     }
-    let harmless = cases.iter().filter(|c| c.expect.is_none()).count();
+    let decided: Vec<&corpus::Case> = cases.iter().filter(|c| c.result.is_none()).collect();
+    let harmless = decided.iter().filter(|c| c.expect.is_none()).count();
     assert!(wrong.is_empty(), "{} of {} corpus cases wrong:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
     // SECURITY.md and CONFIG.md say 48%: a corpus drifting towards only destructive cases
     // (which a guard blocking everything would pass) fails here.
-    assert!(harmless * 100 >= cases.len() * 47, "48% of the corpus is harmless look-alikes, the docs say: {harmless} of {}", cases.len());
+    assert!(harmless * 100 >= decided.len() * 47, "48% of the corpus is harmless look-alikes, the docs say: {harmless} of {}", decided.len());
 }
 
 #[test]
@@ -192,7 +198,7 @@ fn every_rule_is_in_the_corpus() {
     let cases = corpus::cases().unwrap();
     // strict_rm and loop_after are settings the corpus (the default policy, pre_tool_use calls
     // alone) leaves off: their own tests have them (the loop rule's: remember/tests.rs).
-    for rule in git::RULES.iter().chain(fs::RULES).chain(interp::RULES).chain(guard::RULES).chain(packs::RULES).chain(protect::RULES).filter(|r| r.name != fs::STRICT_RM.name && r.name != guard::LOOP.name) {
+    for rule in git::RULES.iter().chain(fs::RULES).chain(interp::RULES).chain(guard::RULES).chain(packs::RULES).chain(protect::RULES).chain(taint::RULES).filter(|r| r.name != fs::STRICT_RM.name && r.name != guard::LOOP.name) {
         assert!(cases.iter().any(|c| c.rule == rule.name), "no corpus case for {}", rule.name);
         assert!(!rule.what.is_empty() && !rule.instead.is_empty(), "{}", rule.name);
     }
@@ -247,7 +253,7 @@ fn packs_and_allow() {
     }
     assert!(handle("rm -rf .claude", json!({"packs": []})).block_reason().is_some(), "self-protection stays on");
     // Bad settings name the field and the fix.
-    assert_eq!(Guard::validate_settings(&json!({"packs": ["core", "databse"]})).unwrap_err(), "unknown pack \"databse\" in settings.packs; the packs are core, database, containers, kubernetes, cloud, infrastructure, storage, backup, platform, secrets (or \"all\")");
+    assert_eq!(Guard::validate_settings(&json!({"packs": ["core", "databse"]})).unwrap_err(), "unknown pack \"databse\" in settings.packs; the packs are core, database, containers, kubernetes, cloud, infrastructure, storage, backup, platform, secrets, taint (or \"all\": every one but taint)");
     assert_eq!(Guard::validate_settings(&json!({"packs": "core"})).unwrap_err(), "settings.packs must be a list of strings");
     assert_eq!(Guard::validate_settings(&json!({"allow": ["ls", 3]})).unwrap_err(), "settings.allow must be a list of strings");
     assert_eq!(Guard::validate_settings(&json!({"allow": ["ls", "*"]})).unwrap_err(), "settings.allow[1] would allow every command; name the commands to allow (e.g. \"git push --force origin my-branch\")");

@@ -2,15 +2,14 @@
 //! (`pre_tool_use`), tool output (`post_tool_use`, `tool_result_transform`) and prompts
 //! (`user_prompt_submit`), as rewrites the host applies before anything else sees the text.
 //!
-//! The scanner is hand-written (no regex), so a fresh instance starts for free. It takes no
-//! settings.
+//! The scanner (`hookhost-secret-scan`, shared with the guard's `taint` pack) is hand-written
+//! (no regex), so a fresh instance starts for free. It takes no settings.
 
 #![deny(missing_docs)]
 
 use hookhost_sdk::prelude::*;
 
-mod scan;
-pub use scan::redact;
+pub use hookhost_secret_scan::redact;
 
 /// Redact every string inside a JSON value; returns how many secrets were masked.
 fn redact_json(value: &mut Value) -> usize {

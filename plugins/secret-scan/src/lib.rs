@@ -1,4 +1,9 @@
 //! The secret scanner: known token prefixes, bearer tokens and PEM private-key blocks.
+//! Hand-written (no regex), so a fresh instance of a plugin using it starts for free. The
+//! redactor (`redact-secrets`) masks what it finds; the guard's `taint` pack asks whether a
+//! tool's output carried a secret ([`contains_secret`]).
+
+#![deny(missing_docs)]
 
 /// (prefix, label, minimum length of the part after the prefix)
 const PREFIXES: &[(&str, &str, usize)] = &[
@@ -151,6 +156,14 @@ pub fn redact(text: &str) -> Option<(String, usize)> {
     }
     out.push_str(&text[copied..]);
     Some((out, count))
+}
+
+/// What the redactor leaves where it masked a secret: a later hook of the chain sees this.
+pub const MASK: &str = "[REDACTED";
+
+/// Whether `text` holds a secret the scanner knows, or one the redactor already masked.
+pub fn contains_secret(text: &str) -> bool {
+    text.contains(MASK) || redact(text).is_some()
 }
 
 #[cfg(test)]
