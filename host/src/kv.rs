@@ -559,7 +559,7 @@ impl StateStore {
         }
         let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
         let row: Option<(String, i64)> = conn
-            .prepare_cached("SELECT value, expires FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5")
+            .prepare_cached(SELECT_ROW)
             .and_then(|mut s| s.query_row(params![scope.user, scope.project, scope.session, scope.hook, key], |r| Ok((r.get(0)?, r.get(1)?))).optional())
             .map_err(|e| self.unavailable("cannot be read", &e))?;
         let value = row.as_ref().filter(|(_, exp)| *exp > now).map(|(v, _)| v.clone());
@@ -582,7 +582,11 @@ impl StateStore {
     }
 }
 
+const SELECT_ROW: &str = "SELECT value, expires FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5";
 const SELECT_VALUE: &str = "SELECT value FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5 AND expires > ?6";
+pub(crate) const SELECT_CURRENT: &str = "SELECT value FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5";
+pub(crate) const UPSERT: &str = "INSERT OR REPLACE INTO kv (user, project, session, hook, key, value, expires) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+pub(crate) const DELETE_KEY: &str = "DELETE FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5";
 const SELECT_SIZES: &str = "SELECT count(*), coalesce(sum(length(CAST(key AS BLOB)) + length(CAST(value AS BLOB))), 0) FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND expires > ?5";
 
 /// Create the store's directory (owner-only) and the file itself owner-only, before SQLite

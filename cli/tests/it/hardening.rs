@@ -1,6 +1,7 @@
 //! Fail-closed behaviour that only shows across processes (issue #12): the audit chain with
 //! several writers at once, a full disk, a torn tail and a cut tail; the stop-loop cap when
-//! every event is its own `hookhost run`; and a precompile cache that was tampered with.
+//! every event is its own `hookhost run`; a precompile cache that was tampered with; and hooks'
+//! state when a run is killed mid-write.
 
 use std::io::Write;
 use std::path::Path;
@@ -327,4 +328,53 @@ fn a_limited_address_space_fails_closed_and_hookhost_pooling_0_runs_in_it() {
     assert!(lines[4]["reason"].as_str().unwrap().contains("(rule fs.rm-no-preserve-root)"), "{}", lines[4]);
     assert_eq!(lines[7]["decision"], "pass", "{}", lines[7]);
     assert!(lines.iter().flat_map(|l| l["hooks"].as_array().unwrap()).all(|h| h["error"].is_null()));
+}
+
+/// Hooks' session state (issue #52) when a `hookhost run` is killed (SIGKILL) while its hook is
+/// writing — the `remember` test guest's prompt `churn` increments `n` and rewrites 50 padded
+/// keys until stopped: three times over, the store still passes SQLite's `integrity_check`, `n`
+/// only grows (what a killed run committed stays; what it had not is rolled back), and the next
+/// run reads and writes it.
+#[cfg(unix)]
+#[test]
+fn a_run_killed_mid_write_leaves_a_readable_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let config = dir.path().join("hooks.toml");
+    let plugin = hookhost_tests::fixtures::REMEMBER;
+    std::fs::write(&config, format!("[[hooks]]\nid = \"r\"\nevent = \"user_prompt_submit\"\nexecutor = {{ plugin = {plugin:?}, fuel = 100000000000 }}\ntimeout_ms = 30000\n\n[[hooks]]\nid = \"t\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = {plugin:?} }}\n")).unwrap();
+    let store = state.join("state.sqlite3");
+    let count = || -> i64 {
+        if !store.exists() {
+            return 0;
+        }
+        let db = rusqlite::Connection::open(&store).unwrap();
+        let check: String = db.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        db.query_row("SELECT value FROM kv WHERE key = 'n'", [], |r| r.get::<_, String>(0)).map(|v| v.parse().unwrap()).unwrap_or(0)
+    };
+    let mut last = 0;
+    for round in 0..3 {
+        let mut cmd = crate::common::bin(env!("CARGO_BIN_EXE_hookhost"));
+        cmd.args(["run", "--no-project", "--config", config.to_str().unwrap()]).env("HOOKHOST_STATE_DIR", &state).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(br#"{"event": "user_prompt_submit", "session_id": "s", "cwd": "/", "data": {"message": "churn"}}"#).unwrap();
+        // Writing, for a while: the count moves (read by another connection, as a run would).
+        let started = std::time::Instant::now();
+        while count() < last + 200 {
+            assert!(started.elapsed() < std::time::Duration::from_secs(60), "round {round}: the churn never got going");
+            assert!(child.try_wait().unwrap().is_none(), "round {round}: the run ended before it was killed");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let now = count();
+        assert!(now >= last + 200, "round {round}: {now} after {last}: a committed count was lost");
+        last = now;
+    }
+    // The next run of the same session reads and writes the store as ever.
+    let call = |cmd: &str| hookhost_env(&["run", "--no-project", "--config", config.to_str().unwrap()], &format!(r#"{{"event": "pre_tool_use", "session_id": "s", "cwd": "/", "data": {{"tool_name": "Bash", "arguments": {{"command": "{cmd}"}}}}}}"#), &[("HOOKHOST_STATE_DIR", &state)]);
+    assert_eq!(json(&call("make"))["decision"], "pass");
+    assert_eq!(json(&call("make"))["reason"], "again: make");
+    assert_eq!(count(), last, "the count is where the last killed run left it");
 }

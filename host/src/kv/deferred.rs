@@ -38,7 +38,7 @@ pub(crate) fn apply(tx: &Transaction<'_>, scope: &Scope, key: &str, value: Optio
     let value = match (delta, value) {
         (Some(delta), Some(_)) => {
             let now: Option<String> = tx
-                .prepare_cached("SELECT value FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5")
+                .prepare_cached(super::SELECT_CURRENT)
                 .and_then(|mut s| rusqlite::OptionalExtension::optional(s.query_row(params![scope.user, scope.project, scope.session, scope.hook, key], |r| r.get(0))))?;
             summed = now.and_then(|n| n.trim().parse::<i64>().ok()).unwrap_or(0).saturating_add(delta).to_string();
             Some(summed.as_str())
@@ -47,11 +47,11 @@ pub(crate) fn apply(tx: &Transaction<'_>, scope: &Scope, key: &str, value: Optio
     };
     match value {
         Some(value) => tx
-            .prepare_cached("INSERT OR REPLACE INTO kv (user, project, session, hook, key, value, expires) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            .prepare_cached(super::UPSERT)
             .and_then(|mut s| s.execute(params![scope.user, scope.project, scope.session, scope.hook, key, value, expires]))
             .map(drop),
         None => tx
-            .prepare_cached("DELETE FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5")
+            .prepare_cached(super::DELETE_KEY)
             .and_then(|mut s| s.execute(params![scope.user, scope.project, scope.session, scope.hook, key]))
             .map(drop),
     }

@@ -6,6 +6,17 @@ struct Remember;
 
 impl Hook for Remember {
     fn handle(event: Event, _ctx: Context) -> HookResult {
+        // The prompt `churn` (remember only) writes until the host stops the call: the crash
+        // test kills its `hookhost run` in the middle of it.
+        if let (true, Event::UserPromptSubmit { message }) = (REMEMBER, &event) {
+            if message == "churn" {
+                let pad = "x".repeat(1000);
+                for i in 0u64.. {
+                    state::incr("n", 1)?;
+                    state::set(&format!("k{}", i % 50), &pad)?;
+                }
+            }
+        }
         let Some(cmd) = event.shell_command() else { return Ok(Decision::pass()) };
         let previous = if REMEMBER {
             let previous = state::get("last")?;
