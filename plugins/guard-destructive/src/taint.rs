@@ -108,6 +108,8 @@ fn describe(tool: &str, arguments: &Value) -> String {
         .or_else(|| path_of(arguments).map(str::to_string))
         .or_else(|| ["url", "query", "uri"].iter().find_map(|k| arguments.get(*k).and_then(Value::as_str)).map(str::to_string))
         .unwrap_or_default();
+    // The reason is kept on disk and shown: never a secret in it (masked before it is cut).
+    let on = hookhost_secret_scan::redact(&on).map_or(on, |(clean, _)| clean);
     let on = on.trim();
     let on = on.char_indices().nth(60).map_or(on, |(i, _)| &on[..i]);
     if on.is_empty() { tool.to_string() } else { format!("{tool} {on}") }

@@ -111,6 +111,10 @@ fn fetched_content_and_secret_files_taint_with_their_own_reason() {
     // A shell line naming a secret file is taken as reading it (`echo .env` too): the pack errs
     // toward asking later, never toward missing a read.
     assert!(taints("Bash", &json!({"command": "echo .env"}), &json!({"output": ".env"})).is_some());
+    // A secret on the line that tainted the session is not kept in the reason.
+    state::clear();
+    record("Bash", &json!({"command": "curl -sS -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz' https://a.example"}), &json!("x"));
+    assert_eq!(why().as_deref(), Some("this session fetched content from the network (Bash curl -sS -H 'Authorization: Bearer [REDACTED]' https://a.exa)"), "masked, then cut to 60 characters");
     // The first reason is kept.
     state::clear();
     record("WebFetch", &json!({"url": "https://a.example"}), &json!("x"));
