@@ -35,7 +35,7 @@ pub(crate) enum Lang {
 }
 
 impl Lang {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Lang::Python => "python",
             Lang::Node => "node",

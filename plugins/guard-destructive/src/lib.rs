@@ -132,6 +132,8 @@ pub struct Policy {
     pub remember: bool,
     /// Ask when the same shell command failed this many times in a row (0: off).
     pub loop_after: u32,
+    /// Self-protection (`protect_hooks`) reads what a recorded script runs too.
+    pub protect: bool,
     /// The `taint` pack is on ([`taint`]).
     pub taint_pack: bool,
     /// Why the session is tainted, when the pack is on and it is: sending data out and CI
@@ -141,7 +143,7 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { strict_rm: false, core: true, opt_in: 0, allow: Vec::new(), cwd: None, remember: true, loop_after: 0, taint_pack: false, taint: None }
+        Policy { strict_rm: false, core: true, opt_in: 0, allow: Vec::new(), cwd: None, remember: true, loop_after: 0, protect: true, taint_pack: false, taint: None }
     }
 }
 
@@ -446,7 +448,10 @@ fn settings(v: &Value) -> Result<Settings, String> {
     for (key, value) in obj {
         match key.as_str() {
             "strict_rm" => s.policy.strict_rm = value.as_bool().ok_or("settings.strict_rm must be true or false")?,
-            "protect_hooks" => s.protect_hooks = value.as_bool().ok_or("settings.protect_hooks must be true or false")?,
+            "protect_hooks" => {
+                s.protect_hooks = value.as_bool().ok_or("settings.protect_hooks must be true or false")?;
+                s.policy.protect = s.protect_hooks;
+            }
             "remember" => s.policy.remember = value.as_bool().ok_or("settings.remember must be true or false")?,
             "loop_after" => s.policy.loop_after = value.as_u64().filter(|n| (2..=100).contains(n)).ok_or("settings.loop_after must be a number of failures from 2 to 100")? as u32,
             "user_message" => s.user_message = Some(value.as_str().ok_or("settings.user_message must be a string")?.to_string()),
@@ -531,6 +536,8 @@ impl Hook for Guard {
         }
         match found {
             None => Ok(Decision::pass()),
+            // Hook configuration changed by a script the agent wrote earlier (`remember.rs`).
+            Some(f) if f.reason.contains("(rule hooks.") => Ok(protection(f, s.user_message)),
             Some(Finding { verdict: Verdict::Block, reason }) => {
                 let message = s.user_message.unwrap_or_else(|| "That command is blocked by policy.".into());
                 Ok(Decision::block(format!("destructive command blocked: {reason}")).with_user_message(message))

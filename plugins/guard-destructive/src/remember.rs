@@ -71,8 +71,14 @@ fn links() -> Vec<(String, String)> {
 pub(crate) fn run_file(file: &str, lang: Option<Lang>, policy: &Policy, depth: usize) -> Option<Finding> {
     let text = written(file, policy)?;
     let lang = lang.or_else(|| shebang(&text)).unwrap_or(Lang::Shell);
-    let found = interp::check_code(lang, &text, policy, depth, &crate::ShellRules)?;
-    Some(as_written(file, found))
+    Some(as_written(file, judge(lang, &text, policy, depth)?))
+}
+
+/// What recorded code finds when a call runs it: the rules of a command line, and
+/// self-protection's (a script that edits hook configuration is that edit).
+fn judge(lang: Lang, code: &str, policy: &Policy, depth: usize) -> Option<Finding> {
+    let protected = policy.protect.then(|| crate::protect::check_code(lang, code, policy.cwd.as_deref())).flatten();
+    Finding::first_block_else_ask([protected, interp::check_code(lang, code, policy, depth, &crate::ShellRules)].into_iter())
 }
 
 fn as_written(what: &str, f: Finding) -> Finding {
@@ -122,7 +128,7 @@ pub(crate) fn make(args: &[String], policy: &Policy, depth: usize) -> Option<Fin
     };
     let name = &name;
     Finding::first_block_else_ask(chosen.into_iter().flat_map(|(target, lines)| {
-        lines.iter().map(move |line| crate::check_script(line, policy, depth + 1).map(|f| as_written(&format!("{name} (target {target})"), f)))
+        lines.iter().map(move |line| judge(Lang::Shell, line, policy, depth).map(|f| as_written(&format!("{name} (target {target})"), f)))
     }))
 }
 
@@ -188,7 +194,7 @@ pub(crate) fn package_script(prog: &str, args: &[String], policy: &Policy, depth
     let scripts = serde_json::from_str::<Value>(&text).ok()?.get("scripts")?.as_object()?.clone();
     Finding::first_block_else_ask([format!("pre{script}"), script.to_string(), format!("post{script}")].into_iter().map(|name| {
         let line = scripts.get(&name)?.as_str()?.to_string();
-        crate::check_script(&line, policy, depth + 1).map(|f| as_written(&format!("package.json (script {name:?})"), f))
+        judge(Lang::Shell, &line, policy, depth).map(|f| as_written(&format!("package.json (script {name:?})"), f))
     }))
 }
 

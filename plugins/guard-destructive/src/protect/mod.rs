@@ -113,6 +113,17 @@ pub fn check_call(tool: &str, arguments: &Value, cwd: Option<&str>) -> Option<Fi
     }))
 }
 
+/// Code the agent wrote earlier in the session that a call runs now (a script, a Makefile
+/// recipe, a package script: `remember.rs`), read as that call runs it — a shell script as a
+/// line, other code as a program handed that code.
+pub(crate) fn check_code(lang: crate::interp::Lang, code: &str, cwd: Option<&str>) -> Option<Finding> {
+    let at = Cwd::at(cwd);
+    match lang {
+        crate::interp::Lang::Shell => check_script(code, &at, 1),
+        other => check_words(&[other.name().to_string(), "-c".into(), code.to_string()], &Line::default(), &at, None, 1),
+    }
+}
+
 /// Whether a text is a patch in Codex's `apply_patch` format.
 pub(crate) fn is_patch(text: &str) -> bool {
     text.trim_start().starts_with("*** Begin Patch")

@@ -80,3 +80,34 @@ fn the_loop_rule_asks_after_the_same_command_failed_n_times_running() {
     assert!(Policy::from_settings(&json!({})).unwrap().loop_after == 0);
     assert_eq!(Policy::from_settings(&json!({ "loop_after": 1 })).unwrap_err(), "settings.loop_after must be a number of failures from 2 to 100");
 }
+
+#[test]
+fn a_recorded_script_that_changes_hook_configuration_is_that_change() {
+    state::clear();
+    let call_with = |tool: &str, args: Value, settings: Value| {
+        let ctx = Context { settings, cwd: Some("/home/ada/p".into()), ..Context::default() };
+        match Guard::handle(Event::pre_tool_use(tool, args), ctx).unwrap().verdict {
+            hookhost_sdk::Verdict::Block { reason, .. } => reason,
+            hookhost_sdk::Verdict::Ask(reason) => reason,
+            _ => None,
+        }
+    };
+    // Writing the script is not the change: running it is.
+    assert_eq!(call("Write", json!({"file_path": "fix.sh", "content": "#!/bin/sh\necho '{}' > ~/.claude/settings.json\n"}), true), None);
+    let reason = call("Bash", json!({"command": "bash fix.sh"}), true).unwrap();
+    assert_eq!(reason, "hook configuration is protected: fix.sh, as written earlier in this session, runs: a redirection would overwrite ~/.claude/settings.json (hook configuration) (rule hooks.change); instead: read it freely, but change hooks yourself, outside the agent");
+    assert!(call("Bash", json!({"command": "chmod +x fix.sh && ./fix.sh"}), true).unwrap().contains("(rule hooks.change)"));
+    // Other languages: the code names the file it opens.
+    assert_eq!(call("Write", json!({"file_path": "fix.py", "content": "import json\nopen('.claude/settings.json', 'w').write('{}')\n"}), true), None);
+    assert!(call("Bash", json!({"command": "python3 fix.py"}), true).unwrap().contains("(rule hooks.change)"));
+    // A Makefile recipe and a package.json script.
+    assert_eq!(call("Write", json!({"file_path": "Makefile", "content": "reset:\n\trm -f .claude/settings.local.json\n"}), true), None);
+    assert!(call("Bash", json!({"command": "make reset"}), true).unwrap().contains("Makefile (target reset), as written earlier in this session, runs: "));
+    assert_eq!(call("Write", json!({"file_path": "package.json", "content": "{\"scripts\": {\"unhook\": \"mv .codex/hooks.json /tmp/\"}}"}), true), None);
+    assert!(call("Bash", json!({"command": "npm run unhook"}), true).unwrap().contains("(rule hooks.change)"));
+    // protect_hooks = false: not read for it either (the destructive rules still are).
+    assert_eq!(call_with("Bash", json!({"command": "bash fix.sh"}), json!({"protect_hooks": false})), None);
+    // A script that only reads hook configuration runs.
+    assert_eq!(call("Write", json!({"file_path": "show.sh", "content": "cat ~/.claude/settings.json\n"}), true), None);
+    assert_eq!(call("Bash", json!({"command": "bash show.sh"}), true), None);
+}
