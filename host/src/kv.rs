@@ -491,7 +491,7 @@ impl StateStore {
                 let (keys_after, bytes_after) = self.check_sizes(key, old.as_deref(), new.as_deref(), keys, bytes)?;
                 inner.sizes.insert(scope.clone(), (keys_after, bytes_after));
                 inner.cache.insert((scope.clone(), key.to_string()), new.clone().map(|v| (v, expires)));
-                inner.pending.push(deferred::Pending::new(scope, key, new, expires, delta));
+                inner.pending.push(deferred::Pending::new(scope, key, new, expires, delta.map(|d| (d, now))));
                 if inner.pending.len() >= deferred::FLUSH_AT {
                     deferred::flush(inner);
                 } else {
@@ -583,8 +583,7 @@ impl StateStore {
 }
 
 const SELECT_ROW: &str = "SELECT value, expires FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5";
-const SELECT_VALUE: &str = "SELECT value FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5 AND expires > ?6";
-pub(crate) const SELECT_CURRENT: &str = "SELECT value FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5";
+pub(crate) const SELECT_VALUE: &str = "SELECT value FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5 AND expires > ?6";
 pub(crate) const UPSERT: &str = "INSERT OR REPLACE INTO kv (user, project, session, hook, key, value, expires) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 pub(crate) const DELETE_KEY: &str = "DELETE FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5";
 const SELECT_SIZES: &str = "SELECT count(*), coalesce(sum(length(CAST(key AS BLOB)) + length(CAST(value AS BLOB))), 0) FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND expires > ?5";

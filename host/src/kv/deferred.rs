@@ -21,25 +21,27 @@ pub(crate) struct Pending {
     /// The new value (none: deleted).
     value: Option<String>,
     expires: i64,
-    /// An `incr`'s addition: committed as one, onto what the file holds by then.
-    delta: Option<i64>,
+    /// An `incr`'s addition and the clock of its write: committed as an addition onto what the
+    /// file holds by then, unless that had expired at the write.
+    delta: Option<(i64, i64)>,
 }
 
 impl Pending {
-    pub(crate) fn new(scope: &Scope, key: &str, value: Option<String>, expires: i64, delta: Option<i64>) -> Pending {
+    pub(crate) fn new(scope: &Scope, key: &str, value: Option<String>, expires: i64, delta: Option<(i64, i64)>) -> Pending {
         Pending { scope: scope.clone(), key: key.to_string(), value, expires, delta }
     }
 }
 
-/// Write one key in `tx`: set it to `value` (none: delete it), or, with `delta`, add `delta`
-/// to what it holds now (a value that is not an integer, or none, counts as 0).
-pub(crate) fn apply(tx: &Transaction<'_>, scope: &Scope, key: &str, value: Option<&str>, expires: i64, delta: Option<i64>) -> rusqlite::Result<()> {
+/// Write one key in `tx`: set it to `value` (none: delete it), or, with `delta` (the addition,
+/// the clock of the write), add it to what the key holds now (a value that is not an integer,
+/// none, or one expired at the write counts as 0).
+pub(crate) fn apply(tx: &Transaction<'_>, scope: &Scope, key: &str, value: Option<&str>, expires: i64, delta: Option<(i64, i64)>) -> rusqlite::Result<()> {
     let summed;
     let value = match (delta, value) {
-        (Some(delta), Some(_)) => {
+        (Some((delta, at)), Some(_)) => {
             let now: Option<String> = tx
-                .prepare_cached(super::SELECT_CURRENT)
-                .and_then(|mut s| rusqlite::OptionalExtension::optional(s.query_row(params![scope.user, scope.project, scope.session, scope.hook, key], |r| r.get(0))))?;
+                .prepare_cached(super::SELECT_VALUE)
+                .and_then(|mut s| rusqlite::OptionalExtension::optional(s.query_row(params![scope.user, scope.project, scope.session, scope.hook, key, at], |r| r.get(0))))?;
             summed = now.and_then(|n| n.trim().parse::<i64>().ok()).unwrap_or(0).saturating_add(delta).to_string();
             Some(summed.as_str())
         }

@@ -295,3 +295,22 @@ fn deferred_writes_are_read_back_at_once_and_committed_soon() {
     assert_eq!(serve.end_session("u", "/p", "s").unwrap(), 3, "k, n and late");
     assert!(after.keys(&s, "", None).unwrap().is_empty());
 }
+
+/// A deferred `incr` of a counter that has expired counts from 0 when it is committed, as a
+/// direct one does — not from the expired value still in the file.
+#[test]
+fn a_deferred_incr_of_an_expired_counter_starts_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    let s = scope("u", "/p", "s", "h");
+    let run = StateStore::at(&file, small());
+    run.purge_on_writes(false);
+    assert_eq!(run.incr(&s, "n", 5, Some(Duration::from_secs(10)), None).unwrap(), 5);
+    let serve = StateStore::at(&file, small());
+    serve.defer_writes();
+    serve.advance(Duration::from_secs(11));
+    assert_eq!(serve.incr(&s, "n", 1, None, None).unwrap(), 1, "expired: it counts from 0");
+    drop(serve);
+    let value: String = Connection::open(&file).unwrap().query_row("SELECT value FROM kv WHERE key = 'n'", [], |r| r.get(0)).unwrap();
+    assert_eq!(value, "1", "committed as 0 + 1, not onto the expired 5");
+}
