@@ -1,7 +1,7 @@
 //! The guard's wasm shadow stack: 60 KiB instead of the 128 KiB the other built-ins get.
 //! Every page of a hook's initial memory is reset before each call (docs/PERFORMANCE.md), so
-//! the guard's memory is kept to three pages: 60 KiB of stack, its data (67.6 KiB since the
-//! `taint` pack and self-protection of recorded scripts, 368 bytes short of a fourth page;
+//! the guard's memory is kept to three pages: 60 KiB of stack, its data (67.7 KiB since the
+//! `taint` pack and self-protection of recorded scripts, 304 bytes short of a fourth page;
 //! 64.3 KiB after docker-agent's, Antigravity CLI's and Starchild's hook files; 56 KiB once) and
 //! the SDK's 64 KiB heap arena — `host/src/builtin.rs` fails when they no longer fit. The shell parser's nesting budget (`MAX_DEPTH` in shell-parse) is what
 //! keeps the deepest line it accepts within this stack; `tests/tests/it/lean_guests.rs`

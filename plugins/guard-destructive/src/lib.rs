@@ -132,7 +132,8 @@ pub struct Policy {
     pub remember: bool,
     /// Ask when the same shell command failed this many times in a row (0: off).
     pub loop_after: u32,
-    /// Self-protection (`protect_hooks`) reads what a recorded script runs too.
+    /// Self-protection (`protect_hooks`): hook configuration is not changed, by a tool call or
+    /// by a script the agent wrote earlier that a call runs.
     pub protect: bool,
     /// The `taint` pack is on ([`taint`]).
     pub taint_pack: bool,
@@ -432,7 +433,6 @@ fn check_call(arguments: &Value, policy: &Policy) -> Option<Finding> {
 
 struct Settings {
     policy: Policy,
-    protect_hooks: bool,
     user_message: Option<String>,
 }
 
@@ -444,14 +444,11 @@ fn strings(key: &str, value: &Value) -> Result<Vec<String>, String> {
 
 fn settings(v: &Value) -> Result<Settings, String> {
     let obj = v.as_object().ok_or("settings must be an object")?;
-    let mut s = Settings { policy: Policy::default(), protect_hooks: true, user_message: None };
+    let mut s = Settings { policy: Policy::default(), user_message: None };
     for (key, value) in obj {
         match key.as_str() {
             "strict_rm" => s.policy.strict_rm = value.as_bool().ok_or("settings.strict_rm must be true or false")?,
-            "protect_hooks" => {
-                s.protect_hooks = value.as_bool().ok_or("settings.protect_hooks must be true or false")?;
-                s.policy.protect = s.protect_hooks;
-            }
+            "protect_hooks" => s.policy.protect = value.as_bool().ok_or("settings.protect_hooks must be true or false")?,
             "remember" => s.policy.remember = value.as_bool().ok_or("settings.remember must be true or false")?,
             "loop_after" => s.policy.loop_after = value.as_u64().filter(|n| (2..=100).contains(n)).ok_or("settings.loop_after must be a number of failures from 2 to 100")? as u32,
             "user_message" => s.user_message = Some(value.as_str().ok_or("settings.user_message must be a string")?.to_string()),
@@ -508,13 +505,16 @@ impl Hook for Guard {
         if s.policy.taint_pack {
             s.policy.taint = taint::why();
         }
+        // What the call writes, read once: remembered (write-then-run), and judged in a tainted
+        // session (CI definitions).
+        let writes = (s.policy.remember || s.policy.taint.is_some()).then(|| remember::writes_of(&call.name, &call.arguments));
         // Codex's apply_patch carries a patch, not a shell line: its context lines run nothing.
         let destructive = || {
             let line = if call.name.eq_ignore_ascii_case("apply_patch") { None } else { check_call(&call.arguments, &s.policy) };
-            let tainted = s.policy.taint.as_deref().and_then(|why| taint::check_call(&call.name, &call.arguments, &s.policy, why));
+            let tainted = s.policy.taint.as_deref().zip(writes.as_ref()).and_then(|(why, w)| taint::check_call(&call.name, &call.arguments, w, &s.policy, why));
             Finding::first_block_else_ask([line, tainted].into_iter())
         };
-        let protected = Some(call).filter(|_| s.protect_hooks).and_then(|c| protect::check_call(&c.name, &c.arguments, ctx.cwd.as_deref()));
+        let protected = Some(call).filter(|_| s.policy.protect).and_then(|c| protect::check_call(&c.name, &c.arguments, ctx.cwd.as_deref()));
         let found = match protected {
             // A tree that merely holds hook configuration (`rm -rf /etc`): the destructive rule,
             // when one blocks too, says more.
@@ -531,8 +531,8 @@ impl Hook for Guard {
             (after, _) => Finding::first_block_else_ask([found, shell_of(&call.arguments).into_iter().find_map(|sh| if let Shell::Script(line) = sh { remember::check_loop(line, after) } else { None })].into_iter()),
         };
         // What this call writes is remembered unless it is blocked (then it does not happen).
-        if s.policy.remember && !matches!(found, Some(Finding { verdict: Verdict::Block, .. })) {
-            remember::record(remember::writes_of(&call.name, &call.arguments), &s.policy);
+        if let Some(writes) = writes.filter(|_| s.policy.remember && !matches!(found, Some(Finding { verdict: Verdict::Block, .. }))) {
+            remember::record(writes, &s.policy);
         }
         match found {
             None => Ok(Decision::pass()),

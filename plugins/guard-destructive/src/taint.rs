@@ -58,9 +58,13 @@ pub(crate) fn acts_on(word: &str) -> bool {
     SENDERS.contains(&word) || SUBCOMMANDS.contains(&word)
 }
 
-/// Why this session is tainted, if it is (one read of the guard's state).
+/// Why this session is tainted, if it is (one read of the guard's state). A store that cannot
+/// be read cannot say the session is clean: it is taken as tainted, and the reason says why.
 pub(crate) fn why() -> Option<String> {
-    state::get(KEY).ok().flatten()
+    match state::get(KEY) {
+        Ok(reason) => reason,
+        Err(e) => Some(format!("whether this session read a secret or web content cannot be told ({e})")),
+    }
 }
 
 /// A tool's result (`post_tool_use`): taint the session when it carried a secret or content
@@ -175,13 +179,13 @@ pub(crate) fn egress(words: &[String], why: &str) -> Finding {
     EGRESS.finding_for(format!("`{line}` sends data out, and {why}"))
 }
 
-/// A tool call in a tainted session: a web tool, or a write of a CI definition (shell lines'
+/// A tool call in a tainted session: a web tool, or a write of a CI definition among `writes`
+/// (what the call writes, [`crate::remember::writes_of`]) or by `sed -i` (shell lines'
 /// commands are judged with the rest of the line's).
-pub(crate) fn check_call(tool: &str, arguments: &Value, policy: &Policy, why: &str) -> Option<Finding> {
+pub(crate) fn check_call(tool: &str, arguments: &Value, writes: &crate::remember::Writes, policy: &Policy, why: &str) -> Option<Finding> {
     if web_tool(tool) {
         return Some(EGRESS.finding_for(format!("{} sends a request out, and {why}", describe(tool, arguments))));
     }
-    let writes = crate::remember::writes_of(tool, arguments);
     let cwd = policy.cwd.as_deref();
     let edited = writes.paths().find(|p| ci_definition(p, cwd)).map(str::to_string).or_else(|| {
         // `sed -i` / `perl -i` edit in place: their file operands.
