@@ -24,7 +24,7 @@ use hookhost_sdk::serde_json::{self, Value};
 use hookhost_sdk::state;
 
 /// Key prefix of a recorded file: `w:` and its path resolved (`w:/repo/x.sh`, `w:~/x.sh`).
-const FILE: &str = "w:";
+pub(crate) const FILE: &str = "w:";
 /// The key of the links and moves seen: a line `WHERE\tPOINTS TO` each.
 const LINKS: &str = "links";
 /// Most bytes of one file kept (the host's bound on a value is 64 KiB).

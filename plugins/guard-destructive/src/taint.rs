@@ -72,7 +72,14 @@ pub(crate) fn why() -> Option<String> {
 pub(crate) fn record(tool: &str, arguments: &Value, output: &Value) {
     let Some(reason) = taints(tool, arguments, output) else { return };
     if why().is_none() {
-        let _ = state::set(KEY, &reason);
+        // Over the state's bound, recordings of written files make room (they are only a
+        // better judgement of scripts; a lost taint would let a secret out unasked). A store
+        // that cannot be written cannot be read either: `why` then asks anyway.
+        let mut room = state::keys(crate::remember::FILE).unwrap_or_default().into_iter();
+        while let Err(state::StateError::Quota(_)) = state::set(KEY, &reason) {
+            let Some(file) = room.next() else { break };
+            let _ = state::delete(&file);
+        }
     }
 }
 
