@@ -13,6 +13,12 @@ use hookhost_guest_build::Manifest;
 use std::path::{Path, PathBuf};
 
 fn main() {
+    // LMDB (the hooks' state store) calls advapi32 on Windows; lmdb-master-sys links it only when
+    // its build script runs on Windows, so a cross build from Linux would not (a dynamic library
+    // of this crate is linked after every crate's objects, where LMDB's need it).
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("windows") {
+        println!("cargo:rustc-link-lib=advapi32");
+    }
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest_dir.parent().unwrap().to_path_buf();
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());

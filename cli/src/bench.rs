@@ -112,7 +112,7 @@ pub async fn run(seconds: f64, plugins: &[PathBuf]) -> Result<Report> {
             None => name,
         };
         // A hook that keeps state keeps it in a file of the bench's own, as `serve` keeps it.
-        let store = hookhost::kv::StateStore::at(&state.join("state.sqlite3"), Default::default());
+        let store = hookhost::kv::StateStore::at(&state.join(hookhost::kv::FILE_NAME), Default::default());
         // As `serve` keeps it: writes made in memory, committed in batches.
         store.defer_writes();
         let plugin_host = host_with_state(&format!("executor = {{ plugin = {} }}", toml_string(&path.to_string_lossy())), store).await.with_context(|| format!("--plugin {}", plugin.display()))?;

@@ -79,7 +79,8 @@ impl Host {
         let can_block = name.can_block();
         let is_stop = matches!(name, EventName::Stop | EventName::SubagentStop);
         let loop_count = if is_stop { self.stop_count(event) } else { 0 };
-        if name == EventName::UserPromptSubmit && self.stop_blocks.get(&event.session_id) > 0 {
+        // A prompt starts the stop count again (read only when a hook runs on stop events).
+        if name == EventName::UserPromptSubmit && self.hooks.iter().any(|h| matches!(h.spec.event, EventName::Stop | EventName::SubagentStop)) && self.stop_blocks.get(&self.kv, &event.session_id) > 0 {
             self.set_stop_count(&event.session_id, 0);
         }
         let mut run = Run::new(event, loop_count, can_block);
@@ -261,10 +262,10 @@ impl Host {
         // A `once` hook runs on the first matching event of a session only.
         if hook.spec.once && !recheck {
             let key = format!("{}\0{}", ev.session_id, hook.spec.id);
-            if self.once_runs.get(&key) > 0 {
+            if self.once_runs.get(&self.kv, &key) > 0 {
                 return None;
             }
-            self.once_runs.set(&key, 1);
+            self.once_runs.set(&self.kv, &key, 1);
         }
         tracing::debug!(name: "hook.invoked", hook_id = %hook.spec.id, event = %ev.name, recheck, "hook.invoked");
         let call = wit::Call::new(ev, &hook.spec.id, &hook.settings_json, loop_count);
@@ -351,12 +352,12 @@ impl Host {
             Some(n) => u32::try_from(n).unwrap_or(u32::MAX),
             None => u32::from(ev.data.get("stop_hook_active").and_then(Value::as_bool) == Some(true)),
         };
-        self.stop_blocks.get(&ev.session_id).max(signalled)
+        self.stop_blocks.get(&self.kv, &ev.session_id).max(signalled)
     }
 
     /// Set a session's consecutive stop-block count (0 forgets the session).
     fn set_stop_count(&self, session: &str, n: u32) {
-        self.stop_blocks.set(session, n);
+        self.stop_blocks.set(&self.kv, session, n);
     }
 
     /// Stop hooks that keep blocking would keep the agent working forever: after

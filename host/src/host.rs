@@ -391,8 +391,8 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         },
     };
     let kv = kv.unwrap_or_else(|| Arc::new(crate::kv::StateStore::for_user(crate::kv::StateLimits::of(plan.settings()))));
-    let stop_blocks = crate::stoploop::StopLoops::new(cache.as_deref());
-    let once_runs = crate::stoploop::StopLoops::named(cache.as_deref(), "once-hooks");
+    let stop_blocks = crate::stoploop::StopLoops::new();
+    let once_runs = crate::stoploop::StopLoops::named("hookhost\0once-hooks");
     // Said by `check` (Host::warnings); here only for a log that asks.
     for warning in plan.warnings() {
         tracing::info!("{}: {warning}", plan.source().display());

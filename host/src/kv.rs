@@ -1,42 +1,38 @@
 //! Hooks' session state (`hookhost:hooks/state@0.3.0`): a small key-value store per hook per
-//! session, kept in SQLite so that it outlives the `hookhost run` process that wrote it.
+//! session, kept in LMDB so that it outlives the `hookhost run` process that wrote it.
 //!
-//! - **Where**: one database per user, `{state dir}/state.sqlite3` (owner-only, like the rest of
-//!   the state directory), or in memory ([`StateStore::in_memory`]: `replay`, `diff`, `test`).
+//! - **Where**: one store per user, `{state dir}/state.lmdb` with its lock file
+//!   `state.lmdb.lock` beside it (both owner-only, like the rest of the state directory), or a
+//!   throwaway one in this process's memory ([`StateStore::in_memory`]: `replay`, `diff`,
+//!   `test`), with the same layout and transactions.
 //! - **Scope**: every row belongs to one (user, project, session, plugin). A hook reads and
 //!   writes only its plugin's rows of the session it is called for — the same plugin wired to
 //!   several events (a hook id each) shares them, a different plugin never sees them; nothing in
 //!   the contract names another scope. The project is the event's working directory's repository root (its nearest
 //!   ancestor with `.git`, else the directory itself), so a session id two projects happen to
-//!   share does not mix them.
+//!   share does not mix them. A row's key is a SHA-256 of (user, project, session), one of the
+//!   plugin, then the hook's key: LMDB's keys are at most 511 bytes, a project's path is not.
 //! - **Bounds** ([`StateLimits`]): keys per scope, bytes per key and value, bytes per scope. A
 //!   write over a bound is an error the hook sees ([`StateError::Quota`]); nothing is written.
 //! - **Expiry**: every row has one; a write without a TTL lives [`StateLimits::ttl`] from that
 //!   write. Expired rows are invisible at once, and deleted by about one write in
-//!   [`PURGE_EVERY`] (a `hookhost run` makes a write or two: a count would never come round). A
-//!   session's rows are deleted when its `session_end` is dispatched.
-//! - **Concurrency and crashes**: one write transaction per call (`BEGIN IMMEDIATE`: concurrent
-//!   `run`s queue on SQLite's lock, never longer than the hook's deadline); `incr` reads and
-//!   writes in one transaction, so 100 concurrent increments make 100. A rollback journal
-//!   (`journal_mode = TRUNCATE`) with `synchronous = OFF`: a commit is handed to the OS before
-//!   the call returns, so a process killed at any point leaves every committed write readable
-//!   (a transaction it was in the middle of is rolled back by the next opener from the
-//!   journal). What is not promised is a power loss or an OS crash: that may cost the last
-//!   writes or damage the file, which then reads as `unavailable` naming it and the fix.
-//! - **Why not WAL, or an fsync**: a `hookhost run` opens the store, makes a call or two and
-//!   exits, so its connection is the last to close every time. In WAL mode that close
-//!   checkpoints and fsyncs, or, told not to, the next process reads the whole WAL again to
-//!   rebuild its index, which a lone process never lets SQLite shorten; an fsync per commit
-//!   costs ~0.2 ms here. Measured per run on this machine (open, read, write, commit, close):
-//!   WAL with fsyncs ~1.1 ms, WAL without ~180 µs, a truncated journal without ~70 µs. A
-//!   hook's state is a session's working memory, not a record: the speed is worth more than
-//!   surviving a power cut.
-//! - **Serve**: one connection for the life of the host, statements prepared once, and a read
-//!   cache checked against `PRAGMA data_version` (which changes when another process commits).
+//!   [`PURGE_EVERY`] (a `hookhost run` makes a write or two: a count would never come round),
+//!   found through an index by expiry. A session's rows are deleted when its `session_end` is
+//!   dispatched.
+//! - **Concurrency and crashes** (`kv/lmdb.rs`): one write transaction per call, under an
+//!   exclusive OS lock on the lock file (readers share it), waited for no longer than the hook's
+//!   deadline; `incr` reads and writes in one transaction, so 100 concurrent increments make 100.
+//!   Commits are handed to the OS without an fsync: a process killed at any point leaves every
+//!   committed write readable, and its lock is released by the kernel. What is not promised is
+//!   a power loss or an OS crash: that may cost the last writes or damage the file, which then
+//!   reads as `unavailable` naming it and the fix.
+//! - **Serve**: one environment for the life of the host, and a read cache checked against the
+//!   id of the last commit (which changes when any process commits).
 //!
 //! The store opens on the first call a hook makes: a hook that never uses state costs nothing.
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use lmdb::{Db, Env, Txn};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -46,10 +42,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const PURGE_EVERY: u32 = 64;
 
 /// The store's file name in the state directory.
-pub const FILE_NAME: &str = "state.sqlite3";
+pub const FILE_NAME: &str = "state.lmdb";
 
-/// The schema version this hookhost writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 1;
+/// The schema version this hookhost writes (the `meta` database's `schema`).
+const SCHEMA_VERSION: u32 = 1;
 
 /// How much one hook may keep in one session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,10 +163,13 @@ pub struct StateStore {
 pub(crate) struct Inner {
     /// Opened on first use; an error is kept (and reported to every call) rather than retried
     /// on each one.
-    conn: Option<Result<Connection, StateError>>,
-    /// Values read or written through this connection, valid while `data_version` is unchanged.
+    env: Option<Result<Env, StateError>>,
+    /// Values read or written through this environment, valid while no other process has
+    /// committed since `data_version` (the id of the last commit this process knows of).
     cache: HashMap<(Scope, String), Option<(String, i64)>>,
-    data_version: i64,
+    data_version: usize,
+    /// How long the call being made may wait for the store's lock.
+    deadline: Option<Instant>,
     /// Whether a write purges expired rows, whatever the dice say (tests: always or never).
     purge: Option<bool>,
     /// Deferred writes (`serve`): made in the cache, not yet committed, oldest first.
@@ -189,7 +188,7 @@ impl std::fmt::Debug for StateStore {
 
 
 impl StateStore {
-    /// The user's store: `$HOOKHOST_STATE_DIR` or hookhost's state directory, `state.sqlite3`.
+    /// The user's store: `$HOOKHOST_STATE_DIR` or hookhost's state directory, `state.lmdb`.
     pub fn for_user(limits: StateLimits) -> StateStore {
         let dir = std::env::var_os("HOOKHOST_STATE_DIR").filter(|d| !d.is_empty()).map(PathBuf::from).or_else(hookhost_types::paths::state_dir);
         match dir {
@@ -279,38 +278,54 @@ impl StateStore {
         self.limits
     }
 
-    /// Run `f` on the open connection (opening it first), the read cache made current.
+    /// Run `f` with the store open (opening it first), the read cache made current and the
+    /// call's deadline for the store's lock set.
     fn with<R>(&self, deadline: Option<Instant>, f: impl FnOnce(&mut Inner) -> Result<R, StateError>) -> Result<R, StateError> {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if inner.conn.is_none() {
+        // Wait for another process's transaction no longer than the hook may run (and never forever).
+        let wait = deadline.map_or(Duration::from_secs(5), |d| d.saturating_duration_since(Instant::now())).min(Duration::from_secs(5));
+        inner.deadline = Some(Instant::now() + wait.max(Duration::from_millis(1)));
+        if inner.env.is_none() {
             let started = Instant::now();
-            inner.conn = Some(self.open());
+            let opened = self.open(&inner);
+            inner.env = Some(opened);
             tracing::debug!(store = %self.backing_name(), "hooks' state store opened in {} µs", started.elapsed().as_micros());
         }
-        let conn = match inner.conn.as_ref().expect("just set") {
-            Ok(conn) => conn,
-            Err(e) => return Err(e.clone()),
-        };
-        // Wait for another writer no longer than the hook may run (and never forever).
-        let wait = deadline.map_or(Duration::from_secs(5), |d| d.saturating_duration_since(Instant::now())).min(Duration::from_secs(5));
-        conn.busy_timeout(wait.max(Duration::from_millis(1))).map_err(|e| self.unavailable("cannot set its lock timeout", &e))?;
+        if let Some(Err(e)) = &inner.env {
+            return Err(e.clone());
+        }
         // Deferred writes (serve) ask whether another process wrote at most every RECHECK.
         let recheck = !self.is_deferred() || inner.checked.is_none_or(|at| at.elapsed() >= deferred::RECHECK);
         if recheck {
-            let version: i64 = conn
-                .prepare_cached("PRAGMA data_version")
-                .and_then(|mut s| s.query_row([], |r| r.get(0)))
-                .map_err(|e| self.unavailable("cannot read", &e))?;
             inner.checked = Some(Instant::now());
-            if version != inner.data_version {
+            if inner.env().last_commit() != inner.data_version {
                 // This process's own writes go first: the cache is all that holds them.
                 deferred::flush(&mut inner);
                 inner.cache.clear();
                 inner.sizes.clear();
-                inner.data_version = version;
+                inner.data_version = inner.env().last_commit();
             }
         }
         f(&mut inner)
+    }
+
+    /// Run `f` in a read transaction.
+    fn read<R>(&self, inner: &Inner, f: impl FnOnce(&Txn<'_>) -> Result<R, Failure>) -> Result<R, StateError> {
+        self.settle("cannot be read", inner.env().read(inner.deadline(), f))
+    }
+
+    /// Run `f` in a write transaction, committed when it returns `Ok`.
+    fn write_txn<R>(&self, inner: &Inner, f: impl FnOnce(&mut Txn<'_>) -> Result<R, Failure>) -> Result<R, StateError> {
+        self.settle("cannot be written", inner.env().write(inner.deadline(), f))
+    }
+
+    fn settle<R>(&self, what: &str, outcome: Result<Result<R, Failure>, lmdb::Error>) -> Result<R, StateError> {
+        match outcome {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(Failure::State(e))) => Err(e),
+            Ok(Err(Failure::Store(e))) | Err(e) if e.is_full() => Err(self.unavailable("is full", &e)),
+            Ok(Err(Failure::Store(e))) | Err(e) => Err(self.unavailable(what, &e)),
+        }
     }
 
     fn unavailable(&self, what: &str, e: &dyn std::fmt::Display) -> StateError {
@@ -324,40 +339,21 @@ impl StateStore {
         }
     }
 
-    fn open(&self) -> Result<Connection, StateError> {
-        let conn = match &self.backing {
+    fn open(&self, inner: &Inner) -> Result<Env, StateError> {
+        let file = match &self.backing {
             Backing::Nowhere(why) => return Err(StateError::Unavailable(why.clone())),
-            Backing::Memory => Connection::open_in_memory().map_err(|e| self.unavailable("cannot be opened", &e))?,
+            Backing::Memory => return Ok(Env::memory()),
             Backing::File(file) => {
-                prepare_file(file).map_err(|e| self.unavailable("cannot be created", &e))?;
-                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-                Connection::open_with_flags(file, flags).map_err(|e| self.unavailable("cannot be opened", &e))?
+                prepare_dir(file).map_err(|e| self.unavailable("cannot be created", &e))?;
+                file.clone()
             }
         };
-        conn.busy_timeout(Duration::from_secs(5)).map_err(|e| self.unavailable("cannot set its lock timeout", &e))?;
-        // A rollback journal, truncated after each commit, and no fsync (see the module docs).
-        // Both are per connection: every opener says so.
-        conn.pragma_update(None, "journal_mode", "TRUNCATE").map_err(|e| self.unavailable("cannot be read", &e))?;
-        conn.pragma_update(None, "synchronous", "OFF").map_err(|e| self.unavailable("cannot be read", &e))?;
-        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(|e| self.unavailable("cannot be read", &e))?;
-        if version > SCHEMA_VERSION {
-            return Err(self.unavailable("was written by a newer hookhost", &format_args!("schema {version}, this hookhost knows {SCHEMA_VERSION}")));
+        let (env, schema) = Env::open(&file, &lock_file(&file), inner.deadline(), SCHEMA_VERSION.to_string().as_bytes()).map_err(|e| self.unavailable("cannot be opened", &e))?;
+        match std::str::from_utf8(&schema).ok().and_then(|v| v.parse::<u32>().ok()) {
+            Some(version) if version <= SCHEMA_VERSION => Ok(env),
+            Some(version) => Err(self.unavailable("was written by a newer hookhost", &format_args!("schema {version}, this hookhost knows {SCHEMA_VERSION}"))),
+            None => Err(self.unavailable("cannot be read", &format_args!("its schema version {:?} is not a number", String::from_utf8_lossy(&schema)))),
         }
-        if version < SCHEMA_VERSION {
-            conn.execute_batch(
-                "BEGIN IMMEDIATE;
-                 CREATE TABLE IF NOT EXISTS kv (
-                   user TEXT NOT NULL, project TEXT NOT NULL, session TEXT NOT NULL, hook TEXT NOT NULL,
-                   key TEXT NOT NULL, value TEXT NOT NULL, expires INTEGER NOT NULL,
-                   PRIMARY KEY (user, project, session, hook, key)
-                 ) WITHOUT ROWID;
-                 CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires);
-                 PRAGMA user_version = 1;
-                 COMMIT;",
-            )
-            .map_err(|e| self.unavailable("cannot be set up", &e))?;
-        }
-        Ok(conn)
     }
 
     /// The value of `key`, if set and not expired.
@@ -403,15 +399,26 @@ impl StateStore {
         let now = self.now();
         self.with(deadline, |inner| {
             deferred::flush(inner);
-            let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
-            let mut stmt = conn
-                .prepare_cached("SELECT key FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND expires > ?5 AND substr(key, 1, length(?6)) = ?6 ORDER BY key")
-                .map_err(|e| self.unavailable("cannot be read", &e))?;
-            let rows = stmt
-                .query_map(params![scope.user, scope.project, scope.session, scope.hook, now, prefix], |r| r.get::<_, String>(0))
-                .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-                .map_err(|e| self.unavailable("cannot be read", &e))?;
-            Ok(rows)
+            let start = row_key(&scope_key(scope), prefix);
+            self.read(inner, |tx| {
+                let mut keys = Vec::new();
+                let mut damaged = None;
+                tx.scan(Db::Kv, &start, |row, value| {
+                    if !row.starts_with(&start) {
+                        return false;
+                    }
+                    match decode(value) {
+                        Ok((expires, _)) if expires > now => keys.push(String::from_utf8_lossy(&row[SCOPE_KEY..]).into_owned()),
+                        Ok(_) => {}
+                        Err(e) => damaged = Some(e),
+                    }
+                    damaged.is_none()
+                })?;
+                match damaged {
+                    Some(e) => Err(e.into()),
+                    None => Ok(keys),
+                }
+            })
         })
     }
 
@@ -430,21 +437,77 @@ impl StateStore {
     /// Delete a session's rows, every hook's: its `session_end` was dispatched. A store never
     /// opened and with no file is left alone (there is nothing to delete).
     pub fn end_session(&self, user: &str, project: &str, session: &str) -> Result<usize, StateError> {
-        if let Backing::File(f) = &self.backing {
-            let opened = self.inner.lock().unwrap_or_else(|p| p.into_inner()).conn.is_some();
-            if !opened && !f.exists() {
-                return Ok(0);
-            }
+        if self.absent() {
+            return Ok(0);
         }
         self.with(None, |inner| {
             deferred::flush(inner);
             inner.sizes.retain(|scope, _| !(scope.user == user && scope.project == project && scope.session == session));
-            let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
-            let n = conn
-                .execute("DELETE FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3", params![user, project, session])
-                .map_err(|e| self.unavailable("cannot be written", &e))?;
+            let prefix = session_key(user, project, session);
+            let n = self.write_txn(inner, |tx| {
+                let mut rows = Vec::new();
+                tx.scan(Db::Kv, &prefix, |row, value| {
+                    if !row.starts_with(&prefix) {
+                        return false;
+                    }
+                    rows.push((row.to_vec(), decode(value).ok().map(|(expires, _)| expires)));
+                    true
+                })?;
+                for (row, expires) in &rows {
+                    put_row(tx, row, *expires, None, 0)?;
+                }
+                Ok(rows.len())
+            })?;
             inner.cache.retain(|(scope, _), _| !(scope.user == user && scope.project == project && scope.session == session));
             Ok(n)
+        })
+    }
+
+    /// Whether this store has no file yet and was never opened: it holds nothing, and reading
+    /// it need not make it.
+    pub fn absent(&self) -> bool {
+        match &self.backing {
+            Backing::File(f) => self.inner.lock().unwrap_or_else(|p| p.into_inner()).env.is_none() && !f.exists(),
+            _ => false,
+        }
+    }
+
+    /// Read every row of the store and its expiry index: whether it is whole (after a crash,
+    /// say), and how many rows it holds, expired or not.
+    pub fn verify(&self) -> Result<usize, StateError> {
+        self.with(None, |inner| {
+            deferred::flush(inner);
+            self.read(inner, |tx| {
+                let (mut rows, mut damaged) = (0, None);
+                tx.scan(Db::Kv, &[], |row, value| {
+                    match decode(value) {
+                        Ok(_) if row.len() > SCOPE_KEY => rows += 1,
+                        Ok(_) => damaged = Some(lmdb::Error::Damaged(format!("a row's key is {} bytes, no longer than a scope's", row.len()))),
+                        Err(e) => damaged = Some(e),
+                    }
+                    damaged.is_none()
+                })?;
+                if let Some(e) = damaged {
+                    return Err(e.into());
+                }
+                // Each row is in the expiry index once, under its own expiry.
+                let mut index = Vec::new();
+                tx.scan(Db::Expiry, &[], |key, _| {
+                    index.push(key.to_vec());
+                    true
+                })?;
+                let mut stray = 0;
+                for key in &index {
+                    let (at, row) = key.split_at(key.len().min(8));
+                    if !read_row(tx, row)?.is_some_and(|(expires, _)| expiry_key(expires, &[]) == at) {
+                        stray += 1;
+                    }
+                }
+                if index.len() != rows || stray > 0 {
+                    return Err(lmdb::Error::Damaged(format!("its expiry index has {} entries ({stray} without their row) for {rows} rows", index.len())).into());
+                }
+                Ok(rows)
+            })
         })
     }
 
@@ -501,28 +564,28 @@ impl StateStore {
             });
         }
         self.with(deadline, |inner| {
-            let conn = inner.conn.as_mut().and_then(|c| c.as_mut().ok()).expect("open");
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| self.unavailable("cannot be written", &e))?;
-            let old: Option<String> = tx
-                .prepare_cached(SELECT_VALUE)
-                .and_then(|mut s| s.query_row(params![scope.user, scope.project, scope.session, scope.hook, key, now], |r| r.get(0)).optional())
-                .map_err(|e| self.unavailable("cannot be read", &e))?;
-            let (new, expires) = change(old.as_deref())?;
-            if new.is_some() {
-                let (keys, bytes): (i64, i64) = tx
-                    .prepare_cached(SELECT_SIZES)
-                    .and_then(|mut s| s.query_row(params![scope.user, scope.project, scope.session, scope.hook, now], |r| Ok((r.get(0)?, r.get(1)?))))
-                    .map_err(|e| self.unavailable("cannot be read", &e))?;
-                self.check_sizes(key, old.as_deref(), new.as_deref(), keys, bytes)?;
-            }
-            deferred::apply(&tx, scope, key, new.as_deref(), expires, None).map_err(|e| self.unavailable("cannot be written", &e))?;
-            tx.commit().map_err(|e| self.unavailable("cannot be written", &e))?;
+            let row = row_key(&scope_key(scope), key);
             // The clock's nanoseconds as the dice: any one process's writes are too few to count.
             let dice = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0) / 1000;
-            if inner.purge.unwrap_or(dice % PURGE_EVERY == 0) {
-                let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
-                // Best effort: an expired row is invisible whether or not it is gone.
-                let _ = conn.execute("DELETE FROM kv WHERE expires <= ?1", [now]);
+            let purge = inner.purge.unwrap_or(dice % PURGE_EVERY == 0);
+            let (committed, new, expires) = self.write_txn(inner, |tx| {
+                let old = read_row(tx, &row)?;
+                let old_expires = old.as_ref().map(|(expires, _)| *expires);
+                let live = old.filter(|(expires, _)| *expires > now).map(|(_, value)| value);
+                let (new, expires) = change(live.as_deref())?;
+                if new.is_some() {
+                    let (keys, bytes) = scope_sizes(tx, &row[..SCOPE_KEY], now)?;
+                    self.check_sizes(key, live.as_deref(), new.as_deref(), keys, bytes)?;
+                }
+                put_row(tx, &row, old_expires, new.as_deref(), expires)?;
+                if purge {
+                    purge_expired(tx, now)?;
+                }
+                Ok((tx.id(), new, expires))
+            })?;
+            // The cache stays good only if no other process committed since it was checked.
+            if committed == inner.data_version + 1 {
+                inner.data_version = committed;
             }
             inner.cache.insert((scope.clone(), key.to_string()), new.map(|v| (v, expires)));
             Ok(())
@@ -557,13 +620,10 @@ impl StateStore {
         if let Some(cached) = inner.cache.get(&cache_key) {
             return Ok(cached.as_ref().filter(|(_, exp)| *exp > now).map(|(v, _)| v.clone()));
         }
-        let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
-        let row: Option<(String, i64)> = conn
-            .prepare_cached(SELECT_ROW)
-            .and_then(|mut s| s.query_row(params![scope.user, scope.project, scope.session, scope.hook, key], |r| Ok((r.get(0)?, r.get(1)?))).optional())
-            .map_err(|e| self.unavailable("cannot be read", &e))?;
-        let value = row.as_ref().filter(|(_, exp)| *exp > now).map(|(v, _)| v.clone());
-        inner.cache.insert(cache_key, row);
+        let row = row_key(&scope_key(scope), key);
+        let found = self.read(inner, |tx| Ok(read_row(tx, &row)?))?;
+        let value = found.as_ref().filter(|(expires, _)| *expires > now).map(|(_, v)| v.clone());
+        inner.cache.insert(cache_key, found.map(|(expires, v)| (v, expires)));
         Ok(value)
     }
 
@@ -572,25 +632,170 @@ impl StateStore {
         if let Some(sizes) = inner.sizes.get(scope) {
             return Ok(*sizes);
         }
-        let conn = inner.conn.as_ref().and_then(|c| c.as_ref().ok()).expect("open");
-        let sizes: (i64, i64) = conn
-            .prepare_cached(SELECT_SIZES)
-            .and_then(|mut s| s.query_row(params![scope.user, scope.project, scope.session, scope.hook, now], |r| Ok((r.get(0)?, r.get(1)?))))
-            .map_err(|e| self.unavailable("cannot be read", &e))?;
+        let sizes = self.read(inner, |tx| Ok(scope_sizes(tx, &scope_key(scope), now)?))?;
         inner.sizes.insert(scope.clone(), sizes);
         Ok(sizes)
     }
 }
 
-const SELECT_ROW: &str = "SELECT value, expires FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5";
-pub(crate) const SELECT_VALUE: &str = "SELECT value FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5 AND expires > ?6";
-pub(crate) const UPSERT: &str = "INSERT OR REPLACE INTO kv (user, project, session, hook, key, value, expires) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-pub(crate) const DELETE_KEY: &str = "DELETE FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND key = ?5";
-const SELECT_SIZES: &str = "SELECT count(*), coalesce(sum(length(CAST(key AS BLOB)) + length(CAST(value AS BLOB))), 0) FROM kv WHERE user = ?1 AND project = ?2 AND session = ?3 AND hook = ?4 AND expires > ?5";
+impl Inner {
+    /// The open environment ([`StateStore::with`] opened it before calling in).
+    fn env(&self) -> &Env {
+        match &self.env {
+            Some(Ok(env)) => env,
+            _ => unreachable!("the store is opened before it is used"),
+        }
+    }
 
-/// Create the store's directory (owner-only) and the file itself owner-only, before SQLite
-/// opens it (SQLite gives its WAL and shared-memory files the database file's mode).
-fn prepare_file(file: &Path) -> std::io::Result<()> {
+    /// How long the call being made may wait for the store's lock.
+    fn deadline(&self) -> Instant {
+        self.deadline.unwrap_or_else(|| Instant::now() + Duration::from_secs(5))
+    }
+}
+
+/// What a transaction's body can fail with: the store, or what the hook asked.
+pub(crate) enum Failure {
+    Store(lmdb::Error),
+    State(StateError),
+}
+
+impl From<lmdb::Error> for Failure {
+    fn from(e: lmdb::Error) -> Failure {
+        Failure::Store(e)
+    }
+}
+
+impl From<StateError> for Failure {
+    fn from(e: StateError) -> Failure {
+        Failure::State(e)
+    }
+}
+
+/// Bytes of a row key's scope part: a SHA-256 of (user, project, session), then one of the hook.
+const SCOPE_KEY: usize = 64;
+/// Most expired rows one purge deletes (the rest go with the next).
+const PURGE_AT_MOST: usize = 1000;
+
+fn digest(parts: &[&str]) -> [u8; 32] {
+    let mut hash = Sha256::new();
+    for part in parts {
+        hash.update((part.len() as u64).to_be_bytes());
+        hash.update(part.as_bytes());
+    }
+    hash.finalize().into()
+}
+
+/// The first half of a session's row keys: every hook's rows of it start with it.
+fn session_key(user: &str, project: &str, session: &str) -> [u8; 32] {
+    digest(&[user, project, session])
+}
+
+fn scope_key(scope: &Scope) -> [u8; SCOPE_KEY] {
+    let mut key = [0; SCOPE_KEY];
+    key[..32].copy_from_slice(&session_key(&scope.user, &scope.project, &scope.session));
+    key[32..].copy_from_slice(&digest(&[&scope.hook]));
+    key
+}
+
+fn row_key(scope_key: &[u8; SCOPE_KEY], key: &str) -> Vec<u8> {
+    [scope_key.as_slice(), key.as_bytes()].concat()
+}
+
+/// A row's value: its expiry (8 bytes, big-endian), then the hook's value.
+fn encode(expires: i64, value: &str) -> Vec<u8> {
+    [expires.to_be_bytes().as_slice(), value.as_bytes()].concat()
+}
+
+fn decode(bytes: &[u8]) -> Result<(i64, &str), lmdb::Error> {
+    let damaged = || lmdb::Error::Damaged("a value is not an expiry and UTF-8 text".into());
+    let (expires, value) = bytes.split_first_chunk::<8>().ok_or_else(damaged)?;
+    Ok((i64::from_be_bytes(*expires), std::str::from_utf8(value).map_err(|_| damaged())?))
+}
+
+/// The expiry index's key of a row: the expiry, ordered as unsigned bytes, then the row's key.
+fn expiry_key(expires: i64, row: &[u8]) -> Vec<u8> {
+    [((expires as u64) ^ (1 << 63)).to_be_bytes().as_slice(), row].concat()
+}
+
+/// A row's expiry and value, expired or not.
+fn read_row(tx: &Txn<'_>, row: &[u8]) -> Result<Option<(i64, String)>, lmdb::Error> {
+    match tx.get(Db::Kv, row)? {
+        Some(bytes) => decode(bytes).map(|(expires, value)| Some((expires, value.to_string()))),
+        None => Ok(None),
+    }
+}
+
+/// Replace a row (its old expiry: none when it was not there) with `value` (none: delete it),
+/// keeping the expiry index in step.
+fn put_row(tx: &mut Txn<'_>, row: &[u8], old_expires: Option<i64>, value: Option<&str>, expires: i64) -> Result<(), lmdb::Error> {
+    if let Some(old) = old_expires {
+        tx.del(Db::Expiry, &expiry_key(old, row))?;
+    }
+    match value {
+        Some(value) => {
+            tx.put(Db::Kv, row, &encode(expires, value))?;
+            tx.put(Db::Expiry, &expiry_key(expires, row), &[])
+        }
+        None => tx.del(Db::Kv, row).map(drop),
+    }
+}
+
+/// A scope's live keys and their bytes (keys and values).
+fn scope_sizes(tx: &Txn<'_>, scope: &[u8], now: i64) -> Result<(i64, i64), lmdb::Error> {
+    let (mut keys, mut bytes, mut damaged) = (0, 0, None);
+    tx.scan(Db::Kv, scope, |row, value| {
+        if !row.starts_with(scope) {
+            return false;
+        }
+        match decode(value) {
+            Ok((expires, v)) if expires > now => {
+                keys += 1;
+                bytes += (row.len() - SCOPE_KEY + v.len()) as i64;
+            }
+            Ok(_) => {}
+            Err(e) => damaged = Some(e),
+        }
+        damaged.is_none()
+    })?;
+    match damaged {
+        Some(e) => Err(e),
+        None => Ok((keys, bytes)),
+    }
+}
+
+/// Delete rows expired by `now` (at most [`PURGE_AT_MOST`]), found through the expiry index.
+fn purge_expired(tx: &mut Txn<'_>, now: i64) -> Result<usize, lmdb::Error> {
+    let bound = expiry_key(now, &[]);
+    let mut expired = Vec::new();
+    tx.scan(Db::Expiry, &[], |key, _| {
+        if key.len() < 8 || key[..8] > bound[..] {
+            return false;
+        }
+        expired.push(key.to_vec());
+        expired.len() < PURGE_AT_MOST
+    })?;
+    for key in &expired {
+        tx.del(Db::Expiry, key)?;
+        let (at, row) = key.split_at(8);
+        // The row is deleted if this entry is its expiry (it always is; the check is cheap).
+        if let Some((expires, _)) = read_row(tx, row)? {
+            if expiry_key(expires, &[]) == at {
+                tx.del(Db::Kv, row)?;
+            }
+        }
+    }
+    Ok(expired.len())
+}
+
+/// The lock file beside the store's file (`state.lmdb.lock`).
+fn lock_file(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Create the store's directory, owner-only (the files are created owner-only by their opening).
+fn prepare_dir(file: &Path) -> std::io::Result<()> {
     if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
@@ -598,11 +803,7 @@ fn prepare_file(file: &Path) -> std::io::Result<()> {
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
         builder.create(dir)?;
     }
-    let mut options = std::fs::OpenOptions::new();
-    options.create(true).append(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(file).map(drop)
+    Ok(())
 }
 
 fn cut(s: &str, chars: usize) -> &str {
@@ -645,6 +846,7 @@ impl Drop for StateStore {
 }
 
 mod deferred;
+mod lmdb;
 pub use deferred::{FLUSH_AT, FLUSH_EVERY, RECHECK};
 #[cfg(test)]
 mod tests;

@@ -231,7 +231,7 @@ impl Loader {
             found: chain(&e),
         })?;
         let wasi = imports.iter().any(|i| i.starts_with("wasi:"));
-        // `state`'s calls are synchronous (SQLite, its lock wait held to the deadline): they
+        // `state`'s calls are synchronous (LMDB, its lock wait held to the deadline): they
         // cannot park the guest.
         let parks = imports.iter().any(|i| !(i.starts_with("hookhost:hooks/types@") || i.starts_with("hookhost:hooks/log@") || i.starts_with("hookhost:hooks/state@")));
         let state = imports.iter().any(|i| i == wit::v0_3::STATE_IMPORT);

@@ -1,54 +1,67 @@
-//! Consecutive stop-hook blocks per session, counted across processes.
+//! Per-session counts the host keeps itself, across processes: consecutive stop-hook blocks
+//! (`stop_loop_cap`) and the `once` hooks that already ran.
 //!
 //! Command-hook runtimes start one `hookhost run` per event, so a count held in memory would
 //! start at zero every time and a stop hook that always blocks would keep the agent working
-//! forever. The count therefore lives in a small file per session under the cache directory
-//! (`{cache}/stop-loops/{sha256(session)}`), written atomically (temporary file + rename) and
-//! pruned when older than [`MAX_AGE`]. Where a runtime sends its own signal — the canonical
-//! `loop_count`, Claude Code's `stop_hook_active` — the larger of the two counts wins.
+//! forever. The counts therefore live in the hooks' state store (`kv.rs`), under an owner no
+//! plugin can be named (`hookhost\0stop-loops`, `hookhost\0once-hooks`), one scope per session,
+//! and expire [`MAX_AGE`] after their last write. Where a runtime sends its own signal — the
+//! canonical `loop_count`, Claude Code's `stop_hook_active` — the larger of the two counts wins.
+//! A store that cannot be used (no state directory, a damaged file) leaves the counts in this
+//! process's memory, with a warning: the cap then holds within a process only.
 
+use crate::kv::{Scope, StateStore};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-/// Session files untouched for this long are removed.
+/// Counts untouched for this long are forgotten.
 pub const MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// The key of a count in its scope.
+const KEY: &str = "n";
+
 pub(crate) struct StopLoops {
-    /// `{cache}/stop-loops`, or none (no cache directory): counts are kept in memory only.
-    dir: Option<PathBuf>,
+    /// Whose rows in the store.
+    owner: &'static str,
+    /// This process's counts: what the store says is taken when larger.
     memory: Mutex<HashMap<String, u32>>,
 }
 
 impl StopLoops {
-    pub fn new(cache: Option<&Path>) -> Self {
-        Self::named(cache, "stop-loops")
+    /// Consecutive stop blocks per session.
+    pub fn new() -> Self {
+        Self::named("hookhost\0stop-loops")
     }
 
-    /// Per-session counts kept under `{cache}/{name}` (the same mechanism records which
-    /// `once` hooks already ran in a session).
-    pub fn named(cache: Option<&Path>, name: &str) -> Self {
-        StopLoops { dir: cache.map(|c| c.join(name)), memory: Mutex::default() }
+    /// Counts of another kind, kept apart from the others (`hookhost\0once-hooks`).
+    pub fn named(owner: &'static str) -> Self {
+        StopLoops { owner, memory: Mutex::default() }
     }
 
-    fn file(&self, session: &str) -> Option<PathBuf> {
-        Some(self.dir.as_ref()?.join(hookhost_types::ids::sha256_hex(session.as_bytes())))
+    fn scope(&self, session: &str) -> Scope {
+        Scope::of(self.owner, session, None)
     }
 
-    /// The session's consecutive stop blocks so far.
-    pub fn get(&self, session: &str) -> u32 {
+    /// The session's count so far.
+    pub fn get(&self, store: &StateStore, session: &str) -> u32 {
         let in_memory = self.memory.lock().unwrap_or_else(|p| p.into_inner()).get(session).copied().unwrap_or(0);
-        let on_disk = self
-            .file(session)
-            .and_then(|f| std::fs::read_to_string(f).ok())
-            .and_then(|t| t.trim().parse::<u32>().ok())
-            .unwrap_or(0);
-        in_memory.max(on_disk)
+        // A store that was never made holds no count (and is not made to say so).
+        if store.absent() {
+            return in_memory;
+        }
+        let stored = match store.get(&self.scope(session), KEY, None) {
+            Ok(value) => value.and_then(|v| v.parse::<u32>().ok()).unwrap_or(0),
+            Err(e) => {
+                tracing::warn!("cannot read the session's {} across processes: {e}", self.what());
+                0
+            }
+        };
+        in_memory.max(stored)
     }
 
     /// Record the session's count (0 forgets the session).
-    pub fn set(&self, session: &str, n: u32) {
+    pub fn set(&self, store: &StateStore, session: &str, n: u32) {
         {
             let mut counts = self.memory.lock().unwrap_or_else(|p| p.into_inner());
             if n == 0 {
@@ -57,40 +70,23 @@ impl StopLoops {
                 counts.insert(session.to_string(), n);
             }
         }
-        let (Some(dir), Some(file)) = (&self.dir, self.file(session)) else { return };
         let written = if n == 0 {
-            match std::fs::remove_file(&file) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-                _ => Ok(()),
+            if store.absent() {
+                return;
             }
+            store.delete(&self.scope(session), KEY, None)
         } else {
-            write_atomically(dir, &file, n)
+            store.set(&self.scope(session), KEY, &n.to_string(), Some(MAX_AGE), None)
         };
         if let Err(e) = written {
-            tracing::warn!(path = %file.display(), "cannot record the stop-loop count across processes: {e}");
-        }
-        if n != 0 {
-            prune(dir);
+            tracing::warn!("cannot record the session's {} across processes: {e}", self.what());
         }
     }
-}
 
-fn write_atomically(dir: &Path, file: &Path, n: u32) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::fs::write(tmp.path(), n.to_string())?;
-    tmp.persist(file).map_err(|e| e.error)?;
-    Ok(())
-}
-
-/// Remove session files older than [`MAX_AGE`].
-fn prune(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let now = SystemTime::now();
-    for entry in entries.flatten() {
-        let old = entry.metadata().and_then(|m| m.modified()).map(|t| now.duration_since(t).unwrap_or_default() > MAX_AGE).unwrap_or(false);
-        if old {
-            let _ = std::fs::remove_file(entry.path());
+    fn what(&self) -> &'static str {
+        match self.owner.rsplit('\0').next() {
+            Some("once-hooks") => "once hooks",
+            _ => "stop-loop count",
         }
     }
 }
@@ -98,30 +94,48 @@ fn prune(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kv::StateLimits;
 
     #[test]
-    fn counts_survive_a_new_instance_and_reset_removes_the_file() {
+    fn counts_survive_a_new_store_and_a_reset_deletes_them() {
         let dir = tempfile::tempdir().unwrap();
-        let a = StopLoops::new(Some(dir.path()));
-        a.set("ses/1", 2);
-        let b = StopLoops::new(Some(dir.path()));
-        assert_eq!(b.get("ses/1"), 2);
-        assert_eq!(b.get("other"), 0);
-        b.set("ses/1", 0);
-        assert_eq!(StopLoops::new(Some(dir.path())).get("ses/1"), 0);
-        assert_eq!(std::fs::read_dir(dir.path().join("stop-loops")).unwrap().count(), 0);
+        let file = dir.path().join(crate::kv::FILE_NAME);
+        let store = StateStore::at(&file, StateLimits::default());
+        assert_eq!(StopLoops::new().get(&store, "ses/1"), 0);
+        assert!(!file.exists(), "reading a count does not make the store");
+        StopLoops::new().set(&store, "ses/1", 0);
+        assert!(!file.exists(), "nor does forgetting one");
+        StopLoops::new().set(&store, "ses/1", 2);
+        // Another process: a new store on the same file, a new counter.
+        let other = StateStore::at(&file, StateLimits::default());
+        let b = StopLoops::new();
+        assert_eq!(b.get(&other, "ses/1"), 2);
+        assert_eq!(b.get(&other, "other"), 0);
+        assert_eq!(StopLoops::named("hookhost\0once-hooks").get(&other, "ses/1"), 0, "each kind is its own");
+        b.set(&other, "ses/1", 0);
+        assert_eq!(StopLoops::new().get(&StateStore::at(&file, StateLimits::default()), "ses/1"), 0);
+        assert_eq!(StateStore::at(&file, StateLimits::default()).verify().unwrap(), 0, "the row is gone");
     }
 
     #[test]
-    fn old_session_files_are_pruned() {
+    fn counts_expire_after_a_day() {
+        let store = StateStore::in_memory(StateLimits::default());
+        let loops = StopLoops::new();
+        loops.set(&store, "s", 3);
+        let later = StopLoops::new();
+        assert_eq!(later.get(&store, "s"), 3);
+        store.advance(MAX_AGE + Duration::from_secs(1));
+        assert_eq!(later.get(&store, "s"), 0);
+    }
+
+    #[test]
+    fn a_store_that_cannot_be_used_keeps_the_count_in_this_process() {
         let dir = tempfile::tempdir().unwrap();
-        let loops = StopLoops::new(Some(dir.path()));
-        loops.set("old", 1);
-        let old = loops.file("old").unwrap();
-        let f = std::fs::File::options().write(true).open(&old).unwrap();
-        f.set_modified(SystemTime::now() - MAX_AGE - Duration::from_secs(60)).unwrap();
-        loops.set("new", 1);
-        assert!(!old.exists());
-        assert!(loops.file("new").unwrap().exists());
+        std::fs::write(dir.path().join("file"), "x").unwrap();
+        let store = StateStore::at(&dir.path().join("file").join(crate::kv::FILE_NAME), StateLimits::default());
+        let loops = StopLoops::new();
+        loops.set(&store, "s", 2);
+        assert_eq!(loops.get(&store, "s"), 2);
+        assert_eq!(StopLoops::new().get(&store, "s"), 0, "not across processes");
     }
 }

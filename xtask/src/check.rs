@@ -44,11 +44,6 @@ pub fn run(args: Args) -> Result<()> {
     for t in &wanted {
         cmd.args(["--target", t.triple]);
     }
-    // A type check links nothing, so the hooks' state store's SQLite (rusqlite's bundled C
-    // library, ~40 CPU-seconds a target) need not be compiled: libsqlite3-sys then takes its
-    // Rust bindings from the bundled copy and only names a library to link. The release build
-    // (`dist`) compiles and links the bundled one for every target.
-    cmd.env("LIBSQLITE3_SYS_USE_PKG_CONFIG", "1").env("SQLITE3_LIB_DIR", root.join("target/no-sqlite-to-link"));
     let names = wanted.iter().map(|t| t.triple).collect::<Vec<_>>().join(", ");
     eprintln!("xtask: type-checking {names}");
     let status = cmd.status().context("running cargo-zigbuild")?;

@@ -145,7 +145,7 @@ fn the_frozen_0_3_0_hook_remembers_across_processes() {
     assert_eq!(calls(&run_0_3_0(state.path(), &tool_call("s", "ls"))), 1);
     let again = run_0_3_0(state.path(), &tool_call("s", "ls"));
     assert_eq!((again["decision"].as_str(), again["reason"].as_str()), (Some("block"), Some("repeated: ls (call 2)")), "a second process remembers: {again}");
-    assert!(state.path().join("state.sqlite3").exists());
+    assert!(state.path().join(hookhost::kv::FILE_NAME).exists());
     // 100 processes at once, each its own command, one session: every increment counts.
     let children: Vec<_> = (0..100)
         .map(|i| {

@@ -332,7 +332,8 @@ fn a_limited_address_space_fails_closed_and_hookhost_pooling_0_runs_in_it() {
 
 /// Hooks' session state (issue #52) when a `hookhost run` is killed (SIGKILL) while its hook is
 /// writing — the `remember` test guest's prompt `churn` increments `n` and rewrites 50 padded
-/// keys until stopped: three times over, the store still passes SQLite's `integrity_check`, `n`
+/// keys until stopped: three times over, every row and index entry of the store still reads back
+/// ([`hookhost::kv::StateStore::verify`]), `n`
 /// only grows (what a killed run committed stays; what it had not is rolled back), and the next
 /// run reads and writes it.
 #[cfg(unix)]
@@ -343,15 +344,16 @@ fn a_run_killed_mid_write_leaves_a_readable_store() {
     let config = dir.path().join("hooks.toml");
     let plugin = hookhost_tests::fixtures::REMEMBER;
     std::fs::write(&config, format!("[[hooks]]\nid = \"r\"\nevent = \"user_prompt_submit\"\nexecutor = {{ plugin = {plugin:?}, fuel = 100000000000 }}\ntimeout_ms = 30000\n\n[[hooks]]\nid = \"t\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = {plugin:?} }}\n")).unwrap();
-    let store = state.join("state.sqlite3");
+    let store = state.join(hookhost::kv::FILE_NAME);
+    // Read as another process would: every row and the expiry index whole, then `n`.
     let count = || -> i64 {
         if !store.exists() {
             return 0;
         }
-        let db = rusqlite::Connection::open(&store).unwrap();
-        let check: String = db.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
-        assert_eq!(check, "ok");
-        db.query_row("SELECT value FROM kv WHERE key = 'n'", [], |r| r.get::<_, String>(0)).map(|v| v.parse().unwrap()).unwrap_or(0)
+        let reader = hookhost::kv::StateStore::at(&store, Default::default());
+        assert!(reader.verify().unwrap() >= 1);
+        let scope = hookhost::kv::Scope::of(plugin, "s", Some("/"));
+        reader.get(&scope, "n", None).unwrap().map(|v| v.parse().unwrap()).unwrap_or(0)
     };
     let mut last = 0;
     for round in 0..3 {

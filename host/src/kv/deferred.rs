@@ -1,11 +1,11 @@
 //! Deferred writes ([`super::StateStore::defer_writes`], what `serve` uses): a hook's write is
 //! made in the read cache and queued; a thread of the store's own commits the queue in one
-//! transaction a few milliseconds later, so a decision never waits for SQLite's commit.
+//! transaction a few milliseconds later, so a decision never waits for the store's commit.
 
+use super::lmdb::{self, Txn};
 use super::{Inner, Scope};
-use rusqlite::{params, Transaction, TransactionBehavior};
 use std::sync::{Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long a deferred write waits for the ones after it before its batch is committed.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(5);
@@ -32,31 +32,26 @@ impl Pending {
     }
 }
 
+/// How long a batch waits for another process's transaction before it is given up (and lost).
+const FLUSH_WAIT: Duration = Duration::from_secs(1);
+
 /// Write one key in `tx`: set it to `value` (none: delete it), or, with `delta` (the addition,
 /// the clock of the write), add it to what the key holds now (a value that is not an integer,
 /// none, or one expired at the write counts as 0).
-pub(crate) fn apply(tx: &Transaction<'_>, scope: &Scope, key: &str, value: Option<&str>, expires: i64, delta: Option<(i64, i64)>) -> rusqlite::Result<()> {
+pub(crate) fn apply(tx: &mut Txn<'_>, scope: &Scope, key: &str, value: Option<&str>, expires: i64, delta: Option<(i64, i64)>) -> Result<(), lmdb::Error> {
+    let row = super::row_key(&super::scope_key(scope), key);
+    let old = super::read_row(tx, &row)?;
+    let old_expires = old.as_ref().map(|(expires, _)| *expires);
     let summed;
     let value = match (delta, value) {
         (Some((delta, at)), Some(_)) => {
-            let now: Option<String> = tx
-                .prepare_cached(super::SELECT_VALUE)
-                .and_then(|mut s| rusqlite::OptionalExtension::optional(s.query_row(params![scope.user, scope.project, scope.session, scope.hook, key, at], |r| r.get(0))))?;
-            summed = now.and_then(|n| n.trim().parse::<i64>().ok()).unwrap_or(0).saturating_add(delta).to_string();
+            let live = old.filter(|(expires, _)| *expires > at).and_then(|(_, v)| v.trim().parse::<i64>().ok());
+            summed = live.unwrap_or(0).saturating_add(delta).to_string();
             Some(summed.as_str())
         }
         (_, value) => value,
     };
-    match value {
-        Some(value) => tx
-            .prepare_cached(super::UPSERT)
-            .and_then(|mut s| s.execute(params![scope.user, scope.project, scope.session, scope.hook, key, value, expires]))
-            .map(drop),
-        None => tx
-            .prepare_cached(super::DELETE_KEY)
-            .and_then(|mut s| s.execute(params![scope.user, scope.project, scope.session, scope.hook, key]))
-            .map(drop),
-    }
+    super::put_row(tx, &row, old_expires, value, expires)
 }
 
 /// Commit every queued write in one transaction. A failure is logged, and the cache is
@@ -66,17 +61,22 @@ pub(crate) fn flush(inner: &mut Inner) {
         return;
     }
     let pending = std::mem::take(&mut inner.pending);
-    let Some(Ok(conn)) = inner.conn.as_mut() else { return };
-    let result = conn.transaction_with_behavior(TransactionBehavior::Immediate).and_then(|tx| {
+    let Some(Ok(env)) = inner.env.as_ref() else { return };
+    let result = env.write(Instant::now() + FLUSH_WAIT, |tx| {
         for p in &pending {
-            apply(&tx, &p.scope, &p.key, p.value.as_deref(), p.expires, p.delta)?;
+            apply(tx, &p.scope, &p.key, p.value.as_deref(), p.expires, p.delta)?;
         }
-        tx.commit()
+        Ok(tx.id())
     });
-    if let Err(e) = result {
-        tracing::warn!("hooks' state: {} write(s) could not be committed and are lost: {e}", pending.len());
-        inner.cache.clear();
-        inner.sizes.clear();
+    match result.and_then(|committed| committed) {
+        // The cache stays good only if no other process committed since it was checked.
+        Ok(committed) if committed == inner.data_version + 1 => inner.data_version = committed,
+        Ok(_) => {}
+        Err(e) => {
+            tracing::warn!("hooks' state: {} write(s) could not be committed and are lost: {e}", pending.len());
+            inner.cache.clear();
+            inner.sizes.clear();
+        }
     }
 }
 

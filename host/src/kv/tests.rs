@@ -110,7 +110,7 @@ fn values_expire_and_a_ttl_is_capped_by_the_hosts() {
         store.set(&s, k, "1", None, None).unwrap();
     }
     // ... and are deleted by a write now and then.
-    let rows = || Connection::open(&file).unwrap().query_row("SELECT count(*) FROM kv", [], |r| r.get::<_, i64>(0)).unwrap();
+    let rows = || StateStore::at(&file, small()).verify().unwrap();
     assert_eq!(rows(), 6, "a, b, c beside the three expired ones");
     store.advance(Duration::from_secs(300));
     store.purge_on_writes(true);
@@ -183,12 +183,12 @@ fn an_unusable_store_is_an_error_naming_the_file_and_the_fix() {
     let s = scope("u", "/p", "s", "h");
     let err = store.get(&s, "k", None).unwrap_err();
     let StateError::Unavailable(msg) = &err else { panic!("{err:?}") };
-    assert!(msg.starts_with(&format!("hookhost's state store {} cannot be read: file is not a database", file.display())), "{msg}");
+    assert!(msg.starts_with(&format!("hookhost's state store {} cannot be opened: MDB_INVALID: File is not an LMDB file", file.display())), "{msg}");
     assert!(msg.ends_with("(if the file is damaged, move it away: hookhost starts a new one)"), "{msg}");
     assert_eq!(store.set(&s, "k", "v", None, None).unwrap_err(), err, "every call says the same");
     assert!(std::fs::read(&file).unwrap().starts_with(b"this is not a database"), "the file is left as it was");
-    let newer = dir.path().join("newer.sqlite3");
-    Connection::open(&newer).unwrap().pragma_update(None, "user_version", 7).unwrap();
+    let newer = dir.path().join("newer.lmdb");
+    drop(lmdb::Env::open(&newer, &lock_file(&newer), Instant::now() + Duration::from_secs(5), b"7").unwrap());
     let err = StateStore::at(&newer, StateLimits::default()).get(&s, "k", None).unwrap_err();
     assert!(err.to_string().contains("was written by a newer hookhost: schema 7, this hookhost knows 1"), "{err}");
 }
@@ -232,10 +232,8 @@ fn a_writer_killed_mid_write_leaves_a_readable_store() {
         }
         child.kill().unwrap();
         child.wait().unwrap();
-        let conn = Connection::open(&file).unwrap();
-        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
-        assert_eq!(check, "ok");
         let store = StateStore::at(&file, StateLimits::default());
+        assert!(store.verify().unwrap() >= 2, "round {round}: every row and index entry reads back");
         let n: i64 = store.get(&scope("u", "/p", "s", "h"), "n", None).unwrap().unwrap().parse().unwrap();
         assert!(n >= last, "round {round}: every acknowledged write is there ({n} < {last})");
     }
@@ -311,6 +309,96 @@ fn a_deferred_incr_of_an_expired_counter_starts_again() {
     serve.advance(Duration::from_secs(11));
     assert_eq!(serve.incr(&s, "n", 1, None, None).unwrap(), 1, "expired: it counts from 0");
     drop(serve);
-    let value: String = Connection::open(&file).unwrap().query_row("SELECT value FROM kv WHERE key = 'n'", [], |r| r.get(0)).unwrap();
-    assert_eq!(value, "1", "committed as 0 + 1, not onto the expired 5");
+    let value = StateStore::at(&file, small()).get(&s, "n", None).unwrap();
+    assert_eq!(value.as_deref(), Some("1"), "committed as 0 + 1, not onto the expired 5");
+}
+
+/// A write transaction that fails is abandoned whole, in a file and in memory alike.
+#[test]
+fn a_failed_write_transaction_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    let soon = || Instant::now() + Duration::from_secs(5);
+    let (on_disk, _) = lmdb::Env::open(&file, &lock_file(&file), soon(), b"1").unwrap();
+    for env in [on_disk, lmdb::Env::memory()] {
+        let before = env.last_commit();
+        let failed = env.write(soon(), |tx| {
+            tx.put(lmdb::Db::Kv, b"a", b"1").unwrap();
+            tx.put(lmdb::Db::Meta, b"schema", b"9").unwrap();
+            Err::<(), _>("the body failed")
+        });
+        assert_eq!(failed.unwrap(), Err("the body failed"));
+        assert_eq!(env.last_commit(), before, "nothing was committed");
+        let seen = env.read(soon(), |tx| Ok::<_, lmdb::Error>((tx.get(lmdb::Db::Kv, b"a")?.map(<[u8]>::to_vec), tx.get(lmdb::Db::Meta, b"schema")?.map(<[u8]>::to_vec)))).unwrap().unwrap();
+        let schema_before = if env.last_commit() == 0 { None } else { Some(b"1".to_vec()) };
+        assert_eq!(seen, (None, schema_before));
+        env.write(soon(), |tx| tx.put(lmdb::Db::Kv, b"a", b"2")).unwrap().unwrap();
+        assert_eq!(env.last_commit(), before + 1);
+        assert_eq!(env.read(soon(), |tx| tx.get(lmdb::Db::Kv, b"a").map(|v| v.map(<[u8]>::to_vec))).unwrap().unwrap().as_deref(), Some(&b"2"[..]));
+    }
+}
+
+/// A writer holding the store's lock past a call's deadline: the call fails with an error naming
+/// the store and the wait, rather than waiting on (the lock is the OS's: a holder that dies
+/// releases it, as `a_writer_killed_mid_write_leaves_a_readable_store` shows).
+#[test]
+fn a_lock_held_past_the_deadline_is_an_error_not_a_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    let s = scope("u", "/p", "s", "h");
+    let holder = StateStore::at(&file, StateLimits::default());
+    holder.set(&s, "k", "1", None, None).unwrap();
+    let (held, release) = (std::sync::mpsc::channel(), std::sync::mpsc::channel::<()>());
+    let (held_tx, held_rx) = held;
+    let (release_tx, release_rx) = release;
+    let thread = std::thread::spawn(move || {
+        let inner = holder.inner.lock().unwrap();
+        inner
+            .env()
+            .write(Instant::now() + Duration::from_secs(5), |_tx| {
+                held_tx.send(()).unwrap();
+                release_rx.recv().unwrap();
+                Ok::<_, lmdb::Error>(())
+            })
+            .unwrap()
+            .unwrap();
+    });
+    held_rx.recv().unwrap();
+    let other = StateStore::at(&file, StateLimits::default());
+    let started = Instant::now();
+    let err = other.get(&s, "k", Some(Instant::now() + Duration::from_millis(200))).unwrap_err();
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(190) && waited < Duration::from_secs(2), "{waited:?}");
+    let StateError::Unavailable(msg) = &err else { panic!("{err:?}") };
+    assert!(msg.starts_with(&format!("hookhost's state store {} cannot be opened: another hookhost process kept it locked for ", file.display())), "{msg}");
+    assert!(msg.contains(" ms, past this hook's deadline"), "{msg}");
+    release_tx.send(()).unwrap();
+    thread.join().unwrap();
+    // Released: the next store reads it at once.
+    assert_eq!(StateStore::at(&file, StateLimits::default()).get(&s, "k", None).unwrap().as_deref(), Some("1"));
+}
+
+/// `verify` reads every row and index entry: a value hookhost did not write, or an index entry
+/// without its row, is named.
+#[test]
+fn verify_names_what_is_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    let s = scope("u", "/p", "s", "h");
+    let store = StateStore::at(&file, StateLimits::default());
+    store.set(&s, "a", "1", None, None).unwrap();
+    store.set(&s, "b", "2", None, None).unwrap();
+    assert_eq!(store.verify().unwrap(), 2);
+    drop(store);
+    let soon = || Instant::now() + Duration::from_secs(5);
+    let (env, _) = lmdb::Env::open(&file, &lock_file(&file), soon(), b"1").unwrap();
+    env.write(soon(), |tx| tx.put(lmdb::Db::Expiry, &expiry_key(5, &row_key(&scope_key(&s), "gone")), &[])).unwrap().unwrap();
+    drop(env);
+    let err = StateStore::at(&file, StateLimits::default()).verify().unwrap_err();
+    assert!(err.to_string().contains("cannot be read: its expiry index has 3 entries (1 without their row) for 2 rows"), "{err}");
+    let (env, _) = lmdb::Env::open(&file, &lock_file(&file), soon(), b"1").unwrap();
+    env.write(soon(), |tx| tx.put(lmdb::Db::Kv, &row_key(&scope_key(&s), "c"), b"short")).unwrap().unwrap();
+    drop(env);
+    let err = StateStore::at(&file, StateLimits::default()).verify().unwrap_err();
+    assert!(err.to_string().contains("cannot be read: a value is not an expiry and UTF-8 text"), "{err}");
 }

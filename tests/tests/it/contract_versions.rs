@@ -64,7 +64,7 @@ fn prompt(message: &str) -> HookEvent {
 #[tokio::test]
 async fn a_0_3_0_hook_remembers_across_hosts_in_its_own_scope() {
     let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("state.sqlite3");
+    let store = dir.path().join(hookhost::kv::FILE_NAME);
     let first = v0_3_host(&store).await.dispatch(&in_session("s1", "/work/p", bash("make deploy"))).await;
     assert_eq!(first.decision, VerdictKind::Pass);
     // A new host (a new `hookhost run`): the same command again is the repeat it remembered.
@@ -101,10 +101,10 @@ async fn a_0_3_0_hook_remembers_across_hosts_in_its_own_scope() {
 #[tokio::test]
 async fn an_unreadable_state_store_is_the_hooks_error() {
     let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("state.sqlite3");
+    let store = dir.path().join(hookhost::kv::FILE_NAME);
     std::fs::write(&store, vec![b'x'; 4096]).unwrap();
     let outcome = v0_3_host(&store).await.dispatch(&in_session("s1", "/work/p", bash("ls"))).await;
     assert_eq!(outcome.decision, VerdictKind::Pass, "on_error = \"warn\"");
     let error = outcome.hooks[0].error.as_deref().unwrap();
-    assert!(error.contains(&format!("unavailable: hookhost's state store {} cannot be read: file is not a database", store.display())), "{error}");
+    assert!(error.contains(&format!("unavailable: hookhost's state store {} cannot be opened: MDB_INVALID: File is not an LMDB file", store.display())), "{error}");
 }

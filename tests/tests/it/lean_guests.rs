@@ -137,7 +137,7 @@ async fn the_sdks_state_in_a_lean_hook_and_its_baseline() {
     let dir = tempfile::tempdir().unwrap();
     let with_store = |plugin: &str| {
         let config = hookhost_tests::config(&format!("[[hooks]]\nid = \"r\"\nevent = \"pre_tool_use\"\non_error = \"block\"\nexecutor = {{ plugin = {plugin:?} }}\n"), std::path::Path::new("."));
-        hookhost::Host::builder().config(config).state_store(hookhost::kv::StateStore::at(&dir.path().join("state.sqlite3"), Default::default())).build()
+        hookhost::Host::builder().config(config).state_store(hookhost::kv::StateStore::at(&dir.path().join(hookhost::kv::FILE_NAME), Default::default())).build()
     };
     let remember = with_store(fixtures::REMEMBER).await.unwrap();
     assert_eq!(remember.profile().await[0].imports, ["hookhost:hooks/log@0.3.0", "hookhost:hooks/state@0.3.0", "hookhost:hooks/types@0.3.0"]);
