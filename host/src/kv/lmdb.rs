@@ -143,30 +143,29 @@ impl Env {
             check(ffi::mdb_env_set_maxdbs(env, NAMES.len() as ffi::MDB_dbi))?;
             check(ffi::mdb_env_set_mapsize(env, MAP_SIZE))?;
         }
-        // A new file is laid out by the first opener: no other process may read it half-made.
-        let guard = opened.lock(true, deadline)?;
+        // A store already laid out is opened under the shared lock, its databases found in a
+        // read transaction; a new one (an empty file) is laid out under the exclusive lock, so
+        // no other process reads it half-made.
+        let laid_out = std::fs::metadata(file).is_ok_and(|m| m.len() > 0);
         let flags = ffi::MDB_NOSUBDIR | ffi::MDB_NOLOCK | ffi::MDB_NOSYNC;
-        // SAFETY: the path is NUL-terminated and outlives the call.
-        check(unsafe { ffi::mdb_env_open(env, path.as_ptr(), flags, 0o600) })?;
-        let (held, dbs) = {
-            let mut txn = opened.begin(0)?;
-            let TxnKind::Lmdb { txn: raw, dbs, .. } = &mut txn.0 else { unreachable!("an LMDB transaction") };
-            for (i, name) in NAMES.iter().enumerate() {
-                // SAFETY: a live write transaction (aborted by its Drop on an error).
-                check(unsafe { ffi::mdb_dbi_open(*raw, name.as_ptr(), ffi::MDB_CREATE, &mut dbs[i]) })?;
+        let found = {
+            let _guard = opened.lock(!laid_out, deadline)?;
+            // SAFETY: the path is NUL-terminated and outlives the call.
+            check(unsafe { ffi::mdb_env_open(env, path.as_ptr(), flags, 0o600) })?;
+            if laid_out {
+                opened.databases(false, schema)?
+            } else {
+                Some(opened.databases(true, schema)?.expect("created"))
             }
-            let dbs = *dbs;
-            let held = match txn.get(Db::Meta, b"schema")? {
-                Some(held) => held.to_vec(),
-                None => {
-                    txn.put(Db::Meta, b"schema", schema)?;
-                    schema.to_vec()
-                }
-            };
-            txn.commit()?;
-            (held, dbs)
         };
-        drop(guard);
+        let (held, dbs) = match found {
+            Some(found) => found,
+            // Opened by a process killed before it made the databases: make them now.
+            None => {
+                let _guard = opened.lock(true, deadline)?;
+                opened.databases(true, schema)?.expect("created")
+            }
+        };
         opened.dbs = dbs;
         Ok((Env(Kind::Lmdb(opened)), held))
     }
@@ -241,6 +240,33 @@ impl Lmdb {
             std::thread::sleep(pause.min(deadline - now));
             pause = (pause * 2).min(Duration::from_millis(1));
         }
+    }
+
+    /// The named databases' handles and the schema version the store holds: found in a read
+    /// transaction (none when one is missing), or made with the schema in a write transaction.
+    fn databases(&self, create: bool, schema: &[u8]) -> Result<Option<(Vec<u8>, [ffi::MDB_dbi; 3])>, Error> {
+        let mut txn = self.begin(if create { 0 } else { ffi::MDB_RDONLY })?;
+        let TxnKind::Lmdb { txn: raw, dbs, .. } = &mut txn.0 else { unreachable!("an LMDB transaction") };
+        for (i, name) in NAMES.iter().enumerate() {
+            // SAFETY: a live transaction (aborted by its Drop on an error).
+            match unsafe { ffi::mdb_dbi_open(*raw, name.as_ptr(), if create { ffi::MDB_CREATE } else { 0 }, &mut dbs[i]) } {
+                0 => {}
+                ffi::MDB_NOTFOUND if !create => return Ok(None),
+                code => return Err(Error::Lmdb(code)),
+            }
+        }
+        let dbs = *dbs;
+        let held = match txn.get(Db::Meta, b"schema")? {
+            Some(held) => held.to_vec(),
+            None if !create => return Ok(None),
+            None => {
+                txn.put(Db::Meta, b"schema", schema)?;
+                schema.to_vec()
+            }
+        };
+        // A read transaction is committed too: that keeps the handles it opened.
+        txn.commit()?;
+        Ok(Some((held, dbs)))
     }
 
     fn begin(&self, flags: c_uint) -> Result<Txn<'_>, Error> {
