@@ -287,8 +287,12 @@ impl StateStore {
         inner.deadline = Some(Instant::now() + wait.max(Duration::from_millis(1)));
         if inner.env.is_none() {
             let started = Instant::now();
-            let opened = self.open(&inner);
-            inner.env = Some(opened);
+            match self.open(&inner) {
+                // Another process held the lock past this call's deadline: the next call tries again.
+                Err((e, lmdb::Retry::Yes)) => return Err(e),
+                Err((e, lmdb::Retry::No)) => inner.env = Some(Err(e)),
+                Ok(env) => inner.env = Some(Ok(env)),
+            }
             tracing::debug!(store = %self.backing_name(), "hooks' state store opened in {} µs", started.elapsed().as_micros());
         }
         if let Some(Err(e)) = &inner.env {
@@ -339,21 +343,23 @@ impl StateStore {
         }
     }
 
-    fn open(&self, inner: &Inner) -> Result<Env, StateError> {
+    /// Open the store, or say why it cannot be and whether a later call may try again.
+    fn open(&self, inner: &Inner) -> Result<Env, (StateError, lmdb::Retry)> {
         let file = match &self.backing {
-            Backing::Nowhere(why) => return Err(StateError::Unavailable(why.clone())),
+            Backing::Nowhere(why) => return Err((StateError::Unavailable(why.clone()), lmdb::Retry::No)),
             Backing::Memory => return Ok(Env::memory()),
             Backing::File(file) => {
-                prepare_dir(file).map_err(|e| self.unavailable("cannot be created", &e))?;
+                prepare_dir(file).map_err(|e| (self.unavailable("cannot be created", &e), lmdb::Retry::No))?;
                 file.clone()
             }
         };
-        let (env, schema) = Env::open(&file, &lock_file(&file), inner.deadline(), SCHEMA_VERSION.to_string().as_bytes()).map_err(|e| self.unavailable("cannot be opened", &e))?;
-        match std::str::from_utf8(&schema).ok().and_then(|v| v.parse::<u32>().ok()) {
-            Some(version) if version <= SCHEMA_VERSION => Ok(env),
-            Some(version) => Err(self.unavailable("was written by a newer hookhost", &format_args!("schema {version}, this hookhost knows {SCHEMA_VERSION}"))),
-            None => Err(self.unavailable("cannot be read", &format_args!("its schema version {:?} is not a number", String::from_utf8_lossy(&schema)))),
-        }
+        let (env, schema) = Env::open(&file, &lock_file(&file), inner.deadline(), SCHEMA_VERSION.to_string().as_bytes()).map_err(|e| (self.unavailable("cannot be opened", &e), e.retry()))?;
+        let refused = match std::str::from_utf8(&schema).ok().and_then(|v| v.parse::<u32>().ok()) {
+            Some(version) if version <= SCHEMA_VERSION => return Ok(env),
+            Some(version) => self.unavailable("was written by a newer hookhost", &format_args!("schema {version}, this hookhost knows {SCHEMA_VERSION}")),
+            None => self.unavailable("cannot be read", &format_args!("its schema version {:?} is not a number", String::from_utf8_lossy(&schema))),
+        };
+        Err((refused, lmdb::Retry::No))
     }
 
     /// The value of `key`, if set and not expired.

@@ -78,10 +78,27 @@ impl std::fmt::Display for Error {
     }
 }
 
+/// Whether an error that kept the store from opening may pass by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// Another process held the lock: a later call may find it free.
+    Yes,
+    /// The file, its directory or its contents: it stays until someone acts.
+    No,
+}
+
 impl Error {
     /// The database is full (its map size): no write fits until expired rows are gone.
     pub(crate) fn is_full(&self) -> bool {
         matches!(self, Error::Lmdb(ffi::MDB_MAP_FULL))
+    }
+
+    /// Whether the same call may succeed later.
+    pub(crate) fn retry(&self) -> Retry {
+        match self {
+            Error::Busy(_) => Retry::Yes,
+            _ => Retry::No,
+        }
     }
 }
 

@@ -374,7 +374,8 @@ fn a_lock_held_past_the_deadline_is_an_error_not_a_wait() {
     assert!(msg.contains(" ms, past this hook's deadline"), "{msg}");
     release_tx.send(()).unwrap();
     thread.join().unwrap();
-    // Released: the next store reads it at once.
+    // Released: the same store (a `serve` lives on) opens it at its next call, as would a new one.
+    assert_eq!(other.get(&s, "k", None).unwrap().as_deref(), Some("1"));
     assert_eq!(StateStore::at(&file, StateLimits::default()).get(&s, "k", None).unwrap().as_deref(), Some("1"));
 }
 
