@@ -403,3 +403,32 @@ fn verify_names_what_is_damaged() {
     let err = StateStore::at(&file, StateLimits::default()).verify().unwrap_err();
     assert!(err.to_string().contains("cannot be read: a value is not an expiry and UTF-8 text"), "{err}");
 }
+
+/// The largest transaction hookhost makes — a full batch of deferred writes (as
+/// `deferred::flush` commits it), each value as large as a hook may write (~4,500 dirty pages)
+/// — fits one LMDB transaction, and so does ending that session.
+#[test]
+fn a_full_batch_of_the_largest_values_commits_and_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(FILE_NAME);
+    let limits = StateLimits { max_bytes: 64 << 20, ..StateLimits::default() };
+    let s = scope("u", "/p", "s", "h");
+    let value = "v".repeat(limits.max_value_bytes as usize);
+    let soon = || Instant::now() + Duration::from_secs(5);
+    let (env, _) = lmdb::Env::open(&file, &lock_file(&file), soon(), b"1").unwrap();
+    let expires = StateStore::at(&file, limits).expiry(None);
+    env.write(soon(), |tx| {
+        for i in 0..FLUSH_AT {
+            deferred::apply(tx, &s, &format!("k{i:03}"), Some(&value), expires, None)?;
+        }
+        Ok::<_, lmdb::Error>(())
+    })
+    .unwrap()
+    .unwrap();
+    drop(env);
+    let run = StateStore::at(&file, limits);
+    assert_eq!(run.keys(&s, "", None).unwrap().len(), FLUSH_AT);
+    assert_eq!(run.get(&s, "k255", None).unwrap().map(|v| v.len()), Some(value.len()));
+    assert_eq!(run.end_session("u", "/p", "s").unwrap(), FLUSH_AT);
+    assert_eq!(StateStore::at(&file, limits).verify().unwrap(), 0);
+}
