@@ -105,12 +105,7 @@ pub async fn run(seconds: f64, plugins: &[PathBuf]) -> Result<Report> {
     let all_packs = host("executor = { plugin = \"builtin:guard-destructive\", settings = { packs = [\"all\"] } }").await?;
     ways.push(finish("wasm-all-packs", "wasm hook, every rule pack on", Ok(in_host(&all_packs, &events, budget, true).await?)));
     for plugin in plugins {
-        let path = std::fs::canonicalize(plugin).with_context(|| format!("--plugin {}", plugin.display()))?;
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let name = match path.parent().and_then(Path::file_name) {
-            Some(dir) => format!("{}/{name}", dir.to_string_lossy()),
-            None => name,
-        };
+        let (path, name) = plugin_named(plugin)?;
         // A hook that keeps state keeps it in a file of the bench's own, as `serve` keeps it.
         let store = hookhost::kv::StateStore::at(&state.join(hookhost::kv::FILE_NAME), Default::default());
         // As `serve` keeps it: writes made in memory, committed in batches.
@@ -159,6 +154,16 @@ pub async fn run(seconds: f64, plugins: &[PathBuf]) -> Result<Report> {
     };
     ways.push(finish("send", "hookhost-send to serve, spawned per call", send));
     drop(daemon);
+    // Each `--plugin` as a command-hook runtime runs it: `hookhost run` spawned per call, its
+    // session state in a file of the bench's own (what a get and a put cost a fresh process).
+    for (i, plugin) in plugins.iter().enumerate() {
+        let (path, name) = plugin_named(plugin)?;
+        let config = dir.path().join(format!("plugin-{i}.toml"));
+        std::fs::write(&config, format!("[[hooks]]\nid = \"bench\"\nevent = \"pre_tool_use\"\nexecutor = {{ plugin = {} }}\n", toml_string(&path.to_string_lossy())))?;
+        let argv = vec![exe.clone().into_os_string(), "run".into(), "--no-project".into(), "--config".into(), config.into_os_string()];
+        let env = vec![("HOOKHOST_STATE_DIR".into(), state.join(format!("run-{i}")).into_os_string())];
+        ways.push(finish(format!("run:{name}"), format!("{name} by hookhost run, spawned"), Ok(run_spawned(argv, env, payloads.clone(), budget).await?)));
+    }
     let argv = vec![exe.into_os_string(), "run".into(), "--output".into(), "claude-code".into()];
     ways.push(finish("run", "hookhost run (default config), spawned", Ok(spawned(argv, payloads, budget).await?)));
 
@@ -327,12 +332,12 @@ async fn over_http(addr: &str, payloads: Vec<(String, bool)>, budget: Duration) 
     let addr = addr.to_string();
     tokio::task::spawn_blocking(move || {
         let mut conn = crate::loadtest::Conn::open(&addr)?;
-        let once = |payload: &str| -> Result<bool> {
+        let once = |payload: &str| -> Result<Option<bool>> {
             let (status, body) = conn.request("POST", "/v1/hooks/claude-code", payload.as_bytes())?;
             if status != 200 {
                 bail!("hookhost serve answered HTTP {status}: {}", String::from_utf8_lossy(&body));
             }
-            claude_block(&body)
+            claude_block(&body).map(Some)
         };
         time_payloads(&payloads, budget, once)
     })
@@ -341,41 +346,78 @@ async fn over_http(addr: &str, payloads: Vec<(String, bool)>, budget: Duration) 
 
 /// Run `once` over every payload (a checked, untimed round first), then in timed rounds for
 /// `budget` (at least one), checking every decision.
-fn time_payloads(payloads: &[(String, bool)], budget: Duration, mut once: impl FnMut(&str) -> Result<bool>) -> Result<Vec<Duration>> {
+/// Time `once` on each payload, round after round, for `budget`; `once` says whether the payload
+/// was blocked (`None`: a hook whose decisions are not the guard's, not checked).
+fn time_payloads(payloads: &[(String, bool)], budget: Duration, mut once: impl FnMut(&str) -> Result<Option<bool>>) -> Result<Vec<Duration>> {
     let mut samples = Vec::new();
     let started = Instant::now();
+    let checked = |block: Option<bool>, blocked: bool, payload: &String| block.map_or(Ok(()), |block| check(block, blocked, || payload.clone()));
     for (payload, blocked) in payloads {
-        check(once(payload)?, *blocked, || payload.clone())?;
+        checked(once(payload)?, *blocked, payload)?;
     }
     while samples.len() < payloads.len() || started.elapsed() < budget {
         for (payload, blocked) in payloads {
             let t = Instant::now();
             let block = once(payload)?;
             samples.push(t.elapsed());
-            check(block, *blocked, || payload.clone())?;
+            checked(block, *blocked, payload)?;
         }
     }
     Ok(samples)
+}
+
+/// Run `argv` (with `env` added) on `payload` as its stdin, and wait for it.
+fn spawn_once(argv: &[std::ffi::OsString], env: &[(std::ffi::OsString, std::ffi::OsString)], payload: &str) -> Result<std::process::Output> {
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("spawning {}", argv[0].to_string_lossy()))?;
+    // A hook may exit without reading stdin; a broken pipe is not an error.
+    let _ = child.stdin.take().expect("piped").write_all(payload.as_bytes());
+    Ok(child.wait_with_output()?)
+}
+
+/// Spawn `hookhost run` (canonical answers) per call with `env`: the hook's decisions are its
+/// own and not checked, a hook's error fails the way (its figure would not be the hook's).
+async fn run_spawned(argv: Vec<std::ffi::OsString>, env: Vec<(std::ffi::OsString, std::ffi::OsString)>, payloads: Vec<(String, bool)>, budget: Duration) -> Result<Vec<Duration>> {
+    tokio::task::spawn_blocking(move || {
+        let once = |payload: &str| -> Result<Option<bool>> {
+            let out = spawn_once(&argv, &env, payload)?;
+            let answer: Value = serde_json::from_slice(&out.stdout).with_context(|| format!("hookhost run answered {:?}: {}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr).trim()))?;
+            if let Some(error) = answer["hooks"].as_array().into_iter().flatten().find_map(|h| h["error"].as_str()) {
+                bail!("the bench hook failed under hookhost run: {error}");
+            }
+            Ok(None)
+        };
+        time_payloads(&payloads, budget, once)
+    })
+    .await?
+}
+
+/// A `--plugin`'s file and its name in the table (its directory and file name).
+fn plugin_named(plugin: &Path) -> Result<(PathBuf, String)> {
+    let path = std::fs::canonicalize(plugin).with_context(|| format!("--plugin {}", plugin.display()))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = match path.parent().and_then(Path::file_name) {
+        Some(dir) => format!("{}/{name}", dir.to_string_lossy()),
+        None => name,
+    };
+    Ok((path, name))
 }
 
 /// Spawn `argv` per call with the payload on stdin; exit 2 is a block, 0 an allow — or, for
 /// hookhost's own commands (exit 0), Claude Code's answer on stdout.
 async fn spawned(argv: Vec<std::ffi::OsString>, payloads: Vec<(String, bool)>, budget: Duration) -> Result<Vec<Duration>> {
     tokio::task::spawn_blocking(move || {
-        let once = |payload: &str| -> Result<bool> {
-            let mut child = Command::new(&argv[0])
-                .args(&argv[1..])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .with_context(|| format!("spawning {}", argv[0].to_string_lossy()))?;
-            // A hook may exit without reading stdin; a broken pipe is not an error.
-            let _ = child.stdin.take().expect("piped").write_all(payload.as_bytes());
-            let out = child.wait_with_output()?;
+        let once = |payload: &str| -> Result<Option<bool>> {
+            let out = spawn_once(&argv, &[], payload)?;
             match out.status.code() {
-                Some(0) => claude_block(&out.stdout),
-                Some(2) => Ok(true),
+                Some(0) => claude_block(&out.stdout).map(Some),
+                Some(2) => Ok(Some(true)),
                 other => bail!("{} exited with {other:?}: {}", argv[0].to_string_lossy(), String::from_utf8_lossy(&out.stderr).trim()),
             }
         };

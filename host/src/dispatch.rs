@@ -80,7 +80,7 @@ impl Host {
         let is_stop = matches!(name, EventName::Stop | EventName::SubagentStop);
         let loop_count = if is_stop { self.stop_count(event) } else { 0 };
         // A prompt starts the stop count again (read only when a hook runs on stop events).
-        if name == EventName::UserPromptSubmit && self.hooks.iter().any(|h| matches!(h.spec.event, EventName::Stop | EventName::SubagentStop)) && self.stop_blocks.get(&self.kv, &event.session_id) > 0 {
+        if name == EventName::UserPromptSubmit && self.stop_hooks && self.stop_blocks.get(&self.kv, &event.session_id) > 0 {
             self.set_stop_count(&event.session_id, 0);
         }
         let mut run = Run::new(event, loop_count, can_block);

@@ -64,8 +64,10 @@ pub struct Host {
     pub(crate) audit_events: bool,
     /// Consecutive stop blocks allowed per session (0 = no cap).
     pub(crate) stop_loop_cap: u32,
-    /// Consecutive stop blocks so far, per session (across processes when there is a cache).
+    /// Consecutive stop blocks so far, per session (across processes, in the state store).
     pub(crate) stop_blocks: crate::stoploop::StopLoops,
+    /// Whether a hook runs on stop events: only then does a prompt reset the stop count.
+    pub(crate) stop_hooks: bool,
     /// `once` hooks that already ran, per session and hook (across processes, like stop loops).
     pub(crate) once_runs: crate::stoploop::StopLoops,
     pub(crate) limits: HostLimits,
@@ -391,8 +393,9 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         },
     };
     let kv = kv.unwrap_or_else(|| Arc::new(crate::kv::StateStore::for_user(crate::kv::StateLimits::of(plan.settings()))));
-    let stop_blocks = crate::stoploop::StopLoops::new();
-    let once_runs = crate::stoploop::StopLoops::named("hookhost\0once-hooks");
+    let stop_blocks = crate::stoploop::StopLoops::stop_blocks();
+    let once_runs = crate::stoploop::StopLoops::once_runs();
+    let stop_hooks = hooks.iter().any(|h| matches!(h.spec.event, hookhost_types::EventName::Stop | hookhost_types::EventName::SubagentStop));
     // Said by `check` (Host::warnings); here only for a log that asks.
     for warning in plan.warnings() {
         tracing::info!("{}: {warning}", plan.source().display());
@@ -404,6 +407,7 @@ async fn load(plan: Plan, engine: &Engine, cache: Option<PathBuf>, audit: &mut O
         audit_events: plan.settings().audit_events,
         stop_loop_cap: plan.settings().stop_loop_cap,
         stop_blocks,
+        stop_hooks,
         once_runs,
         limits,
         not_run: plan.not_run().to_vec(),

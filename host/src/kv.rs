@@ -408,22 +408,12 @@ impl StateStore {
             let start = row_key(&scope_key(scope), prefix);
             self.read(inner, |tx| {
                 let mut keys = Vec::new();
-                let mut damaged = None;
-                tx.scan(Db::Kv, &start, |row, value| {
-                    if !row.starts_with(&start) {
-                        return false;
+                rows(tx, &start, |row, expires, _| {
+                    if expires > now {
+                        keys.push(String::from_utf8_lossy(&row[SCOPE_KEY..]).into_owned());
                     }
-                    match decode(value) {
-                        Ok((expires, _)) if expires > now => keys.push(String::from_utf8_lossy(&row[SCOPE_KEY..]).into_owned()),
-                        Ok(_) => {}
-                        Err(e) => damaged = Some(e),
-                    }
-                    damaged.is_none()
                 })?;
-                match damaged {
-                    Some(e) => Err(e.into()),
-                    None => Ok(keys),
-                }
+                Ok(keys)
             })
         })
     }
@@ -484,17 +474,15 @@ impl StateStore {
         self.with(None, |inner| {
             deferred::flush(inner);
             self.read(inner, |tx| {
-                let (mut rows, mut damaged) = (0, None);
-                tx.scan(Db::Kv, &[], |row, value| {
-                    match decode(value) {
-                        Ok(_) if row.len() > SCOPE_KEY => rows += 1,
-                        Ok(_) => damaged = Some(lmdb::Error::Damaged(format!("a row's key is {} bytes, no longer than a scope's", row.len()))),
-                        Err(e) => damaged = Some(e),
+                let (mut count, mut short) = (0, None);
+                rows(tx, &[], |row, _, _| {
+                    count += 1;
+                    if row.len() <= SCOPE_KEY {
+                        short = Some(row.len());
                     }
-                    damaged.is_none()
                 })?;
-                if let Some(e) = damaged {
-                    return Err(e.into());
+                if let Some(len) = short {
+                    return Err(lmdb::Error::Damaged(format!("a row's key is {len} bytes, no longer than a scope's")).into());
                 }
                 // Each row is in the expiry index once, under its own expiry.
                 let mut index = Vec::new();
@@ -509,10 +497,10 @@ impl StateStore {
                         stray += 1;
                     }
                 }
-                if index.len() != rows || stray > 0 {
-                    return Err(lmdb::Error::Damaged(format!("its expiry index has {} entries ({stray} without their row) for {rows} rows", index.len())).into());
+                if index.len() != count || stray > 0 {
+                    return Err(lmdb::Error::Damaged(format!("its expiry index has {} entries ({stray} without their row) for {count} rows", index.len())).into());
                 }
-                Ok(rows)
+                Ok(count)
             })
         })
     }
@@ -746,27 +734,33 @@ fn put_row(tx: &mut Txn<'_>, row: &[u8], old_expires: Option<i64>, value: Option
     }
 }
 
-/// A scope's live keys and their bytes (keys and values).
-fn scope_sizes(tx: &Txn<'_>, scope: &[u8], now: i64) -> Result<(i64, i64), lmdb::Error> {
-    let (mut keys, mut bytes, mut damaged) = (0, 0, None);
-    tx.scan(Db::Kv, scope, |row, value| {
-        if !row.starts_with(scope) {
+/// Call `f` on each row whose key starts with `prefix` (its key, expiry and value), in key
+/// order; a value hookhost did not write ends the scan as an error.
+fn rows(tx: &Txn<'_>, prefix: &[u8], mut f: impl FnMut(&[u8], i64, &str)) -> Result<(), lmdb::Error> {
+    let mut damaged = None;
+    tx.scan(Db::Kv, prefix, |row, value| {
+        if !row.starts_with(prefix) {
             return false;
         }
         match decode(value) {
-            Ok((expires, v)) if expires > now => {
-                keys += 1;
-                bytes += (row.len() - SCOPE_KEY + v.len()) as i64;
-            }
-            Ok(_) => {}
+            Ok((expires, value)) => f(row, expires, value),
             Err(e) => damaged = Some(e),
         }
         damaged.is_none()
     })?;
-    match damaged {
-        Some(e) => Err(e),
-        None => Ok((keys, bytes)),
-    }
+    damaged.map_or(Ok(()), Err)
+}
+
+/// A scope's live keys and their bytes (keys and values).
+fn scope_sizes(tx: &Txn<'_>, scope: &[u8], now: i64) -> Result<(i64, i64), lmdb::Error> {
+    let (mut keys, mut bytes) = (0, 0);
+    rows(tx, scope, |row, expires, value| {
+        if expires > now {
+            keys += 1;
+            bytes += (row.len() - SCOPE_KEY + value.len()) as i64;
+        }
+    })?;
+    Ok((keys, bytes))
 }
 
 /// Delete rows expired by `now` (at most [`PURGE_AT_MOST`]), found through the expiry index.

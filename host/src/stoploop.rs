@@ -24,19 +24,21 @@ const KEY: &str = "n";
 pub(crate) struct StopLoops {
     /// Whose rows in the store.
     owner: &'static str,
+    /// What is counted, for the log.
+    what: &'static str,
     /// This process's counts: what the store says is taken when larger.
     memory: Mutex<HashMap<String, u32>>,
 }
 
 impl StopLoops {
     /// Consecutive stop blocks per session.
-    pub fn new() -> Self {
-        Self::named("hookhost\0stop-loops")
+    pub fn stop_blocks() -> Self {
+        StopLoops { owner: "hookhost\0stop-loops", what: "stop-loop count", memory: Mutex::default() }
     }
 
-    /// Counts of another kind, kept apart from the others (`hookhost\0once-hooks`).
-    pub fn named(owner: &'static str) -> Self {
-        StopLoops { owner, memory: Mutex::default() }
+    /// The `once` hooks that ran, per session and hook.
+    pub fn once_runs() -> Self {
+        StopLoops { owner: "hookhost\0once-hooks", what: "once hooks", memory: Mutex::default() }
     }
 
     fn scope(&self, session: &str) -> Scope {
@@ -53,7 +55,7 @@ impl StopLoops {
         let stored = match store.get(&self.scope(session), KEY, None) {
             Ok(value) => value.and_then(|v| v.parse::<u32>().ok()).unwrap_or(0),
             Err(e) => {
-                tracing::warn!("cannot read the session's {} across processes: {e}", self.what());
+                tracing::warn!("cannot read the session's {} across processes: {e}", self.what);
                 0
             }
         };
@@ -79,14 +81,7 @@ impl StopLoops {
             store.set(&self.scope(session), KEY, &n.to_string(), Some(MAX_AGE), None)
         };
         if let Err(e) = written {
-            tracing::warn!("cannot record the session's {} across processes: {e}", self.what());
-        }
-    }
-
-    fn what(&self) -> &'static str {
-        match self.owner.rsplit('\0').next() {
-            Some("once-hooks") => "once hooks",
-            _ => "stop-loop count",
+            tracing::warn!("cannot record the session's {} across processes: {e}", self.what);
         }
     }
 }
@@ -101,28 +96,28 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(crate::kv::FILE_NAME);
         let store = StateStore::at(&file, StateLimits::default());
-        assert_eq!(StopLoops::new().get(&store, "ses/1"), 0);
+        assert_eq!(StopLoops::stop_blocks().get(&store, "ses/1"), 0);
         assert!(!file.exists(), "reading a count does not make the store");
-        StopLoops::new().set(&store, "ses/1", 0);
+        StopLoops::stop_blocks().set(&store, "ses/1", 0);
         assert!(!file.exists(), "nor does forgetting one");
-        StopLoops::new().set(&store, "ses/1", 2);
+        StopLoops::stop_blocks().set(&store, "ses/1", 2);
         // Another process: a new store on the same file, a new counter.
         let other = StateStore::at(&file, StateLimits::default());
-        let b = StopLoops::new();
+        let b = StopLoops::stop_blocks();
         assert_eq!(b.get(&other, "ses/1"), 2);
         assert_eq!(b.get(&other, "other"), 0);
-        assert_eq!(StopLoops::named("hookhost\0once-hooks").get(&other, "ses/1"), 0, "each kind is its own");
+        assert_eq!(StopLoops::once_runs().get(&other, "ses/1"), 0, "each kind is its own");
         b.set(&other, "ses/1", 0);
-        assert_eq!(StopLoops::new().get(&StateStore::at(&file, StateLimits::default()), "ses/1"), 0);
+        assert_eq!(StopLoops::stop_blocks().get(&StateStore::at(&file, StateLimits::default()), "ses/1"), 0);
         assert_eq!(StateStore::at(&file, StateLimits::default()).verify().unwrap(), 0, "the row is gone");
     }
 
     #[test]
     fn counts_expire_after_a_day() {
         let store = StateStore::in_memory(StateLimits::default());
-        let loops = StopLoops::new();
+        let loops = StopLoops::stop_blocks();
         loops.set(&store, "s", 3);
-        let later = StopLoops::new();
+        let later = StopLoops::stop_blocks();
         assert_eq!(later.get(&store, "s"), 3);
         store.advance(MAX_AGE + Duration::from_secs(1));
         assert_eq!(later.get(&store, "s"), 0);
@@ -133,9 +128,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("file"), "x").unwrap();
         let store = StateStore::at(&dir.path().join("file").join(crate::kv::FILE_NAME), StateLimits::default());
-        let loops = StopLoops::new();
+        let loops = StopLoops::stop_blocks();
         loops.set(&store, "s", 2);
         assert_eq!(loops.get(&store, "s"), 2);
-        assert_eq!(StopLoops::new().get(&store, "s"), 0, "not across processes");
+        assert_eq!(StopLoops::stop_blocks().get(&store, "s"), 0, "not across processes");
     }
 }

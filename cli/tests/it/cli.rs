@@ -287,6 +287,26 @@ fn bench_runs_every_way_and_checks_every_decision() {
     assert_eq!(ways[0]["p50_vs_wasm"], 1.0);
 }
 
+/// A `--plugin` is timed in a host (as `serve` runs it) and by `hookhost run` spawned per call
+/// (as a command-hook runtime runs it), its state kept in a file: issue #52's two lines.
+#[test]
+fn bench_times_a_plugin_in_a_host_and_by_hookhost_run() {
+    let (remember, remember_not) = (hookhost_tests::fixtures::REMEMBER, hookhost_tests::fixtures::REMEMBER_NOT);
+    let out = hookhost(&["bench", "--seconds", "0", "--json", "--plugin", remember_not, "--plugin", remember], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ways = report["ways"].as_array().unwrap();
+    let names: Vec<&str> = ways.iter().map(|w| w["way"].as_str().unwrap()).collect();
+    let file = |p: &str| std::path::Path::new(p).file_name().unwrap().to_string_lossy().into_owned();
+    for (prefix, plugin) in [("plugin:", remember_not), ("plugin:", remember), ("run:", remember_not), ("run:", remember)] {
+        let way = ways.iter().find(|w| w["way"].as_str().unwrap().starts_with(prefix) && w["way"].as_str().unwrap().ends_with(&file(plugin))).unwrap_or_else(|| panic!("{prefix}{plugin} in {names:?}"));
+        assert!(way.get("skipped").is_none(), "{way}");
+        assert!(way["calls"].as_u64().unwrap() >= 12, "{way}");
+    }
+    // The `run` ways come before the default config's, last.
+    assert_eq!(names.last(), Some(&"run"));
+}
+
 #[test]
 fn bench_rejects_a_bad_duration() {
     for bad in ["-1", "abc", "1e9"] {

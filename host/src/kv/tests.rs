@@ -4,6 +4,11 @@ fn scope(user: &str, project: &str, session: &str, hook: &str) -> Scope {
     Scope { user: user.into(), project: project.into(), session: session.into(), hook: hook.into() }
 }
 
+/// A deadline for the store's lock that no test waits for.
+fn soon() -> Instant {
+    Instant::now() + Duration::from_secs(5)
+}
+
 fn small() -> StateLimits {
     StateLimits { max_keys: 3, max_key_bytes: 8, max_value_bytes: 10, max_bytes: 30, ttl: Duration::from_secs(100) }
 }
@@ -318,7 +323,6 @@ fn a_deferred_incr_of_an_expired_counter_starts_again() {
 fn a_failed_write_transaction_leaves_nothing_behind() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(FILE_NAME);
-    let soon = || Instant::now() + Duration::from_secs(5);
     let (on_disk, _) = lmdb::Env::open(&file, &lock_file(&file), soon(), b"1").unwrap();
     for env in [on_disk, lmdb::Env::memory()] {
         let before = env.last_commit();
@@ -391,7 +395,6 @@ fn verify_names_what_is_damaged() {
     store.set(&s, "b", "2", None, None).unwrap();
     assert_eq!(store.verify().unwrap(), 2);
     drop(store);
-    let soon = || Instant::now() + Duration::from_secs(5);
     let (env, _) = lmdb::Env::open(&file, &lock_file(&file), soon(), b"1").unwrap();
     env.write(soon(), |tx| tx.put(lmdb::Db::Expiry, &expiry_key(5, &row_key(&scope_key(&s), "gone")), &[])).unwrap().unwrap();
     drop(env);
@@ -414,7 +417,6 @@ fn a_full_batch_of_the_largest_values_commits_and_ends() {
     let limits = StateLimits { max_bytes: 64 << 20, ..StateLimits::default() };
     let s = scope("u", "/p", "s", "h");
     let value = "v".repeat(limits.max_value_bytes as usize);
-    let soon = || Instant::now() + Duration::from_secs(5);
     let (env, _) = lmdb::Env::open(&file, &lock_file(&file), soon(), b"1").unwrap();
     let expires = StateStore::at(&file, limits).expiry(None);
     env.write(soon(), |tx| {
