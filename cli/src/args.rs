@@ -258,8 +258,9 @@ pub(crate) enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
-        /// Also run this hook (a .wasm component) on the same payloads, as one more way:
-        /// compare a hook in another language. Repeatable.
+        /// Also run this hook (a .wasm component) on the same payloads, as two more ways: in a
+        /// host (a fresh instance per call) and by `hookhost run` spawned per call (its state in
+        /// a file of the bench's own). Compare a hook in another language. Repeatable.
         #[arg(long, value_name = "FILE")]
         plugin: Vec<PathBuf>,
     },
